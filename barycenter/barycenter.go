@@ -1,0 +1,411 @@
+// Package barycenter computes Wasserstein barycenters of empirical
+// distributions: the free-support barycenter of Cuturi & Doucet (2014, paper
+// eq. 7) and the barycenter of labeled distributions of the DaDiL paper
+// (Montesuma, Ngolè Mboula & Souloumiac, ECAI 2023, Algorithm 1).
+//
+// For measures P_1 … P_K and weights α ∈ Δ_K the barycenter is
+//
+//	B(α; P) = argmin_B Σ_k α_k W_c(P_k, B)        (paper eq. 6)
+//
+// over empirical measures B with a fixed number of support points. Both
+// functions alternate exact optimal transport (ot.EMD) between every P_k
+// and the current support with the move of every support point to the
+// α-weighted average of its barycentric images (paper eqs. 5, 7 and 10).
+// The K transport problems of an iteration are independent and solved in
+// parallel; results do not depend on the number of goroutines.
+//
+// Errors returned by this package are prefixed with "barycenter: ".
+package barycenter
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/ot"
+)
+
+// Measure is an empirical distribution Σ_i w_i δ(x_i), optionally labeled.
+type Measure struct {
+	// X holds the support, one point per row (n×d).
+	X *mat.Dense
+	// Y holds soft labels (n×c, each row a probability vector; one-hot for
+	// hard labels), or is nil for an unlabeled measure.
+	Y *mat.Dense
+	// W holds the weights of the points; nil means uniform weights 1/n.
+	W []float64
+}
+
+// Settings control the barycenter iterations. The zero value (or a nil
+// *Settings) gives the defaults.
+type Settings struct {
+	// Support is the number n_B of barycenter points. It defaults to the
+	// number of rows of Init, else to the size of the largest measure.
+	Support int
+	// MaxIter is N_itb, the maximal number of iterations; default 10.
+	MaxIter int
+	// Tol is τ: iterations stop when |J_it − J_it−1| < τ (Algorithm 1,
+	// line 4), J being the weighted transport cost. Default 1e-9.
+	Tol float64
+	// Beta is β, the weight of the label term of the ground cost
+	// C_ij = ‖x_i − x_j‖² + β‖y_i − y_j‖² (paper eq. 9); Labeled only.
+	// Zero selects, for every transport problem, β = max_ij ‖x_i − x_j‖²,
+	// the largest feature cost of the pair, so that labels weigh as much as
+	// features whatever the scale of the data. Negative values are an error.
+	Beta float64
+	// Init, when not nil, is the initial support (X, and Y for Labeled);
+	// its weights are ignored. Otherwise the support is initialised as in
+	// Algorithm 1: x_i ~ N(0, I_d) and, for Labeled, y_i one-hot of a class
+	// drawn uniformly, using Rand.
+	Init *Measure
+	// Rand is the source for the default initialisation; nil means a
+	// generator seeded with 1.
+	Rand *rand.Rand
+	// Workers bounds the number of transport problems solved at once;
+	// 0 means runtime.GOMAXPROCS(0).
+	Workers int
+}
+
+// Result is a barycenter and the transport plans that produced it.
+type Result struct {
+	// Measure is the barycenter: support X (n_B×d), labels Y (n_B×c, for
+	// Labeled) and uniform weights W.
+	Measure
+	// Plans holds π^(k), the optimal plans of the last iteration between
+	// measure k (rows) and the support before the last update (columns).
+	// The returned support is their image:
+	//
+	//	x_i = Σ_k α_k Σ_l π^(k)_li x^(k)_l / Σ_l π^(k)_li,
+	//
+	// and likewise for the labels, so a caller can differentiate the
+	// barycenter with respect to the measures and α with the plans held
+	// fixed (the envelope-theorem rule of the paper's appendix).
+	Plans []ot.Plan
+	// Costs holds ⟨C^(k), π^(k)⟩ for every k, and Cost their α-weighted
+	// sum J of the last iteration.
+	Costs []float64
+	Cost  float64
+	// History holds J for every iteration.
+	History []float64
+	// Iterations is the number of iterations made.
+	Iterations int
+	// Converged reports whether |J_it − J_it−1| < Tol stopped the
+	// iterations (rather than MaxIter).
+	Converged bool
+}
+
+// FreeSupport returns the free-support Wasserstein barycenter (squared
+// Euclidean cost) of the measures with weights alpha (Cuturi & Doucet 2014,
+// paper eq. 7). Each iteration solves the K problems π^(k) = OT(P_k, B) and
+// moves every support point to Σ_k α_k T_{π^(k)}(x_i), the minimiser of the
+// objective for fixed plans (step θ = 0 in eq. 7), so the objective never
+// increases. Labels of the measures, if any, are ignored.
+func FreeSupport(measures []Measure, alpha []float64, s *Settings) (*Result, error) {
+	return solve(measures, alpha, s, false)
+}
+
+// Labeled returns the labeled Wasserstein barycenter of Algorithm 1: the
+// ground cost C_ij = ‖x_i − x_j‖² + β‖y_i − y_j‖² (eq. 9) couples features
+// and labels, and each iteration moves both the features and the soft labels
+// of the support to their α-weighted barycentric images (eq. 10). Every
+// measure must be labeled with the same number of classes.
+func Labeled(measures []Measure, alpha []float64, s *Settings) (*Result, error) {
+	return solve(measures, alpha, s, true)
+}
+
+func solve(measures []Measure, alpha []float64, s *Settings, labeled bool) (*Result, error) {
+	var set Settings
+	if s != nil {
+		set = *s
+	}
+	d, c, err := check(measures, alpha, &set, labeled)
+	if err != nil {
+		return nil, err
+	}
+	if set.MaxIter == 0 {
+		set.MaxIter = 10
+	}
+	if set.Tol == 0 {
+		set.Tol = 1e-9
+	}
+	if set.Workers <= 0 {
+		set.Workers = runtime.GOMAXPROCS(0)
+	}
+	K := len(measures)
+
+	// Initial support.
+	nb := set.Support
+	if set.Init != nil {
+		nb, _ = set.Init.X.Dims()
+	}
+	if nb == 0 {
+		for _, m := range measures {
+			nb = max(nb, m.X.RawMatrix().Rows)
+		}
+	}
+	res := &Result{
+		Plans:   make([]ot.Plan, K),
+		Costs:   make([]float64, K),
+		History: make([]float64, 0, set.MaxIter),
+	}
+	res.W = ot.Uniform(nb)
+	res.X = mat.NewDense(nb, d, nil)
+	if labeled {
+		res.Y = mat.NewDense(nb, c, nil)
+	}
+	if set.Init != nil {
+		res.X.Copy(set.Init.X)
+		if labeled {
+			res.Y.Copy(set.Init.Y)
+		}
+	} else {
+		rng := set.Rand
+		if rng == nil {
+			rng = rand.New(rand.NewPCG(1, 0))
+		}
+		raw := res.X.RawMatrix().Data
+		for i := range raw {
+			raw[i] = rng.NormFloat64()
+		}
+		if labeled {
+			for i := 0; i < nb; i++ {
+				res.Y.Set(i, rng.IntN(c), 1)
+			}
+		}
+	}
+
+	work := make([]worker, K)
+	for k := range work {
+		work[k].measure = &measures[k]
+	}
+	next := mat.NewDense(nb, d, nil)
+	var nextY *mat.Dense
+	if labeled {
+		nextY = mat.NewDense(nb, c, nil)
+	}
+	prev := math.NaN()
+	for it := 1; it <= set.MaxIter; it++ {
+		// Transport problems, in parallel.
+		errs := make([]error, K)
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, set.Workers)
+		for k := range work {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(k int) {
+				defer func() { <-sem; wg.Done() }()
+				errs[k] = work[k].transport(&res.Measure, set.Beta, labeled, &res.Plans[k])
+			}(k)
+		}
+		wg.Wait()
+		for k, err := range errs {
+			if err != nil {
+				return nil, fmt.Errorf("barycenter: measure %d: %w", k, err)
+			}
+		}
+		J := 0.0
+		for k := range work {
+			res.Costs[k] = work[k].cost
+			J += alpha[k] * work[k].cost
+		}
+		res.Cost = J
+		res.History = append(res.History, J)
+		res.Iterations = it
+
+		// Support update (eqs. 7 and 10).
+		mapSupport(next, res.Plans, measures, alpha, false)
+		res.X, next = next, res.X
+		if labeled {
+			mapSupport(nextY, res.Plans, measures, alpha, true)
+			res.Y, nextY = nextY, res.Y
+		}
+		if math.Abs(J-prev) < set.Tol {
+			res.Converged = true
+			break
+		}
+		prev = J
+	}
+	return res, nil
+}
+
+// worker holds the per-measure buffers reused across iterations.
+type worker struct {
+	measure *Measure
+	solver  ot.EMDSolver
+	sol     ot.EMDResult
+	C, CY   mat.Dense
+	cost    float64
+}
+
+// transport solves OT between the worker's measure and the support b and
+// stores the plan in plan.
+func (w *worker) transport(b *Measure, beta float64, labeled bool, plan *ot.Plan) error {
+	m := w.measure
+	if err := ot.SqEuclidean(&w.C, m.X, b.X); err != nil {
+		return err
+	}
+	if labeled {
+		if err := ot.SqEuclidean(&w.CY, m.Y, b.Y); err != nil {
+			return err
+		}
+		bt := beta
+		if bt == 0 {
+			bt = mat.Max(&w.C)
+		}
+		w.C.Add(&w.C, scaled(&w.CY, bt))
+	}
+	if err := w.solver.Solve(&w.sol, m.W, b.W, &w.C); err != nil {
+		return err
+	}
+	w.cost = w.sol.Cost
+	plan.N, plan.M = w.sol.Plan.N, w.sol.Plan.M
+	plan.Row = append(plan.Row[:0], w.sol.Plan.Row...)
+	plan.Col = append(plan.Col[:0], w.sol.Plan.Col...)
+	plan.Mass = append(plan.Mass[:0], w.sol.Plan.Mass...)
+	return nil
+}
+
+// scaled scales A in place by f and returns it.
+func scaled(A *mat.Dense, f float64) *mat.Dense {
+	A.Scale(f, A)
+	return A
+}
+
+// mapSupport writes into dst the α-weighted barycentric images of the
+// support: dst_i = Σ_k α_k Σ_l π^(k)_li v^(k)_l / Σ_l π^(k)_li, where v is
+// the features (or, with labels, the labels) of measure k.
+func mapSupport(dst *mat.Dense, plans []ot.Plan, measures []Measure, alpha []float64, labels bool) {
+	dst.Zero()
+	nb, dim := dst.Dims()
+	mass := make([]float64, nb)
+	acc := make([]float64, nb*dim)
+	for k := range plans {
+		p := &plans[k]
+		V := measures[k].X
+		if labels {
+			V = measures[k].Y
+		}
+		clear(mass)
+		clear(acc)
+		for e, w := range p.Mass {
+			l, i := p.Row[e], p.Col[e]
+			mass[i] += w
+			a := acc[i*dim : i*dim+dim]
+			for q, v := range V.RawRowView(l) {
+				a[q] += w * v
+			}
+		}
+		for i := 0; i < nb; i++ {
+			if mass[i] == 0 {
+				continue
+			}
+			f := alpha[k] / mass[i]
+			row := dst.RawRowView(i)
+			for q, v := range acc[i*dim : i*dim+dim] {
+				row[q] += f * v
+			}
+		}
+	}
+}
+
+// check validates the inputs and returns the feature dimension and the
+// number of classes (0 when unlabeled).
+func check(measures []Measure, alpha []float64, s *Settings, labeled bool) (d, c int, err error) {
+	K := len(measures)
+	if K == 0 {
+		return 0, 0, fmt.Errorf("barycenter: no measures")
+	}
+	if len(alpha) != K {
+		return 0, 0, fmt.Errorf("barycenter: %d weights α for %d measures", len(alpha), K)
+	}
+	var sum float64
+	for k, a := range alpha {
+		if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 {
+			return 0, 0, fmt.Errorf("barycenter: α[%d] = %g is not a non-negative number", k, a)
+		}
+		sum += a
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		return 0, 0, fmt.Errorf("barycenter: α must lie on the simplex, but Σα = %.17g", sum)
+	}
+	for k := range measures {
+		m := &measures[k]
+		if m.X == nil || m.X.IsEmpty() {
+			return 0, 0, fmt.Errorf("barycenter: measure %d has no support points", k)
+		}
+		n, dk := m.X.Dims()
+		if k == 0 {
+			d = dk
+		} else if dk != d {
+			return 0, 0, fmt.Errorf("barycenter: measure %d has dimension %d, measure 0 has %d", k, dk, d)
+		}
+		if err := finite(m.X); err != nil {
+			return 0, 0, fmt.Errorf("barycenter: measure %d: features %v", k, err)
+		}
+		if m.W != nil && len(m.W) != n {
+			return 0, 0, fmt.Errorf("barycenter: measure %d has %d points but %d weights", k, n, len(m.W))
+		}
+		if !labeled {
+			continue
+		}
+		if m.Y == nil {
+			return 0, 0, fmt.Errorf("barycenter: measure %d is unlabeled", k)
+		}
+		ny, ck := m.Y.Dims()
+		if ny != n {
+			return 0, 0, fmt.Errorf("barycenter: measure %d has %d points but %d label rows", k, n, ny)
+		}
+		if k == 0 {
+			c = ck
+		} else if ck != c {
+			return 0, 0, fmt.Errorf("barycenter: measure %d has %d classes, measure 0 has %d", k, ck, c)
+		}
+		if err := finite(m.Y); err != nil {
+			return 0, 0, fmt.Errorf("barycenter: measure %d: labels %v", k, err)
+		}
+	}
+	if s.Beta < 0 || math.IsNaN(s.Beta) || math.IsInf(s.Beta, 0) {
+		return 0, 0, fmt.Errorf("barycenter: β = %g must be a non-negative number", s.Beta)
+	}
+	if s.Support < 0 || s.MaxIter < 0 || s.Tol < 0 {
+		return 0, 0, fmt.Errorf("barycenter: negative setting (Support %d, MaxIter %d, Tol %g)", s.Support, s.MaxIter, s.Tol)
+	}
+	if s.Init != nil {
+		if s.Init.X == nil || s.Init.X.IsEmpty() {
+			return 0, 0, fmt.Errorf("barycenter: initial support is empty")
+		}
+		ni, di := s.Init.X.Dims()
+		if di != d {
+			return 0, 0, fmt.Errorf("barycenter: initial support has dimension %d, the measures %d", di, d)
+		}
+		if s.Support != 0 && s.Support != ni {
+			return 0, 0, fmt.Errorf("barycenter: Support = %d but the initial support has %d points", s.Support, ni)
+		}
+		if labeled {
+			if s.Init.Y == nil {
+				return 0, 0, fmt.Errorf("barycenter: initial support has no labels")
+			}
+			if r, ci := s.Init.Y.Dims(); r != ni || ci != c {
+				return 0, 0, fmt.Errorf("barycenter: initial labels are %d×%d, want %d×%d", r, ci, ni, c)
+			}
+		}
+	}
+	return d, c, nil
+}
+
+// finite reports the first NaN or infinite entry of A.
+func finite(A *mat.Dense) error {
+	r, _ := A.Dims()
+	for i := 0; i < r; i++ {
+		for j, v := range A.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("entry (%d, %d) is %g", i, j, v)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,246 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dadil/dadil/npy"
+	"github.com/dadil/dadil/ot"
+)
+
+// potScript times POT's ot.emd on a cost matrix, with POT's default
+// iteration cap and with a cap high enough to reach optimality. It prints one
+// JSON object. POT is only used for comparison, never by the library.
+const potScript = `
+import json, sys, time, warnings
+import numpy as np
+import ot
+C = np.load(sys.argv[1])
+reps = int(sys.argv[2])
+n, m = C.shape
+a = np.full(n, 1.0 / n)
+b = np.full(m, 1.0 / m)
+out = {"version": ot.__version__}
+for name, cap in (("default", 100000), ("optimal", 2**31 - 1)):
+    times = []
+    for _ in range(reps):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t0 = time.perf_counter()
+            G, log = ot.emd(a, b, C, numItermax=cap, log=True)
+            times.append(time.perf_counter() - t0)
+    out[name] = {"seconds": sorted(times)[len(times) // 2], "cost": float(log["cost"]),
+                 "warning": log["warning"] or ""}
+print(json.dumps(out))
+`
+
+// benchEMDRow is one size of "dadil bench emd".
+type benchEMDRow struct {
+	N          int     `json:"n"`
+	Seconds    float64 `json:"seconds"`
+	Pivots     int     `json:"pivots"`
+	Cost       float64 `json:"cost"`
+	POTVersion string  `json:"pot_version,omitempty"`
+	// POT with its default iteration cap (100000), and uncapped.
+	POTDefaultSeconds float64 `json:"pot_default_seconds,omitempty"`
+	POTDefaultCost    float64 `json:"pot_default_cost,omitempty"`
+	POTDefaultWarning string  `json:"pot_default_warning,omitempty"`
+	POTOptimalSeconds float64 `json:"pot_optimal_seconds,omitempty"`
+	POTOptimalCost    float64 `json:"pot_optimal_cost,omitempty"`
+}
+
+func runBenchEMD(args []string, e *env) error {
+	fs := newFlags("dadil bench emd", e)
+	sizes := fs.String("sizes", "200,1000,2000,5000", "comma-separated problem sizes `n` (n×n)")
+	dim := fs.Int("dim", 64, "dimension of the Gaussian points")
+	seed := fs.Uint64("seed", 1, "random seed")
+	repeat := fs.Int("repeat", 3, "timed runs per size (the median is reported)")
+	pot := fs.String("pot", "auto", "Python interpreter with POT for the side-by-side timing; \"auto\" tries /usr/bin/python3, \"none\" skips")
+	jsonPath := fs.String("json", "", "also write the results to `FILE` as JSON")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: dadil bench emd [--sizes 200,1000,2000,5000] [--dim 64] [--repeat 3] [--pot PYTHON|auto|none] [--json FILE]")
+		fmt.Fprintln(fs.Output(), "\nTimes exact OT between two samples of n standard Gaussian points in R^dim (squared-Euclidean")
+		fmt.Fprintln(fs.Output(), "cost, uniform weights), and POT's ot.emd on the very same cost matrices when available.")
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	var ns []int
+	for _, f := range strings.Split(*sizes, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return usageError{fmt.Errorf("--sizes: %q is not a positive integer", f)}
+		}
+		ns = append(ns, v)
+	}
+	if *repeat < 1 || *dim < 1 {
+		return usageError{fmt.Errorf("--repeat and --dim must be positive")}
+	}
+	python := ""
+	switch *pot {
+	case "none":
+	case "auto":
+		if potAvailable("/usr/bin/python3") {
+			python = "/usr/bin/python3"
+		} else {
+			fmt.Fprintln(e.stderr, "POT not found (/usr/bin/python3 cannot import ot): timing dadil only")
+		}
+	default:
+		if !potAvailable(*pot) {
+			return fmt.Errorf("%s cannot import POT (python module ot)", *pot)
+		}
+		python = *pot
+	}
+	tmp, err := os.MkdirTemp("", "dadil-bench-emd-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	script := filepath.Join(tmp, "pot_emd.py")
+	if python != "" {
+		if err := os.WriteFile(script, []byte(potScript), 0o644); err != nil {
+			return err
+		}
+	}
+
+	var rows []benchEMDRow
+	for _, n := range ns {
+		fmt.Fprintf(e.stderr, "n = %d: generating… ", n)
+		C, err := gaussianProblem(n, *dim, 0, *seed+uint64(n))
+		if err != nil {
+			return err
+		}
+		row := benchEMDRow{N: n}
+		var s ot.EMDSolver
+		var r ot.EMDResult
+		times := make([]float64, *repeat)
+		for k := range times {
+			fmt.Fprintf(e.stderr, "dadil run %d/%d… ", k+1, *repeat)
+			runtime.GC()
+			t0 := time.Now()
+			if err := s.Solve(&r, nil, nil, C); err != nil {
+				return err
+			}
+			times[k] = time.Since(t0).Seconds()
+		}
+		slices.Sort(times)
+		row.Seconds, row.Pivots, row.Cost = times[len(times)/2], r.Pivots, r.Cost
+		if python != "" {
+			fmt.Fprintf(e.stderr, "POT… ")
+			path := filepath.Join(tmp, fmt.Sprintf("C%d.npy", n))
+			if err := npy.WriteMatrix(path, C); err != nil {
+				return err
+			}
+			C = nil
+			runtime.GC()
+			var out bytes.Buffer
+			cmd := exec.Command(python, script, path, strconv.Itoa(*repeat))
+			cmd.Stdout = &out
+			cmd.Stderr = e.stderr
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("POT run for n = %d: %w", n, err)
+			}
+			var res struct {
+				Version string `json:"version"`
+				Default struct {
+					Seconds float64 `json:"seconds"`
+					Cost    float64 `json:"cost"`
+					Warning string  `json:"warning"`
+				} `json:"default"`
+				Optimal struct {
+					Seconds float64 `json:"seconds"`
+					Cost    float64 `json:"cost"`
+				} `json:"optimal"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+				return fmt.Errorf("POT run for n = %d: unreadable output %q: %w", n, out.String(), err)
+			}
+			row.POTVersion = res.Version
+			row.POTDefaultSeconds, row.POTDefaultCost, row.POTDefaultWarning = res.Default.Seconds, res.Default.Cost, res.Default.Warning
+			row.POTOptimalSeconds, row.POTOptimalCost = res.Optimal.Seconds, res.Optimal.Cost
+			os.Remove(path)
+		}
+		fmt.Fprintln(e.stderr, "done")
+		rows = append(rows, row)
+	}
+
+	w := e.stdout
+	fmt.Fprintf(w, "Exact OT, n×n, Gaussian points in R^%d, squared-Euclidean cost, uniform weights; median of %d runs, solver time only.\n\n", *dim, *repeat)
+	if python == "" {
+		fmt.Fprintln(w, "| n | dadil EMD (s) | pivots | cost |")
+		fmt.Fprintln(w, "|---:|---:|---:|---:|")
+		for _, r := range rows {
+			fmt.Fprintf(w, "| %d | %.4g | %d | %.10g |\n", r.N, r.Seconds, r.Pivots, r.Cost)
+		}
+	} else {
+		fmt.Fprintf(w, "| n | dadil EMD (s) | POT %s ot.emd, default cap (s) | its cost vs optimum | POT ot.emd, uncapped (s) | speed-up vs uncapped POT |\n", rows[0].POTVersion)
+		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|")
+		for _, r := range rows {
+			gap := "optimal"
+			if rel := (r.POTDefaultCost - r.Cost) / r.Cost; rel > 1e-9 {
+				gap = fmt.Sprintf("+%.2f%% (sub-optimal)", 100*rel)
+			}
+			fmt.Fprintf(w, "| %d | %.4g | %.4g | %s | %.4g | %.2f× |\n",
+				r.N, r.Seconds, r.POTDefaultSeconds, gap, r.POTOptimalSeconds, r.POTOptimalSeconds/r.Seconds)
+		}
+		for _, r := range rows {
+			if d := r.POTOptimalCost - r.Cost; d > 1e-9*r.Cost || -d > 1e-9*r.Cost {
+				fmt.Fprintf(w, "\nWARNING: n = %d: uncapped POT cost %.12g differs from dadil's %.12g\n", r.N, r.POTOptimalCost, r.Cost)
+			}
+		}
+	}
+	if *jsonPath != "" {
+		b, err := json.MarshalIndent(map[string]any{"benchmark": "emd", "dim": *dim, "repeat": *repeat, "results": rows}, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := writeFileAtomic(*jsonPath, append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// potAvailable reports whether python can import POT.
+func potAvailable(python string) bool {
+	return exec.Command(python, "-c", "import ot").Run() == nil
+}
+
+// writeFileAtomic writes data to a temporary file next to path and renames
+// it into place, so path is never left half-written.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

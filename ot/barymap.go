@@ -1,0 +1,99 @@
+package ot
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// BarycentricMap writes into dst the barycentric projection of the source
+// points through the plan p onto the target points Y (m×d, one point per
+// row):
+//
+//	T_π(x_i) = argmin_x Σ_j π_ij ‖x − y_j‖² = Σ_j π_ij y_j / Σ_j π_ij,
+//
+// which for uniform source weights 1/n is the paper's eq. 5,
+// T_π(X) = n π Y. The same map propagates labels (eq. 10) when Y holds
+// one-hot or soft labels. Since p is sparse the map is a gather over p's
+// non-zeros: O(nnz·d), no matrix product.
+//
+// dst must be empty (it is then resized to p.N×d) or p.N×d. Rows of dst whose
+// source point carries no mass are set to zero. BarycentricMap returns an
+// error when Y does not have p.M rows or dst has the wrong shape.
+func (p *Plan) BarycentricMap(dst *mat.Dense, Y mat.Matrix) error {
+	m, d := Y.Dims()
+	if m != p.M {
+		return fmt.Errorf("ot: barycentric map: Y has %d rows, the plan has %d columns", m, p.M)
+	}
+	if err := reuseAs(dst, p.N, d); err != nil {
+		return err
+	}
+	dst.Zero()
+	mass := make([]float64, p.N)
+	yd, ok := Y.(*mat.Dense)
+	for k, w := range p.Mass {
+		i, j := p.Row[k], p.Col[k]
+		mass[i] += w
+		row := dst.RawRowView(i)
+		if ok {
+			for l, v := range yd.RawRowView(j) {
+				row[l] += w * v
+			}
+		} else {
+			for l := range row {
+				row[l] += w * Y.At(j, l)
+			}
+		}
+	}
+	for i, s := range mass {
+		if s > 0 {
+			row := dst.RawRowView(i)
+			for l := range row {
+				row[l] /= s
+			}
+		}
+	}
+	return nil
+}
+
+// BarycentricMap is Plan.BarycentricMap for a dense plan P (n×m), such as
+// the one Sinkhorn returns: dst = diag(1/P1) P Y, computed with one matrix
+// product.
+func BarycentricMap(dst *mat.Dense, P, Y mat.Matrix) error {
+	n, m := P.Dims()
+	my, d := Y.Dims()
+	if my != m {
+		return fmt.Errorf("ot: barycentric map: Y has %d rows, the plan has %d columns", my, m)
+	}
+	if err := reuseAs(dst, n, d); err != nil {
+		return err
+	}
+	dst.Mul(P, Y)
+	for i := 0; i < n; i++ {
+		var s float64
+		for j := 0; j < m; j++ {
+			s += P.At(i, j)
+		}
+		row := dst.RawRowView(i)
+		for l := range row {
+			if s > 0 {
+				row[l] /= s
+			} else {
+				row[l] = 0
+			}
+		}
+	}
+	return nil
+}
+
+// reuseAs sizes an empty dst to r×c, or checks that it is r×c.
+func reuseAs(dst *mat.Dense, r, c int) error {
+	if dst.IsEmpty() {
+		dst.ReuseAs(r, c)
+		return nil
+	}
+	if rr, cc := dst.Dims(); rr != r || cc != c {
+		return fmt.Errorf("ot: destination is %d×%d, want %d×%d", rr, cc, r, c)
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package ot
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// sumTol is the largest relative difference allowed between Σa and Σb.
+const sumTol = 1e-9
+
+// checkWeights reports an error when w is empty or holds a negative, NaN or
+// infinite entry, or sums to zero. name identifies w in the message.
+func checkWeights(name string, w []float64) (sum float64, err error) {
+	if len(w) == 0 {
+		return 0, fmt.Errorf("ot: weights %s are empty", name)
+	}
+	for i, v := range w {
+		switch {
+		case math.IsNaN(v):
+			return 0, fmt.Errorf("ot: weights %s: entry %d is NaN", name, i)
+		case math.IsInf(v, 0):
+			return 0, fmt.Errorf("ot: weights %s: entry %d is infinite", name, i)
+		case v < 0:
+			return 0, fmt.Errorf("ot: weights %s: entry %d is negative (%g)", name, i, v)
+		}
+		sum += v
+	}
+	if sum == 0 {
+		return 0, fmt.Errorf("ot: weights %s sum to zero", name)
+	}
+	if math.IsInf(sum, 0) {
+		return 0, fmt.Errorf("ot: weights %s: sum overflows", name)
+	}
+	return sum, nil
+}
+
+// checkMarginals validates a (n entries) and b (m entries) and their sums.
+// A nil slice stands for uniform weights and is returned as such.
+func checkMarginals(a, b []float64, n, m int) (aa, bb []float64, err error) {
+	if n == 0 || m == 0 {
+		return nil, nil, fmt.Errorf("ot: empty problem: cost matrix is %d×%d", n, m)
+	}
+	if a == nil {
+		a = Uniform(n)
+	}
+	if b == nil {
+		b = Uniform(m)
+	}
+	if len(a) != n {
+		return nil, nil, fmt.Errorf("ot: shape mismatch: len(a) = %d but the cost matrix has %d rows", len(a), n)
+	}
+	if len(b) != m {
+		return nil, nil, fmt.Errorf("ot: shape mismatch: len(b) = %d but the cost matrix has %d columns", len(b), m)
+	}
+	sa, err := checkWeights("a", a)
+	if err != nil {
+		return nil, nil, err
+	}
+	sb, err := checkWeights("b", b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d := math.Abs(sa-sb) / math.Max(sa, sb); d > sumTol {
+		return nil, nil, fmt.Errorf("ot: weight sums differ: Σa = %.17g, Σb = %.17g (relative difference %.3g > %g)", sa, sb, d, sumTol)
+	}
+	return a, b, nil
+}
+
+// costData returns C as a dense row-major slice (stride = columns), copying
+// only when C is not a contiguous *mat.Dense. It fails on NaN, infinite or
+// negative-infinite entries; negative finite costs are allowed.
+func costData(C mat.Matrix) (data []float64, n, m int, err error) {
+	if C == nil {
+		return nil, 0, 0, fmt.Errorf("ot: cost matrix is nil")
+	}
+	n, m = C.Dims()
+	if n == 0 || m == 0 {
+		return nil, n, m, fmt.Errorf("ot: empty problem: cost matrix is %d×%d", n, m)
+	}
+	if d, ok := C.(*mat.Dense); ok && d.RawMatrix().Stride == m {
+		data = d.RawMatrix().Data[:n*m]
+	} else {
+		data = make([]float64, n*m)
+		for i := 0; i < n; i++ {
+			for j := 0; j < m; j++ {
+				data[i*m+j] = C.At(i, j)
+			}
+		}
+	}
+	for k, v := range data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			what := "NaN"
+			if math.IsInf(v, 0) {
+				what = "infinite"
+			}
+			return nil, n, m, fmt.Errorf("ot: cost matrix entry (%d, %d) is %s", k/m, k%m, what)
+		}
+	}
+	return data, n, m, nil
+}
+
+// Uniform returns n weights equal to 1/n.
+func Uniform(n int) []float64 {
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = 1 / float64(n)
+	}
+	return w
+}
