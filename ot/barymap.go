@@ -15,7 +15,9 @@ import (
 // which for uniform source weights 1/n is the paper's eq. 5,
 // T_π(X) = n π Y. The same map propagates labels (eq. 10) when Y holds
 // one-hot or soft labels. Since p is sparse the map is a gather over p's
-// non-zeros: O(nnz·d), no matrix product.
+// non-zeros: O(nnz·d), no matrix product; a point sent whole to one target
+// point (as in the permutation plans of uniform n×n problems) is mapped
+// onto it exactly.
 //
 // dst must be empty (it is then resized to p.N×d) or p.N×d. Rows of dst whose
 // source point carries no mass are set to zero. BarycentricMap returns an
@@ -29,24 +31,38 @@ func (p *Plan) BarycentricMap(dst *mat.Dense, Y mat.Matrix) error {
 		return err
 	}
 	dst.Zero()
-	mass := make([]float64, p.N)
 	yd, ok := Y.(*mat.Dense)
-	for k, w := range p.Mass {
-		i, j := p.Row[k], p.Col[k]
-		mass[i] += w
-		row := dst.RawRowView(i)
+	yrow := func(j int, buf []float64) []float64 {
 		if ok {
-			for l, v := range yd.RawRowView(j) {
-				row[l] += w * v
-			}
-		} else {
-			for l := range row {
-				row[l] += w * Y.At(j, l)
-			}
+			return yd.RawRowView(j)
+		}
+		for l := range buf {
+			buf[l] = Y.At(j, l)
+		}
+		return buf
+	}
+	buf := make([]float64, d)
+	count := make([]int, p.N)
+	mass := make([]float64, p.N)
+	for k, i := range p.Row {
+		count[i]++
+		mass[i] += p.Mass[k]
+	}
+	for k, i := range p.Row {
+		row := dst.RawRowView(i)
+		y := yrow(p.Col[k], buf)
+		if count[i] == 1 {
+			// A point sent whole to one target point maps onto it exactly.
+			copy(row, y)
+			continue
+		}
+		w := p.Mass[k]
+		for l, v := range y {
+			row[l] += w * v
 		}
 	}
 	for i, s := range mass {
-		if s > 0 {
+		if count[i] > 1 {
 			row := dst.RawRowView(i)
 			for l := range row {
 				row[l] /= s

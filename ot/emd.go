@@ -76,9 +76,10 @@ func EMD(a, b []float64, C mat.Matrix) (*EMDResult, error) {
 //     arc, updating the preorder thread, depths and potentials in one pass
 //     over that subtree.
 //
-// The initial tree is a north-west-corner staircase, strongly feasible by
-// construction, so no artificial arcs (and no big-M costs that would cost
-// floating-point accuracy) are needed. Potentials are periodically rebuilt
+// The initial tree is built from a greedy feasible flow whose components are
+// linked by zero-flow arcs so that the tree is strongly feasible (see
+// initGreedy); no artificial arcs, and no big-M costs that would cost
+// floating-point accuracy, are needed. Potentials are periodically rebuilt
 // from the tree to stop rounding drift, and optimality is confirmed by a full
 // pricing pass with freshly rebuilt potentials before returning: a returned
 // plan satisfies C_ij + π_i − π_{n+j} ≥ −tol for every arc, where tol is
@@ -245,19 +246,17 @@ type netSimplex struct {
 	inTree []bool  // per arc
 	tol    float64 // reduced costs above −tol count as non-negative
 
-	block        int // block size of the pricing
-	useStaircase bool
+	block int // block size of the pricing
 
 	// Float32 pricing filter (nil when magnitudes or size rule it out).
-	c32          []float32 // costs
-	pd32         []float32 // demand potentials
-	maxCost      float64   // max |C|
-	maxPi        float64   // upper bound on max |π|
-	margin       float64   // filter slack, see scan32
-	c32buf       []float32
-	next         int // arc where the next pricing starts
-	pivots       int
-	scannedTotal int
+	c32     []float32 // costs
+	pd32    []float32 // demand potentials
+	maxCost float64   // max |C|
+	maxPi   float64   // upper bound on max |π|
+	margin  float64   // filter slack, see scan32
+	c32buf  []float32
+	next    int // arc where the next pricing starts
+	pivots  int
 
 	path1, path2 []int32 // scratch: tree paths of a pivot
 	ends         []int32 // scratch: ends of the stem segments
@@ -321,11 +320,7 @@ func (ns *netSimplex) setup(c, sup, dem []float64) {
 		ns.block = n * m
 	}
 
-	if ns.useStaircase {
-		ns.initStaircase(sup, dem)
-	} else {
-		ns.initGreedy(sup, dem)
-	}
+	ns.initGreedy(sup, dem)
 	ns.buildThread()
 	ns.computePotentials()
 }
@@ -358,53 +353,6 @@ func (ns *netSimplex) solve(c, sup, dem []float64, maxPivots int) error {
 			ns.computePotentials()
 			sinceRebuild = 0
 		}
-	}
-}
-
-// initStaircase builds the north-west-corner basis: cells are filled along a
-// staircase from (0, 0) to (n−1, m−1). When a row and a column run out at the
-// same time the next row is entered with a zero-flow cell, so that every
-// zero-flow tree arc leads from a supply up to its demand parent: the tree is
-// strongly feasible (every node can send flow to the root). In the last row
-// (column) the remaining columns (rows) take their whole weight, which absorbs
-// rounding differences between Σsup and Σdem.
-func (ns *netSimplex) initStaircase(sup, dem []float64) {
-	n, m := ns.n, ns.m
-	ns.parent[0] = -1
-	ns.flow[0] = 0
-	i, j := 0, 0
-	r, c := sup[0], dem[0]
-	// Column 0 hangs below row 0.
-	x := math.Min(r, c)
-	if n == 1 {
-		x = c
-	}
-	ns.setTreeArc(n, 0, x)
-	r -= x
-	c -= x
-	for i < n-1 || j < m-1 {
-		switch {
-		case i == n-1 || (j < m-1 && r > 0):
-			// Advance to the next column, below row i.
-			j++
-			c = dem[j]
-			x = math.Min(r, c)
-			if i == n-1 {
-				x = c
-			}
-			ns.setTreeArc(n+j, i, x)
-		default:
-			// Advance to the next row, below column j.
-			i++
-			r = sup[i]
-			x = math.Min(r, c)
-			if j == m-1 {
-				x = r
-			}
-			ns.setTreeArc(i, n+j, x)
-		}
-		r -= x
-		c -= x
 	}
 }
 

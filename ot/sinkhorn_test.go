@@ -87,6 +87,7 @@ func TestSinkhornMarginalsAndStructure(t *testing.T) {
 		zeroB []int
 		unifA bool
 		unifB bool
+		shift float64 // added to C
 	}{
 		{name: "uniform square", n: 20, m: 20, reg: 0.05, unifA: true, unifB: true},
 		{name: "uniform n<m", n: 13, m: 31, reg: 0.05, unifA: true, unifB: true},
@@ -96,11 +97,14 @@ func TestSinkhornMarginalsAndStructure(t *testing.T) {
 		{name: "weighted zeros both", n: 30, m: 22, reg: 0.03, zeroA: []int{0, 7}, zeroB: []int{21}},
 		{name: "single row", n: 1, m: 9, reg: 0.1},
 		{name: "single column", n: 9, m: 1, reg: 0.1},
+		{name: "negative costs", n: 12, m: 15, reg: 0.05, shift: -3},
+		{name: "large reg", n: 10, m: 8, reg: 100},
 		{name: "large parallel", n: 300, m: 260, reg: 0.05},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := skRand(uint64(tc.n*1000 + tc.m))
 			C := skCost(rng, tc.n, tc.m, 3)
+			C.Apply(func(_, _ int, v float64) float64 { return v + tc.shift }, C)
 			var a, b []float64
 			if !tc.unifA {
 				a = skWeights(rng, tc.n, tc.zeroA...)
@@ -138,7 +142,7 @@ func TestSinkhornMarginalsAndStructure(t *testing.T) {
 					}
 				}
 			}
-			if math.Abs(cost-res.Cost) > 1e-13 {
+			if math.Abs(cost-res.Cost) > 1e-13*(1+math.Abs(tc.shift)) {
 				t.Errorf("Cost = %.17g, ⟨C,π⟩ = %.17g", res.Cost, cost)
 			}
 			for i, f := range res.F {
