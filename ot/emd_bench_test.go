@@ -39,7 +39,7 @@ func gaussianCost(n, d int, seed uint64) *mat.Dense {
 // with squared-Euclidean cost.
 func BenchmarkEMD(b *testing.B) {
 	for _, n := range []int{200, 1000, 2000, 5000} {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+		b.Run(fmtN(n), func(b *testing.B) {
 			C := gaussianCost(n, 64, uint64(n))
 			var s EMDSolver
 			var r EMDResult
@@ -53,3 +53,5 @@ func BenchmarkEMD(b *testing.B) {
 		})
 	}
 }
+
+func fmtN(n int) string { return fmt.Sprintf("n=%d", n) }
