@@ -218,7 +218,7 @@ func (s *AssignmentSolver) augment(c []float64, n, f int) {
 	colOf, rowOf, v := s.colOf, s.rowOf, s.v
 	d := grow(s.d, n)
 	pred := grow(s.pred, n)
-	todo := grow(s.todo, n)    // columns not yet final, todo[lo:]
+	todo := grow(s.todo, n)   // columns not yet final, todo[lo:]
 	ready := grow(s.ready, n) // final columns
 	s.d, s.pred, s.todo, s.ready = d, pred, todo, ready
 	row := c[f*n : f*n+n]
