@@ -54,7 +54,6 @@ type AssignmentSolver struct {
 	v, d         []float64
 	pred, todo   []int
 	free         []int
-	ready        []bool
 }
 
 // Solve solves the assignment problem for the n×n cost matrix C and writes
@@ -218,15 +217,13 @@ func (s *AssignmentSolver) augment(c []float64, n, f int) {
 	colOf, rowOf, v := s.colOf, s.rowOf, s.v
 	d := grow(s.d, n)
 	pred := grow(s.pred, n)
-	todo := grow(s.todo, n)   // columns not yet final, todo[lo:]
-	ready := grow(s.ready, n) // final columns
-	s.d, s.pred, s.todo, s.ready = d, pred, todo, ready
+	todo := grow(s.todo, n) // columns not yet final, todo[lo:]
+	s.d, s.pred, s.todo = d, pred, todo
 	row := c[f*n : f*n+n]
 	for j := 0; j < n; j++ {
 		d[j] = row[j] - v[j]
 		pred[j] = f
 		todo[j] = j
-		ready[j] = false
 	}
 	// Columns todo[:lo] are final (scanned); todo[lo:hi] have the current
 	// minimal distance mind; todo[hi:] are the rest.
@@ -262,7 +259,6 @@ func (s *AssignmentSolver) augment(c []float64, n, f int) {
 		// Scan one column at minimal distance: relax through its row.
 		j1 := todo[lo]
 		lo++
-		ready[j1] = true
 		i := rowOf[j1]
 		ri := c[i*n : i*n+n]
 		u1 := ri[j1] - v[j1] - mind
