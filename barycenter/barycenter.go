@@ -60,8 +60,14 @@ type Settings struct {
 	// Init, when not nil, is the initial support (X, and Y for Labeled);
 	// its weights are ignored. Otherwise the support is initialised as in
 	// Algorithm 1: x_i ~ N(0, I_d) and, for Labeled, y_i one-hot of a class
-	// drawn uniformly, using Rand.
+	// drawn uniformly, using Rand — unless InitSamples is set.
 	Init *Measure
+	// InitSamples, when Init is nil, initialises the support with n_B
+	// points (and their labels) drawn without replacement from the union
+	// of the measures' supports, using Rand. Starting next to the data
+	// makes the first transport plans meaningful, where N(0, I) points far
+	// from data of another scale would be matched almost at random.
+	InitSamples bool
 	// Rand is the source for the default initialisation; nil means a
 	// generator seeded with 1.
 	Rand *rand.Rand
@@ -162,6 +168,12 @@ func solve(measures []Measure, alpha []float64, s *Settings, labeled bool) (*Res
 		if labeled {
 			res.Y.Copy(set.Init.Y)
 		}
+	} else if set.InitSamples {
+		rng := set.Rand
+		if rng == nil {
+			rng = rand.New(rand.NewPCG(1, 0))
+		}
+		initFromSamples(res, measures, rng, labeled)
 	} else {
 		rng := set.Rand
 		if rng == nil {
@@ -237,6 +249,8 @@ type worker struct {
 	measure *Measure
 	solver  ot.EMDSolver
 	sol     ot.EMDResult
+	assign  ot.AssignmentSolver
+	perm    ot.AssignmentResult
 	C, CY   mat.Dense
 	cost    float64
 }
@@ -258,6 +272,18 @@ func (w *worker) transport(b *Measure, beta float64, labeled bool, plan *ot.Plan
 		}
 		w.C.Add(&w.C, scaled(&w.CY, bt))
 	}
+	n, _ := m.X.Dims()
+	if nb, _ := b.X.Dims(); n == nb && m.W == nil {
+		// Uniform weights on both sides and equal sizes: an optimal plan
+		// is a permutation divided by n (Birkhoff), found exactly and
+		// faster by the assignment solver.
+		if err := w.assign.Solve(&w.perm, &w.C); err != nil {
+			return err
+		}
+		w.cost = w.perm.Cost / float64(n)
+		permutationPlan(plan, w.perm.Perm)
+		return nil
+	}
 	if err := w.solver.Solve(&w.sol, m.W, b.W, &w.C); err != nil {
 		return err
 	}
@@ -267,6 +293,50 @@ func (w *worker) transport(b *Measure, beta float64, labeled bool, plan *ot.Plan
 	plan.Col = append(plan.Col[:0], w.sol.Plan.Col...)
 	plan.Mass = append(plan.Mass[:0], w.sol.Plan.Mass...)
 	return nil
+}
+
+// permutationPlan writes the plan of the permutation perm (row i sends
+// 1/n to column perm[i]) into plan.
+func permutationPlan(plan *ot.Plan, perm []int) {
+	n := len(perm)
+	plan.N, plan.M = n, n
+	plan.Row = plan.Row[:0]
+	plan.Col = plan.Col[:0]
+	plan.Mass = plan.Mass[:0]
+	w := 1 / float64(n)
+	for i, j := range perm {
+		plan.Row = append(plan.Row, i)
+		plan.Col = append(plan.Col, j)
+		plan.Mass = append(plan.Mass, w)
+	}
+}
+
+// initFromSamples fills res's support with points drawn without
+// replacement from the union of the measures' supports.
+func initFromSamples(res *Result, measures []Measure, rng *rand.Rand, labeled bool) {
+	total := 0
+	for _, m := range measures {
+		r, _ := m.X.Dims()
+		total += r
+	}
+	nb, _ := res.X.Dims()
+	pick := rng.Perm(total)
+	for i := 0; i < nb; i++ {
+		g := pick[i%total]
+		k := 0
+		for {
+			r, _ := measures[k].X.Dims()
+			if g < r {
+				break
+			}
+			g -= r
+			k++
+		}
+		copy(res.X.RawRowView(i), measures[k].X.RawRowView(g))
+		if labeled {
+			copy(res.Y.RawRowView(i), measures[k].Y.RawRowView(g))
+		}
+	}
 }
 
 // scaled scales A in place by f and returns it.

@@ -259,3 +259,57 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestAssignmentPathAgreesWithEMD: uniform equal-size measures go through
+// the assignment solver; explicit uniform weights force the network
+// simplex. Both are exact, so on data without ties the iterations coincide.
+func TestAssignmentPathAgreesWithEMD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	n := 40
+	var fast, slow []Measure
+	for k := 0; k < 3; k++ {
+		X := gaussian(rng, n, 4, float64(k))
+		Y := oneHot(rng, n, 3)
+		fast = append(fast, Measure{X: X, Y: Y})
+		w := make([]float64, n)
+		for i := range w {
+			w[i] = 1 / float64(n)
+		}
+		slow = append(slow, Measure{X: X, Y: Y, W: w})
+	}
+	alpha := []float64{0.5, 0.3, 0.2}
+	for _, init := range []bool{false, true} {
+		s1 := &Settings{Support: n, InitSamples: init, Rand: rand.New(rand.NewPCG(1, 1))}
+		s2 := &Settings{Support: n, InitSamples: init, Rand: rand.New(rand.NewPCG(1, 1))}
+		a, err := Labeled(fast, alpha, s1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Labeled(slow, alpha, s2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a.History) != len(b.History) {
+			t.Fatalf("InitSamples=%v: histories %v vs %v", init, a.History, b.History)
+		}
+		for i := range a.History {
+			if math.Abs(a.History[i]-b.History[i]) > 1e-12*math.Max(1, b.History[i]) {
+				t.Fatalf("InitSamples=%v: iteration %d: %g vs %g", init, i, a.History[i], b.History[i])
+			}
+		}
+		if !mat.EqualApprox(a.X, b.X, 1e-12) {
+			t.Errorf("InitSamples=%v: supports differ", init)
+		}
+	}
+}
+
+func TestInitSamplesDrawsFromSupports(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	ms := []Measure{{X: gaussian(rng, 10, 2, 0), Y: oneHot(rng, 10, 2)}, {X: gaussian(rng, 15, 2, 5), Y: oneHot(rng, 15, 2)}}
+	r, err := Labeled(ms, []float64{1, 0}, &Settings{Support: 10, InitSamples: true, MaxIter: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// With α = e_1 one iteration maps the support onto measure 0 exactly.
+	sameUpToPermutation(t, r.X, r.Y, ms[0].X, ms[0].Y, 1e-12)
+}
