@@ -1,0 +1,780 @@
+package dictionary
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/ot"
+)
+
+// Domain is one domain given to Fit: features and, for a labeled domain,
+// the class index (0 … classes−1) of every row.
+type Domain struct {
+	Name string
+	X    *mat.Dense // n×d features
+	Y    []int      // class indices, nil for an unlabeled domain
+}
+
+// Labeled reports whether the domain carries labels.
+func (d *Domain) Labeled() bool { return d.Y != nil }
+
+// Init selects how atoms are initialised.
+type Init int
+
+const (
+	// InitData draws atom k's support from labeled domain k mod N_S
+	// (class-balanced, without replacement when possible) and sets its
+	// label logits so that each point starts 90% on its class. Atoms start
+	// on the data, at the data's scale, whatever that scale is.
+	InitData Init = iota
+	// InitGaussian is the paper's initialisation (Algorithm 2, line 1):
+	// x ~ N(0, I_d), label logits one-hot of balanced classes, α uniform.
+	InitGaussian
+)
+
+// String returns "data" or "gaussian".
+func (i Init) String() string {
+	switch i {
+	case InitData:
+		return "data"
+	case InitGaussian:
+		return "gaussian"
+	}
+	return fmt.Sprintf("Init(%d)", int(i))
+}
+
+// Settings are the hyper-parameters of Fit. Zero fields take the defaults
+// given in each field's comment.
+type Settings struct {
+	// Atoms is K, the number of atoms. Default 8.
+	Atoms int
+	// Samples is n, the support size of every atom. Default 100 per class
+	// (the paper searches {50, 100, 200}·n_c and uses 1000 for 10 classes).
+	Samples int
+	// Batch is n_b, the mini-batch size. Default 20 per class (the paper
+	// searches {5, 10, 20}·n_c and uses 200 for 10 classes), at most
+	// Samples.
+	Batch int
+	// LearningRate is η of Adam. Default 0.1 for the label logits and the
+	// barycentric coordinates; see FeatureScale for the atom features.
+	LearningRate float64
+	// FeatureScale multiplies LearningRate for the atom features, whose
+	// Adam steps are in data units. The default, ScaleAuto, uses the
+	// root-mean-square standard deviation of the features over all domains,
+	// so that steps are comparable on data of any scale; ScaleNone (1) is
+	// the paper's setting, where features in [0, 1] take steps of η = 0.1.
+	FeatureScale float64
+	// Epochs is N_iter, the cap on the number of epochs (n/n_b batches
+	// each). Default 100.
+	Epochs int
+	// PlateauTol stops learning once the mean loss of the last Window
+	// epochs is no more than PlateauTol (relative) below the mean of the
+	// Window epochs before: the paper runs DaDiL "until reconstruction
+	// loss hits a plateau". Zero selects the default 0.01; a negative
+	// value disables the rule, so exactly Epochs epochs run (the paper's
+	// fixed N_iter setting).
+	PlateauTol float64
+	// Window is the number of epochs averaged by the plateau rule. Default 5.
+	Window int
+	// BarycenterIter is N_itb, the iteration cap of Algorithm 1. Default 10.
+	BarycenterIter int
+	// BarycenterTol is τ of Algorithm 1. Default 1e-9.
+	BarycenterTol float64
+	// Beta is β of the label-aware cost (eq. 9). Zero selects, for every
+	// pair of distributions, the largest feature cost of the pair.
+	Beta float64
+	// Init selects the atom initialisation; the default is InitData.
+	Init Init
+	// Seed seeds every random choice; equal seeds give equal results
+	// whatever the number of goroutines.
+	Seed uint64
+	// Workers bounds the number of domains processed at once; 0 means
+	// runtime.GOMAXPROCS(0).
+	Workers int
+	// Progress, if not nil, is called after every epoch.
+	Progress func(EpochStats)
+}
+
+// Special values of Settings.FeatureScale.
+const (
+	ScaleAuto = 0
+	ScaleNone = 1
+)
+
+// EpochStats describes one finished epoch.
+type EpochStats struct {
+	Epoch, Epochs int // 1-based epoch and the cap
+	Loss          float64
+	Elapsed       time.Duration
+}
+
+// Atom is one learned labeled distribution: n support points and the
+// logits of their soft labels.
+type Atom struct {
+	X      *mat.Dense // n×d support
+	Logits *mat.Dense // n×c label logits
+}
+
+// Labels returns the soft labels softmax(Logits) of the atom (n×c).
+func (a *Atom) Labels() *mat.Dense {
+	r, c := a.Logits.Dims()
+	Y := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		softmax(Y.RawRowView(i), a.Logits.RawRowView(i))
+	}
+	return Y
+}
+
+// Dictionary is a learned dataset dictionary: K labeled atoms and one
+// vector of barycentric coordinates per domain (paper eq. 11).
+type Dictionary struct {
+	Atoms   []Atom
+	Alpha   *mat.Dense // N×K, row ℓ is α_ℓ ∈ Δ_K, in the order of the domains
+	Names   []string   // domain names, in order
+	Classes int
+	History History
+	// Settings holds the settings used, defaults filled in.
+	Settings Settings
+}
+
+// History records the course of learning.
+type History struct {
+	// Loss[e] is the mean batch loss (1/N) Σ_ℓ L_ℓ of epoch e, and
+	// DomainLoss[e][ℓ] the mean loss of domain ℓ.
+	Loss       []float64
+	DomainLoss [][]float64
+	// Alpha[e] is the N×K matrix of barycentric coordinates after epoch e.
+	Alpha []*mat.Dense
+	// DeltaX, DeltaY and DeltaA are the update magnitudes of paper eq. 13
+	// after every batch: (1/K) Σ_k ‖X_k,it − X_k,it−1‖²_F, the same for the
+	// soft labels, and ‖A_it − A_it−1‖²_F.
+	DeltaX, DeltaY, DeltaA []float64
+	// Stopped tells why learning ended: "plateau" or "epochs".
+	Stopped string
+	Elapsed time.Duration
+}
+
+// Fit learns a dictionary for the domains (paper Algorithm 2). Labeled
+// domains must carry class indices in [0, classes); unlabeled domains
+// (typically the single target) are reconstructed with the plain W_2 loss.
+//
+// Every batch draws a class-balanced sample of n_b points from every labeled
+// domain, a uniform one from every unlabeled domain, and one class-balanced
+// (by the argmax of the current soft labels) batch of n_b points from every
+// atom, shared by all domains as in the authors' implementation. For each
+// domain ℓ the labeled barycenter B_ℓ of the atom batches at α_ℓ is computed
+// with Algorithm 1 (support initialised from atom-batch points), and the
+// loss is L = (1/N) Σ_ℓ W(Q̂_ℓ, B̂_ℓ), W_c with the label term (eq. 9) for
+// labeled domains and W_2² for the others. Gradients follow the envelope
+// theorem (all plans held fixed); atom features, label logits (labels are
+// softmax(logits)) and coordinates take one Adam step per batch, and every
+// α_ℓ is projected back onto the simplex.
+func Fit(domains []Domain, classes int, s *Settings) (*Dictionary, error) {
+	set, err := validate(domains, classes, s)
+	if err != nil {
+		return nil, err
+	}
+	f := newFitter(domains, classes, set)
+	if err := f.run(); err != nil {
+		return nil, err
+	}
+	return f.dict, nil
+}
+
+// fitter holds the state of one Fit call.
+type fitter struct {
+	domains []Domain
+	classes int
+	set     Settings
+	rng     *rand.Rand
+	dict    *Dictionary
+
+	K, N, n, nb, d int
+	// Parameters and their Adam states.
+	X, Z  []*mat.Dense // atoms' features and logits
+	alpha *mat.Dense
+	optX  []adam
+	optZ  []adam
+	optA  adam
+	lrX   float64
+
+	// Batch buffers.
+	ab     atomBatch
+	dbs    []domainBatch
+	byClsQ [][][]int // per domain, rows of each class
+}
+
+func newFitter(domains []Domain, classes int, set Settings) *fitter {
+	f := &fitter{
+		domains: domains,
+		classes: classes,
+		set:     set,
+		rng:     rand.New(rand.NewPCG(set.Seed, 0xdad1)),
+		K:       set.Atoms,
+		N:       len(domains),
+		n:       set.Samples,
+		nb:      set.Batch,
+	}
+	_, f.d = domains[0].X.Dims()
+	f.lrX = set.LearningRate
+	if set.FeatureScale == ScaleAuto {
+		f.lrX *= featureRMS(domains)
+	} else {
+		f.lrX *= set.FeatureScale
+	}
+	f.byClsQ = make([][][]int, f.N)
+	for l, dm := range domains {
+		if dm.Labeled() {
+			f.byClsQ[l] = byClass(dm.Y, classes)
+		}
+	}
+	return f
+}
+
+// featureRMS returns sqrt(mean over features of the variance), over all
+// rows of all domains; 1 if the data are constant.
+func featureRMS(domains []Domain) float64 {
+	_, d := domains[0].X.Dims()
+	mean := make([]float64, d)
+	sq := make([]float64, d)
+	var cnt float64
+	for _, dm := range domains {
+		r, _ := dm.X.Dims()
+		for i := 0; i < r; i++ {
+			for q, v := range dm.X.RawRowView(i) {
+				mean[q] += v
+				sq[q] += v * v
+			}
+		}
+		cnt += float64(r)
+	}
+	var tot float64
+	for q := range mean {
+		m := mean[q] / cnt
+		tot += math.Max(sq[q]/cnt-m*m, 0)
+	}
+	s := math.Sqrt(tot / float64(d))
+	if s == 0 || math.IsNaN(s) {
+		return 1
+	}
+	return s
+}
+
+// byClass returns, for each class, the rows holding it.
+func byClass(y []int, classes int) [][]int {
+	out := make([][]int, classes)
+	for i, c := range y {
+		out[c] = append(out[c], i)
+	}
+	return out
+}
+
+func (f *fitter) init() {
+	K, n, d, c := f.K, f.n, f.d, f.classes
+	f.X = make([]*mat.Dense, K)
+	f.Z = make([]*mat.Dense, K)
+	f.optX = make([]adam, K)
+	f.optZ = make([]adam, K)
+	// Balanced classes: point i of an atom belongs to class i mod c.
+	switch f.set.Init {
+	case InitGaussian:
+		for k := 0; k < K; k++ {
+			X := mat.NewDense(n, d, nil)
+			raw := X.RawMatrix().Data
+			for i := range raw {
+				raw[i] = f.rng.NormFloat64()
+			}
+			Z := mat.NewDense(n, c, nil)
+			for i := 0; i < n; i++ {
+				Z.Set(i, i%c, 1)
+			}
+			f.X[k], f.Z[k] = X, Z
+		}
+	default:
+		var labeled []int
+		for l, dm := range f.domains {
+			if dm.Labeled() {
+				labeled = append(labeled, l)
+			}
+		}
+		// Logit s makes softmax put 0.9 on the class: e^s/(e^s+c−1) = 0.9.
+		s := math.Log(9 * float64(c-1))
+		if c == 1 {
+			s = 0
+		}
+		for k := 0; k < K; k++ {
+			l := labeled[k%len(labeled)]
+			rows := balancedSample(f.rng, f.byClsQ[l], n, nil)
+			X := mat.NewDense(n, d, nil)
+			Z := mat.NewDense(n, c, nil)
+			for i, r := range rows {
+				copy(X.RawRowView(i), f.domains[l].X.RawRowView(r))
+				Z.Set(i, f.domains[l].Y[r], s)
+			}
+			f.X[k], f.Z[k] = X, Z
+		}
+	}
+	for k := 0; k < K; k++ {
+		f.optX[k].init(n * d)
+		f.optZ[k].init(n * c)
+	}
+	f.alpha = mat.NewDense(f.N, K, nil)
+	for l := 0; l < f.N; l++ {
+		for k := 0; k < K; k++ {
+			f.alpha.Set(l, k, 1/float64(K))
+		}
+	}
+	f.optA.init(f.N * K)
+
+	f.ab = atomBatch{K: K, nb: f.nb, d: d, c: c, idx: make([][]int, K)}
+	f.ab.A = mat.NewDense(K*f.nb, d, nil)
+	f.ab.YA = mat.NewDense(K*f.nb, c, nil)
+	f.dbs = make([]domainBatch, f.N)
+	for l := range f.dbs {
+		f.dbs[l].XQ = mat.NewDense(f.nb, d, nil)
+		if f.domains[l].Labeled() {
+			f.dbs[l].YQ = mat.NewDense(f.nb, c, nil)
+		}
+		f.dbs[l].init = make([]int, f.nb)
+	}
+}
+
+// errDiverged is returned when the parameters stop being finite.
+var errDiverged = errors.New("dictionary: learning diverged (non-finite atoms or losses); lower the learning rate")
+
+func (f *fitter) run() error {
+	f.init()
+	set := f.set
+	K, N := f.K, f.N
+	batches := (f.n + f.nb - 1) / f.nb
+	h := &History{}
+	start := time.Now()
+	gX := make([]*mat.Dense, K)
+	gZ := make([]*mat.Dense, K)
+	for k := 0; k < K; k++ {
+		gX[k] = mat.NewDense(f.n, f.d, nil)
+		gZ[k] = mat.NewDense(f.n, f.classes, nil)
+	}
+	gA := mat.NewDense(N, K, nil)
+	prevX := make([]*mat.Dense, K)
+	prevY := make([]*mat.Dense, K)
+	prevA := mat.NewDense(N, K, nil)
+	workers := set.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	h.Stopped = "epochs"
+	for epoch := 1; epoch <= set.Epochs; epoch++ {
+		var epochLoss float64
+		domLoss := make([]float64, N)
+		for b := 0; b < batches; b++ {
+			f.sampleBatch()
+			f.ab.gram()
+			// Domains in parallel; each writes only its own domainBatch.
+			errs := make([]error, N)
+			var wg sync.WaitGroup
+			sem := make(chan struct{}, workers)
+			for l := 0; l < N; l++ {
+				wg.Add(1)
+				sem <- struct{}{}
+				go func(l int) {
+					defer func() { <-sem; wg.Done() }()
+					errs[l] = f.domainStep(l)
+				}(l)
+			}
+			wg.Wait()
+			for _, err := range errs {
+				if err != nil {
+					return err
+				}
+			}
+			// Reduce in domain order: deterministic.
+			for k := 0; k < K; k++ {
+				gX[k].Zero()
+				gZ[k].Zero()
+			}
+			gA.Zero()
+			var batchLoss float64
+			inv := 1 / float64(N)
+			for l := 0; l < N; l++ {
+				db := &f.dbs[l]
+				batchLoss += db.Loss * inv
+				domLoss[l] += db.Loss / float64(batches)
+				for k := 0; k < K; k++ {
+					gA.Set(l, k, db.gAlpha[k]*inv)
+				}
+				f.scatter(db, gX, gZ, inv)
+			}
+			if math.IsNaN(batchLoss) || math.IsInf(batchLoss, 0) {
+				return errDiverged
+			}
+			epochLoss += batchLoss / float64(batches)
+
+			// Adam step, then α back onto the simplex.
+			for k := 0; k < K; k++ {
+				if prevX[k] == nil {
+					prevX[k] = mat.DenseCopyOf(f.X[k])
+					prevY[k] = (&Atom{X: f.X[k], Logits: f.Z[k]}).Labels()
+				} else {
+					prevX[k].Copy(f.X[k])
+					prevY[k] = (&Atom{X: f.X[k], Logits: f.Z[k]}).Labels()
+				}
+			}
+			prevA.Copy(f.alpha)
+			for k := 0; k < K; k++ {
+				f.optX[k].step(f.X[k].RawMatrix().Data, gX[k].RawMatrix().Data, f.lrX)
+				f.optZ[k].step(f.Z[k].RawMatrix().Data, gZ[k].RawMatrix().Data, set.LearningRate)
+			}
+			f.optA.step(f.alpha.RawMatrix().Data, gA.RawMatrix().Data, set.LearningRate)
+			for l := 0; l < N; l++ {
+				row := f.alpha.RawRowView(l)
+				ot.ProjectSimplex(row, row)
+			}
+			var dx, dy float64
+			for k := 0; k < K; k++ {
+				dx += sqDiff(f.X[k], prevX[k])
+				dy += sqDiff((&Atom{X: f.X[k], Logits: f.Z[k]}).Labels(), prevY[k])
+			}
+			h.DeltaX = append(h.DeltaX, dx/float64(K))
+			h.DeltaY = append(h.DeltaY, dy/float64(K))
+			h.DeltaA = append(h.DeltaA, sqDiff(f.alpha, prevA))
+		}
+		h.Loss = append(h.Loss, epochLoss)
+		h.DomainLoss = append(h.DomainLoss, domLoss)
+		h.Alpha = append(h.Alpha, mat.DenseCopyOf(f.alpha))
+		if set.Progress != nil {
+			set.Progress(EpochStats{Epoch: epoch, Epochs: set.Epochs, Loss: epochLoss, Elapsed: time.Since(start)})
+		}
+		if plateau(h.Loss, set.Window, set.PlateauTol) {
+			h.Stopped = "plateau"
+			break
+		}
+	}
+	h.Elapsed = time.Since(start)
+	atoms := make([]Atom, K)
+	for k := range atoms {
+		atoms[k] = Atom{X: f.X[k], Logits: f.Z[k]}
+	}
+	names := make([]string, N)
+	for l, dm := range f.domains {
+		names[l] = dm.Name
+	}
+	f.dict = &Dictionary{Atoms: atoms, Alpha: f.alpha, Names: names, Classes: f.classes, History: *h, Settings: set}
+	return nil
+}
+
+// plateau reports whether the mean of the last w losses is at most tol
+// (relative) below the mean of the w before. tol < 0 disables the rule.
+func plateau(loss []float64, w int, tol float64) bool {
+	if tol < 0 || len(loss) < 2*w {
+		return false
+	}
+	e := len(loss)
+	var cur, prev float64
+	for i := e - w; i < e; i++ {
+		cur += loss[i]
+	}
+	for i := e - 2*w; i < e-w; i++ {
+		prev += loss[i]
+	}
+	return prev-cur <= tol*prev
+}
+
+func sqDiff(A, B *mat.Dense) float64 {
+	a, b := A.RawMatrix().Data, B.RawMatrix().Data
+	var s float64
+	for i, v := range a {
+		e := v - b[i]
+		s += e * e
+	}
+	return s
+}
+
+// sampleBatch draws the batch: atom rows (shared by all domains), every
+// domain's sample and every barycenter's initial support, all from the
+// fitter's generator in a fixed order.
+func (f *fitter) sampleBatch() {
+	K, nb, c := f.K, f.nb, f.classes
+	ab := &f.ab
+	for k := 0; k < K; k++ {
+		// Class-balanced by the argmax of the current soft labels.
+		cls := make([][]int, c)
+		Z := f.Z[k]
+		for i := 0; i < f.n; i++ {
+			y := argmax(Z.RawRowView(i))
+			cls[y] = append(cls[y], i)
+		}
+		ab.idx[k] = balancedSample(f.rng, cls, nb, ab.idx[k])
+		for l, r := range ab.idx[k] {
+			t := k*nb + l
+			copy(ab.A.RawRowView(t), f.X[k].RawRowView(r))
+			softmax(ab.YA.RawRowView(t), Z.RawRowView(r))
+		}
+	}
+	var rows []int
+	for l := range f.dbs {
+		db := &f.dbs[l]
+		dm := &f.domains[l]
+		nq, _ := dm.X.Dims()
+		if dm.Labeled() {
+			rows = balancedSample(f.rng, f.byClsQ[l], nb, rows)
+			db.YQ.Zero()
+			for i, r := range rows {
+				db.YQ.Set(i, dm.Y[r], 1)
+			}
+		} else {
+			rows = uniformSample(f.rng, nq, nb, rows)
+		}
+		for i, r := range rows {
+			copy(db.XQ.RawRowView(i), dm.X.RawRowView(r))
+		}
+		perm := f.rng.Perm(K * nb)
+		copy(db.init, perm[:nb])
+	}
+}
+
+// domainStep computes domain l's barycenter, loss and gradients.
+func (f *fitter) domainStep(l int) error {
+	db := &f.dbs[l]
+	alpha := f.alpha.RawRowView(l)
+	if err := db.barycenter(&f.ab, alpha, f.set.Beta, f.set.BarycenterIter, f.set.BarycenterTol); err != nil {
+		return err
+	}
+	return db.lossAndGradients(&f.ab, alpha, f.set.Beta)
+}
+
+// scatter adds scale × domain db's gradients to the atoms' full gradients,
+// converting label gradients to logit gradients through the softmax
+// Jacobian: ∂L/∂z = y ⊙ (g − ⟨g, y⟩).
+func (f *fitter) scatter(db *domainBatch, gX, gZ []*mat.Dense, scale float64) {
+	nb, c := f.nb, f.classes
+	gz := make([]float64, c)
+	for k := 0; k < f.K; k++ {
+		for l, r := range f.ab.idx[k] {
+			t := k*nb + l
+			dst := gX[k].RawRowView(r)
+			for q, v := range db.gX.RawRowView(t) {
+				dst[q] += scale * v
+			}
+			if db.YQ == nil {
+				continue
+			}
+			logitGrad(gz, f.ab.YA.RawRowView(t), db.gY.RawRowView(t))
+			dz := gZ[k].RawRowView(r)
+			for q, v := range gz {
+				dz[q] += scale * v
+			}
+		}
+	}
+}
+
+// logitGrad writes the gradient with respect to the logits z of a function
+// whose gradient with respect to y = softmax(z) is g: y ⊙ (g − ⟨g, y⟩).
+func logitGrad(dst, y, g []float64) {
+	var dot float64
+	for q, v := range y {
+		dot += v * g[q]
+	}
+	for q, v := range y {
+		dst[q] = v * (g[q] - dot)
+	}
+}
+
+// softmax writes softmax(z) into dst.
+func softmax(dst, z []float64) {
+	mx := math.Inf(-1)
+	for _, v := range z {
+		mx = math.Max(mx, v)
+	}
+	var s float64
+	for q, v := range z {
+		e := math.Exp(v - mx)
+		dst[q] = e
+		s += e
+	}
+	for q := range dst {
+		dst[q] /= s
+	}
+}
+
+func argmax(v []float64) int {
+	b := 0
+	for i, x := range v {
+		if x > v[b] {
+			b = i
+		}
+	}
+	return b
+}
+
+// balancedSample returns size row indices with (about) size/c from each of
+// the c classes given by their row lists: without replacement inside a class
+// when it has enough rows, with replacement otherwise; the remainder
+// size mod c goes to the first classes in a random order; the quota of an
+// empty class is drawn uniformly from all rows. The result is shuffled.
+func balancedSample(rng *rand.Rand, byCls [][]int, size int, dst []int) []int {
+	dst = dst[:0]
+	c := len(byCls)
+	var all []int
+	q, r := size/c, size%c
+	extra := rng.Perm(c)
+	for ci, rows := range byCls {
+		want := q
+		for _, e := range extra[:r] {
+			if e == ci {
+				want++
+			}
+		}
+		if want == 0 {
+			continue
+		}
+		if len(rows) == 0 {
+			if all == nil {
+				for _, rs := range byCls {
+					all = append(all, rs...)
+				}
+			}
+			for i := 0; i < want; i++ {
+				dst = append(dst, all[rng.IntN(len(all))])
+			}
+			continue
+		}
+		if want <= len(rows) {
+			p := rng.Perm(len(rows))
+			for _, i := range p[:want] {
+				dst = append(dst, rows[i])
+			}
+		} else {
+			dst = append(dst, rows...)
+			for i := len(rows); i < want; i++ {
+				dst = append(dst, rows[rng.IntN(len(rows))])
+			}
+		}
+	}
+	rng.Shuffle(len(dst), func(i, j int) { dst[i], dst[j] = dst[j], dst[i] })
+	return dst
+}
+
+// uniformSample returns size row indices out of n, without replacement when
+// size ≤ n.
+func uniformSample(rng *rand.Rand, n, size int, dst []int) []int {
+	dst = dst[:0]
+	if size <= n {
+		return append(dst, rng.Perm(n)[:size]...)
+	}
+	for i := 0; i < size; i++ {
+		dst = append(dst, rng.IntN(n))
+	}
+	return dst
+}
+
+// validate checks the inputs and fills in the defaults.
+func validate(domains []Domain, classes int, s *Settings) (Settings, error) {
+	var set Settings
+	if s != nil {
+		set = *s
+	}
+	if len(domains) == 0 {
+		return set, fmt.Errorf("dictionary: no domains")
+	}
+	if classes < 1 {
+		return set, fmt.Errorf("dictionary: %d classes", classes)
+	}
+	nLabeled := 0
+	var d int
+	for l, dm := range domains {
+		name := dm.Name
+		if name == "" {
+			name = fmt.Sprintf("domain %d", l)
+		}
+		if dm.X == nil || dm.X.IsEmpty() {
+			return set, fmt.Errorf("dictionary: %s is empty", name)
+		}
+		n, dd := dm.X.Dims()
+		if l == 0 {
+			d = dd
+		} else if dd != d {
+			return set, fmt.Errorf("dictionary: %s has %d features, %s has %d", name, dd, domains[0].Name, d)
+		}
+		for i := 0; i < n; i++ {
+			for q, v := range dm.X.RawRowView(i) {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return set, fmt.Errorf("dictionary: %s: feature (%d, %d) is %g", name, i, q, v)
+				}
+			}
+		}
+		if dm.Y == nil {
+			continue
+		}
+		nLabeled++
+		if len(dm.Y) != n {
+			return set, fmt.Errorf("dictionary: %s has %d rows but %d labels", name, n, len(dm.Y))
+		}
+		seen := map[int]bool{}
+		for i, y := range dm.Y {
+			if y < 0 || y >= classes {
+				return set, fmt.Errorf("dictionary: %s: label %d of row %d is outside [0, %d)", name, y, i, classes)
+			}
+			seen[y] = true
+		}
+		if classes > 1 && len(seen) < 2 {
+			return set, fmt.Errorf("dictionary: %s has a single class; labeled domains need at least two", name)
+		}
+	}
+	if nLabeled == 0 {
+		return set, fmt.Errorf("dictionary: no labeled domain")
+	}
+	if set.Atoms == 0 {
+		set.Atoms = 8
+	}
+	if set.Samples == 0 {
+		set.Samples = 100 * classes
+	}
+	if set.Batch == 0 {
+		set.Batch = min(20*classes, set.Samples)
+	}
+	if set.LearningRate == 0 {
+		set.LearningRate = 0.1
+	}
+	if set.Epochs == 0 {
+		set.Epochs = 100
+	}
+	if set.PlateauTol == 0 {
+		set.PlateauTol = 0.01
+	}
+	if set.Window == 0 {
+		set.Window = 5
+	}
+	if set.BarycenterIter == 0 {
+		set.BarycenterIter = 10
+	}
+	if set.BarycenterTol == 0 {
+		set.BarycenterTol = 1e-9
+	}
+	switch {
+	case set.Atoms < 1:
+		return set, fmt.Errorf("dictionary: K = %d atoms; need at least 1", set.Atoms)
+	case set.Samples < 1 || set.Batch < 1:
+		return set, fmt.Errorf("dictionary: n = %d and n_b = %d must be positive", set.Samples, set.Batch)
+	case set.Batch > set.Samples:
+		return set, fmt.Errorf("dictionary: batch size n_b = %d is larger than the atoms' support n = %d", set.Batch, set.Samples)
+	case !(set.LearningRate > 0) || math.IsInf(set.LearningRate, 0):
+		return set, fmt.Errorf("dictionary: learning rate %g must be positive", set.LearningRate)
+	case set.FeatureScale < 0 || math.IsNaN(set.FeatureScale):
+		return set, fmt.Errorf("dictionary: feature scale %g must be non-negative", set.FeatureScale)
+	case set.Epochs < 1 || set.Window < 1 || set.BarycenterIter < 1:
+		return set, fmt.Errorf("dictionary: epochs (%d), window (%d) and barycenter iterations (%d) must be positive", set.Epochs, set.Window, set.BarycenterIter)
+	case set.Beta < 0 || math.IsNaN(set.Beta):
+		return set, fmt.Errorf("dictionary: β = %g must be non-negative", set.Beta)
+	case set.Init != InitData && set.Init != InitGaussian:
+		return set, fmt.Errorf("dictionary: unknown initialisation %v", set.Init)
+	}
+	return set, nil
+}
