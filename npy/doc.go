@@ -14,8 +14,10 @@
 // Read, ReadFile and ReadNPZ accept versions 1.0, 2.0 and 3.0 and the
 // dtypes float16, float32, float64, int8 to int64, uint8 to uint64 and
 // bool ('f2', 'f4', 'f8', 'i1', 'i2', 'i4', 'i8', 'u1', 'u2', 'u4', 'u8',
-// 'b1') in either byte order ('<', '>', '|', or '=' which is taken as
-// little-endian). Elements are converted to float64: exactly, except that
+// 'b1') in either byte order ('<' or '>'; '=' and '|' are taken as
+// little-endian). Headers may use either quote style, put the keys in any
+// order and omit the padding and the final newline, as numpy also accepts;
+// unknown or duplicate keys are errors. Elements are converted to float64: exactly, except that
 // 64-bit integers beyond ±2^53 are rounded. Arrays stored in Fortran
 // (column-major) order are reordered, so Array.Data is always row-major.
 // Arrays may have any number of dimensions. Complex, object, string,

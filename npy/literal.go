@@ -39,10 +39,17 @@ type pyValue struct {
 	src   string    // the source text of the value, for error messages
 }
 
-// quoted returns the source text of v shortened to a length that is
-// reasonable for an error message.
+// quoted returns the source text of v for an error message: shortened to
+// a reasonable length, and quoted Go-style if it holds anything but
+// printable ASCII.
 func (v *pyValue) quoted() string {
-	return shorten(v.src, 64)
+	s := shorten(v.src, 64)
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return strconv.QuoteToASCII(s)
+		}
+	}
+	return s
 }
 
 // shorten returns s, cut to at most n bytes with "..." appended if it was

@@ -26,6 +26,10 @@ func npzTime() time.Time {
 // as numpy.load does. Every member must be a valid .npy file in a format
 // Read accepts, and no two members may have the same key. Errors are
 // prefixed with "npy: " and the path, and name the member at fault.
+//
+// Memory use is proportional to the uncompressed size of the members, which
+// for deflated members can be far larger than the archive: ReadNPZ, like
+// numpy.load, does not limit the compression ratio.
 func ReadNPZ(path string) (map[string]*Array, error) {
 	zr, err := zip.OpenReader(path)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 )
 
 // Array is a numeric array read from a .npy file, converted to float64, in
@@ -60,17 +61,20 @@ type source struct {
 
 // Read reads a .npy file from r and converts its elements to float64.
 //
-// Read consumes r up to EOF: any data after the array is an error. Memory
-// is allocated as data arrives, so a short input that claims a huge shape
-// fails with a truncation error without a large allocation. Errors are
-// prefixed with "npy: ".
+// Read consumes r up to EOF: any data after the array is an error. A short
+// input that claims a huge shape fails with a truncation error without a
+// large allocation: memory is allocated as data arrives, or, if r is a
+// *bytes.Reader, *bytes.Buffer or *strings.Reader, only after the size of
+// the remaining input has been checked. Errors are prefixed with "npy: ".
 func Read(r io.Reader) (*Array, error) {
 	src := source{r: r, size: -1, noun: "file"}
-	if l, ok := r.(interface{ Len() int }); ok {
-		// bytes.Reader, bytes.Buffer and strings.Reader report the
-		// number of unread bytes exactly.
-		src.size = int64(l.Len())
-		src.trusted = true
+	switch r := r.(type) {
+	case *bytes.Reader:
+		src.size, src.trusted = int64(r.Len()), true
+	case *bytes.Buffer:
+		src.size, src.trusted = int64(r.Len()), true
+	case *strings.Reader:
+		src.size, src.trusted = int64(r.Len()), true
 	}
 	a, err := readArray(src)
 	if err != nil {

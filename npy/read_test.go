@@ -302,6 +302,7 @@ func TestReadErrors(t *testing.T) {
 		{"dtype void", hdr("{'descr': '|V8', 'fortran_order': False, 'shape': ()}"), "unsupported dtype '|V8'"},
 		{"dtype empty", hdr("{'descr': '', 'fortran_order': False, 'shape': ()}"), "unsupported dtype ''"},
 		{"dtype structured", hdr("{'descr': [('a', '<f8'), ('b', '<i4')], 'fortran_order': False, 'shape': ()}"), "unsupported dtype [('a', '<f8'), ('b', '<i4')] (structured dtypes are not supported"},
+		{"dtype non-ASCII", hdr("{'descr': '<\xff8', 'fortran_order': False, 'shape': ()}"), `unsupported dtype "'<\xff8'" (want`},
 		{"dtype int", hdr("{'descr': 8, 'fortran_order': False, 'shape': ()}"), "unsupported dtype 8"},
 		{"truncated data", withData(dictText("<f8", false, "(100, 5)"), make([]byte, 1232)), "truncated data: shape (100, 5) of <f8 needs 4000 bytes, file has 1232"},
 		{"truncated data partial item", good[:len(good)-3], "truncated data: shape (2, 3) of <f8 needs 48 bytes, file has 45"},
@@ -329,6 +330,22 @@ func TestReadErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestReadKnownSizeReaders(t *testing.T) {
+	b := makeNPY("<i4", false, "(2,)", encodeRaw("<i4", 4, []uint64{7, 8}))
+	for _, r := range []io.Reader{bytes.NewReader(b), bytes.NewBuffer(b), strings.NewReader(string(b))} {
+		a, err := Read(r)
+		if err != nil || !sameFloats(a.Data, []float64{7, 8}) {
+			t.Errorf("%T: %v, %v", r, a, err)
+		}
+	}
+	// The size of a partly consumed reader is what remains.
+	r := bytes.NewReader(append([]byte("xyz"), b...))
+	r.Seek(3, io.SeekStart)
+	if _, err := Read(r); err != nil {
+		t.Errorf("partly consumed reader: %v", err)
 	}
 }
 

@@ -56,7 +56,7 @@ func WriteFile(path string, shape []int, data []float64) error {
 // (r, c), where r and c are the dimensions of m. The write is atomic, as
 // described for WriteFile.
 func WriteMatrix(path string, m mat.Matrix) error {
-	if m == nil {
+	if d, ok := m.(*mat.Dense); m == nil || (ok && d == nil) {
 		return fmt.Errorf("npy: %s: nil matrix", path)
 	}
 	r, c := m.Dims()

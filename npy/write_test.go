@@ -319,6 +319,10 @@ func TestWriteFileAtomic(t *testing.T) {
 	if err := WriteMatrix(path, nil); err == nil || !strings.Contains(err.Error(), "nil matrix") {
 		t.Errorf("nil matrix: err = %v", err)
 	}
+	var nilDense *mat.Dense
+	if err := WriteMatrix(path, nilDense); err == nil || !strings.Contains(err.Error(), "nil matrix") {
+		t.Errorf("nil *mat.Dense: err = %v", err)
+	}
 	check("nil matrix")
 
 	// A directory at path cannot be replaced.
