@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/ot"
 )
 
@@ -30,7 +31,7 @@ type Init int
 
 const (
 	// InitData draws atom k's support from labeled domain k mod N_S
-	// (class-balanced, without replacement when possible) and sets its
+	// (class-balanced, see dataset.BalancedBatch) and sets its
 	// label logits so that each point starts 90% on its class. Atoms start
 	// on the data, at the data's scale, whatever that scale is.
 	InitData Init = iota
@@ -38,6 +39,27 @@ const (
 	// x ~ N(0, I_d), label logits one-hot of balanced classes, α uniform.
 	InitGaussian
 )
+
+// MarshalText implements encoding.TextMarshaler ("data" or "gaussian").
+func (i Init) MarshalText() ([]byte, error) {
+	if i != InitData && i != InitGaussian {
+		return nil, fmt.Errorf("dictionary: unknown initialisation %d", int(i))
+	}
+	return []byte(i.String()), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (i *Init) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "data":
+		*i = InitData
+	case "gaussian":
+		*i = InitGaussian
+	default:
+		return fmt.Errorf("dictionary: unknown initialisation %q (want data or gaussian)", b)
+	}
+	return nil
+}
 
 // String returns "data" or "gaussian".
 func (i Init) String() string {
@@ -74,11 +96,14 @@ type Settings struct {
 	// Epochs is N_iter, the cap on the number of epochs (n/n_b batches
 	// each). Default 100.
 	Epochs int
-	// PlateauTol stops learning once the mean loss of the last Window
+	// PlateauTol defines a plateau: the mean loss of the last Window
 	// epochs is no more than PlateauTol (relative) below the mean of the
-	// Window epochs before: the paper runs DaDiL "until reconstruction
-	// loss hits a plateau". Zero selects the default 0.01; a negative
-	// value disables the rule, so exactly Epochs epochs run (the paper's
+	// Window epochs before. The paper runs DaDiL "until reconstruction
+	// loss hits a plateau"; here the first plateau divides the learning
+	// rate by 10 and the second one (at least 2·Window epochs later) stops
+	// learning, which removes most of the mini-batch noise from the result.
+	// Zero selects the default 0.01; a negative value disables the rule, so
+	// exactly Epochs epochs run at the full learning rate (the paper's
 	// fixed N_iter setting).
 	PlateauTol float64
 	// Window is the number of epochs averaged by the plateau rule. Default 5.
@@ -99,7 +124,7 @@ type Settings struct {
 	// runtime.GOMAXPROCS(0).
 	Workers int
 	// Progress, if not nil, is called after every epoch.
-	Progress func(EpochStats)
+	Progress func(EpochStats) `json:"-"`
 }
 
 // Special values of Settings.FeatureScale.
@@ -182,8 +207,64 @@ func Fit(domains []Domain, classes int, s *Settings) (*Dictionary, error) {
 		return nil, err
 	}
 	f := newFitter(domains, classes, set)
+	f.initAtoms()
 	if err := f.run(); err != nil {
 		return nil, err
+	}
+	return f.dict, nil
+}
+
+// WBR regresses the barycentric coordinates of the unlabeled target on the
+// labeled sources (paper appendix C, Algorithm 3, after Bonneel et al.
+// 2016): the atoms are the sources themselves, held fixed, and only
+// α_T ∈ Δ_{N_S} is learned, minimising W_2(Q̂_T, B(α_T; Q_S)) by the same
+// mini-batch, envelope-gradient and Adam steps as Fit. The returned
+// dictionary has one atom per source (its points and one-hot labels) and a
+// single row of coordinates, the target's. Settings.Atoms, Samples and Init
+// are ignored; an epoch has ⌈n_T/n_b⌉ batches.
+func WBR(sources []Domain, target Domain, classes int, s *Settings) (*Dictionary, error) {
+	for i := range sources {
+		if !sources[i].Labeled() {
+			return nil, fmt.Errorf("dictionary: WBR: source %q is unlabeled", sources[i].Name)
+		}
+	}
+	if target.Labeled() {
+		target.Y = nil // labels of the target are never used
+	}
+	all := append(append([]Domain(nil), sources...), target)
+	var ss Settings
+	if s != nil {
+		ss = *s
+	}
+	ss.Atoms = len(sources)
+	ss.Init = InitData
+	if ss.Samples == 0 {
+		// Only used to bound the batch size by default.
+		ss.Samples = 1 << 30
+	}
+	set, err := validate(all, classes, &ss)
+	if err != nil {
+		return nil, err
+	}
+	nt, _ := target.X.Dims()
+	set.Samples = nt
+	f := newFitter([]Domain{target}, classes, set)
+	f.fixed = true
+	// Logits of 40 make softmax one-hot to within e^-40 ≈ 4e-18.
+	for _, src := range sources {
+		r, _ := src.X.Dims()
+		Z := mat.NewDense(r, classes, nil)
+		for i, y := range src.Y {
+			Z.Set(i, y, 40)
+		}
+		f.X = append(f.X, src.X)
+		f.Z = append(f.Z, Z)
+	}
+	if err := f.run(); err != nil {
+		return nil, err
+	}
+	for k := range f.dict.Atoms {
+		f.dict.Atoms[k].X = mat.DenseCopyOf(sources[k].X)
 	}
 	return f.dict, nil
 }
@@ -197,6 +278,8 @@ type fitter struct {
 	dict    *Dictionary
 
 	K, N, n, nb, d int
+	// fixed atoms (WBR) are not learned; only α is.
+	fixed bool
 	// Parameters and their Adam states.
 	X, Z  []*mat.Dense // atoms' features and logits
 	alpha *mat.Dense
@@ -206,9 +289,9 @@ type fitter struct {
 	lrX   float64
 
 	// Batch buffers.
-	ab     atomBatch
-	dbs    []domainBatch
-	byClsQ [][][]int // per domain, rows of each class
+	ab  atomBatch
+	dbs []domainBatch
+	cls []int // scratch: class of every row of an atom
 }
 
 func newFitter(domains []Domain, classes int, set Settings) *fitter {
@@ -228,12 +311,6 @@ func newFitter(domains []Domain, classes int, set Settings) *fitter {
 		f.lrX *= featureRMS(domains)
 	} else {
 		f.lrX *= set.FeatureScale
-	}
-	f.byClsQ = make([][][]int, f.N)
-	for l, dm := range domains {
-		if dm.Labeled() {
-			f.byClsQ[l] = byClass(dm.Y, classes)
-		}
 	}
 	return f
 }
@@ -267,21 +344,11 @@ func featureRMS(domains []Domain) float64 {
 	return s
 }
 
-// byClass returns, for each class, the rows holding it.
-func byClass(y []int, classes int) [][]int {
-	out := make([][]int, classes)
-	for i, c := range y {
-		out[c] = append(out[c], i)
-	}
-	return out
-}
-
-func (f *fitter) init() {
+// initAtoms draws the initial atoms (Settings.Init).
+func (f *fitter) initAtoms() {
 	K, n, d, c := f.K, f.n, f.d, f.classes
 	f.X = make([]*mat.Dense, K)
 	f.Z = make([]*mat.Dense, K)
-	f.optX = make([]adam, K)
-	f.optZ = make([]adam, K)
 	// Balanced classes: point i of an atom belongs to class i mod c.
 	switch f.set.Init {
 	case InitGaussian:
@@ -311,7 +378,7 @@ func (f *fitter) init() {
 		}
 		for k := 0; k < K; k++ {
 			l := labeled[k%len(labeled)]
-			rows := balancedSample(f.rng, f.byClsQ[l], n, nil)
+			rows := dataset.BalancedBatch(f.rng, f.domains[l].Y, c, n, nil)
 			X := mat.NewDense(n, d, nil)
 			Z := mat.NewDense(n, c, nil)
 			for i, r := range rows {
@@ -321,9 +388,20 @@ func (f *fitter) init() {
 			f.X[k], f.Z[k] = X, Z
 		}
 	}
-	for k := 0; k < K; k++ {
-		f.optX[k].init(n * d)
-		f.optZ[k].init(n * c)
+}
+
+// setup allocates the optimiser states, the coordinates and the batch
+// buffers for the atoms in f.X, f.Z.
+func (f *fitter) setup() {
+	K, d, c := f.K, f.d, f.classes
+	f.optX = make([]adam, K)
+	f.optZ = make([]adam, K)
+	if !f.fixed {
+		for k := 0; k < K; k++ {
+			r, _ := f.X[k].Dims()
+			f.optX[k].init(r * d)
+			f.optZ[k].init(r * c)
+		}
 	}
 	f.alpha = mat.NewDense(f.N, K, nil)
 	for l := 0; l < f.N; l++ {
@@ -350,7 +428,7 @@ func (f *fitter) init() {
 var errDiverged = errors.New("dictionary: learning diverged (non-finite atoms or losses); lower the learning rate")
 
 func (f *fitter) run() error {
-	f.init()
+	f.setup()
 	set := f.set
 	K, N := f.K, f.N
 	batches := (f.n + f.nb - 1) / f.nb
@@ -359,8 +437,9 @@ func (f *fitter) run() error {
 	gX := make([]*mat.Dense, K)
 	gZ := make([]*mat.Dense, K)
 	for k := 0; k < K; k++ {
-		gX[k] = mat.NewDense(f.n, f.d, nil)
-		gZ[k] = mat.NewDense(f.n, f.classes, nil)
+		r, _ := f.X[k].Dims()
+		gX[k] = mat.NewDense(r, f.d, nil)
+		gZ[k] = mat.NewDense(r, f.classes, nil)
 	}
 	gA := mat.NewDense(N, K, nil)
 	prevX := make([]*mat.Dense, K)
@@ -371,6 +450,7 @@ func (f *fitter) run() error {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	h.Stopped = "epochs"
+	annealed, since, lrScale := false, 0, 1.0
 	for epoch := 1; epoch <= set.Epochs; epoch++ {
 		var epochLoss float64
 		domLoss := make([]float64, N)
@@ -410,7 +490,9 @@ func (f *fitter) run() error {
 				for k := 0; k < K; k++ {
 					gA.Set(l, k, db.gAlpha[k]*inv)
 				}
-				f.scatter(db, gX, gZ, inv)
+				if !f.fixed {
+					f.scatter(db, gX, gZ, inv)
+				}
 			}
 			if math.IsNaN(batchLoss) || math.IsInf(batchLoss, 0) {
 				return errDiverged
@@ -418,29 +500,45 @@ func (f *fitter) run() error {
 			epochLoss += batchLoss / float64(batches)
 
 			// Adam step, then α back onto the simplex.
-			for k := 0; k < K; k++ {
-				if prevX[k] == nil {
-					prevX[k] = mat.DenseCopyOf(f.X[k])
-					prevY[k] = (&Atom{X: f.X[k], Logits: f.Z[k]}).Labels()
-				} else {
-					prevX[k].Copy(f.X[k])
+			prevA.Copy(f.alpha)
+			var dx, dy float64
+			if !f.fixed {
+				for k := 0; k < K; k++ {
+					if prevX[k] == nil {
+						prevX[k] = mat.DenseCopyOf(f.X[k])
+					} else {
+						prevX[k].Copy(f.X[k])
+					}
 					prevY[k] = (&Atom{X: f.X[k], Logits: f.Z[k]}).Labels()
 				}
+				for k := 0; k < K; k++ {
+					f.optX[k].step(f.X[k].RawMatrix().Data, gX[k].RawMatrix().Data, lrScale*f.lrX)
+					f.optZ[k].step(f.Z[k].RawMatrix().Data, gZ[k].RawMatrix().Data, lrScale*set.LearningRate)
+				}
+				for k := 0; k < K; k++ {
+					dx += sqDiff(f.X[k], prevX[k])
+					dy += sqDiff((&Atom{X: f.X[k], Logits: f.Z[k]}).Labels(), prevY[k])
+				}
 			}
-			prevA.Copy(f.alpha)
-			for k := 0; k < K; k++ {
-				f.optX[k].step(f.X[k].RawMatrix().Data, gX[k].RawMatrix().Data, f.lrX)
-				f.optZ[k].step(f.Z[k].RawMatrix().Data, gZ[k].RawMatrix().Data, set.LearningRate)
+			// Only the component of ∂L/∂α_ℓ tangent to the simplex
+			// (Σ_k α_k = 1) matters; Adam's per-coordinate normalisation
+			// would otherwise turn a common offset into equal steps that
+			// the projection then cancels, and α would not move.
+			for l := 0; l < N; l++ {
+				row := gA.RawRowView(l)
+				var mean float64
+				for _, v := range row {
+					mean += v
+				}
+				mean /= float64(K)
+				for k := range row {
+					row[k] -= mean
+				}
 			}
-			f.optA.step(f.alpha.RawMatrix().Data, gA.RawMatrix().Data, set.LearningRate)
+			f.optA.step(f.alpha.RawMatrix().Data, gA.RawMatrix().Data, lrScale*set.LearningRate)
 			for l := 0; l < N; l++ {
 				row := f.alpha.RawRowView(l)
 				ot.ProjectSimplex(row, row)
-			}
-			var dx, dy float64
-			for k := 0; k < K; k++ {
-				dx += sqDiff(f.X[k], prevX[k])
-				dy += sqDiff((&Atom{X: f.X[k], Logits: f.Z[k]}).Labels(), prevY[k])
 			}
 			h.DeltaX = append(h.DeltaX, dx/float64(K))
 			h.DeltaY = append(h.DeltaY, dy/float64(K))
@@ -452,9 +550,17 @@ func (f *fitter) run() error {
 		if set.Progress != nil {
 			set.Progress(EpochStats{Epoch: epoch, Epochs: set.Epochs, Loss: epochLoss, Elapsed: time.Since(start)})
 		}
-		if plateau(h.Loss, set.Window, set.PlateauTol) {
-			h.Stopped = "plateau"
-			break
+		if plateau(h.Loss[since:], set.Window, set.PlateauTol) {
+			if annealed {
+				h.Stopped = "plateau"
+				break
+			}
+			// First plateau: anneal the learning rate tenfold and learn on
+			// until the loss levels off again, which removes most of the
+			// mini-batch noise from the final atoms and coordinates.
+			annealed = true
+			lrScale = 0.1
+			since = len(h.Loss)
 		}
 	}
 	h.Elapsed = time.Since(start)
@@ -505,13 +611,13 @@ func (f *fitter) sampleBatch() {
 	ab := &f.ab
 	for k := 0; k < K; k++ {
 		// Class-balanced by the argmax of the current soft labels.
-		cls := make([][]int, c)
 		Z := f.Z[k]
-		for i := 0; i < f.n; i++ {
-			y := argmax(Z.RawRowView(i))
-			cls[y] = append(cls[y], i)
+		rk, _ := Z.Dims()
+		f.cls = f.cls[:0]
+		for i := 0; i < rk; i++ {
+			f.cls = append(f.cls, argmax(Z.RawRowView(i)))
 		}
-		ab.idx[k] = balancedSample(f.rng, cls, nb, ab.idx[k])
+		ab.idx[k] = dataset.BalancedBatch(f.rng, f.cls, c, nb, ab.idx[k])
 		for l, r := range ab.idx[k] {
 			t := k*nb + l
 			copy(ab.A.RawRowView(t), f.X[k].RawRowView(r))
@@ -524,13 +630,13 @@ func (f *fitter) sampleBatch() {
 		dm := &f.domains[l]
 		nq, _ := dm.X.Dims()
 		if dm.Labeled() {
-			rows = balancedSample(f.rng, f.byClsQ[l], nb, rows)
+			rows = dataset.BalancedBatch(f.rng, dm.Y, c, nb, rows)
 			db.YQ.Zero()
 			for i, r := range rows {
 				db.YQ.Set(i, dm.Y[r], 1)
 			}
 		} else {
-			rows = uniformSample(f.rng, nq, nb, rows)
+			rows = dataset.UniformBatch(f.rng, nq, nb, rows)
 		}
 		for i, r := range rows {
 			copy(db.XQ.RawRowView(i), dm.X.RawRowView(r))
@@ -614,67 +720,6 @@ func argmax(v []float64) int {
 	return b
 }
 
-// balancedSample returns size row indices with (about) size/c from each of
-// the c classes given by their row lists: without replacement inside a class
-// when it has enough rows, with replacement otherwise; the remainder
-// size mod c goes to the first classes in a random order; the quota of an
-// empty class is drawn uniformly from all rows. The result is shuffled.
-func balancedSample(rng *rand.Rand, byCls [][]int, size int, dst []int) []int {
-	dst = dst[:0]
-	c := len(byCls)
-	var all []int
-	q, r := size/c, size%c
-	extra := rng.Perm(c)
-	for ci, rows := range byCls {
-		want := q
-		for _, e := range extra[:r] {
-			if e == ci {
-				want++
-			}
-		}
-		if want == 0 {
-			continue
-		}
-		if len(rows) == 0 {
-			if all == nil {
-				for _, rs := range byCls {
-					all = append(all, rs...)
-				}
-			}
-			for i := 0; i < want; i++ {
-				dst = append(dst, all[rng.IntN(len(all))])
-			}
-			continue
-		}
-		if want <= len(rows) {
-			p := rng.Perm(len(rows))
-			for _, i := range p[:want] {
-				dst = append(dst, rows[i])
-			}
-		} else {
-			dst = append(dst, rows...)
-			for i := len(rows); i < want; i++ {
-				dst = append(dst, rows[rng.IntN(len(rows))])
-			}
-		}
-	}
-	rng.Shuffle(len(dst), func(i, j int) { dst[i], dst[j] = dst[j], dst[i] })
-	return dst
-}
-
-// uniformSample returns size row indices out of n, without replacement when
-// size ≤ n.
-func uniformSample(rng *rand.Rand, n, size int, dst []int) []int {
-	dst = dst[:0]
-	if size <= n {
-		return append(dst, rng.Perm(n)[:size]...)
-	}
-	for i := 0; i < size; i++ {
-		dst = append(dst, rng.IntN(n))
-	}
-	return dst
-}
-
 // validate checks the inputs and fills in the defaults.
 func validate(domains []Domain, classes int, s *Settings) (Settings, error) {
 	var set Settings
@@ -724,7 +769,7 @@ func validate(domains []Domain, classes int, s *Settings) (Settings, error) {
 			}
 			seen[y] = true
 		}
-		if classes > 1 && len(seen) < 2 {
+		if len(seen) < 2 {
 			return set, fmt.Errorf("dictionary: %s has a single class; labeled domains need at least two", name)
 		}
 	}

@@ -4,6 +4,9 @@
 //
 // Usage:
 //
+//	dadil demo [--seed s] [--out DIR]
+//	dadil fit --source PATH [--source PATH ...] --target PATH --out DIR [flags]
+//	dadil predict --model FILE --data PATH [--method r|e] [--out FILE]
 //	dadil ot emd --cost C.npy [--a a.npy] [--b b.npy] [--plan P.npy] [--json]
 //	dadil ot sinkhorn --cost C.npy --reg ε [--a a.npy] [--b b.npy] [--plan P.npy] [--json]
 //	dadil ot demo [--n N] [--seed s]
@@ -40,6 +43,15 @@ func main() {
 	os.Exit(run(os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr}))
 }
 
+// singles are the one-word commands.
+func singles() map[string]command {
+	return map[string]command{
+		"fit":     {"learn a dataset dictionary and classify the target (DaDiL-R and DaDiL-E)", runFit},
+		"predict": {"classify data with a model written by dadil fit", runPredict},
+		"demo":    {"fit DaDiL on a generated problem and draw it (the main job on an embedded default)", runDemo},
+	}
+}
+
 // groups maps a top-level word to its sub-commands.
 func groups() map[string]map[string]command {
 	return map[string]map[string]command{
@@ -64,6 +76,9 @@ func run(args []string, e *env) int {
 		}
 		return 0
 	}
+	if cmd, ok := singles()[args[0]]; ok {
+		return finish("dadil "+args[0], cmd.run(args[1:], e), e)
+	}
 	sub, ok := g[args[0]]
 	if !ok {
 		fmt.Fprintf(e.stderr, "dadil: unknown command %q\n", args[0])
@@ -83,8 +98,12 @@ func run(args []string, e *env) int {
 		usageGroup(e.stderr, args[0], sub)
 		return 2
 	}
-	name := "dadil " + args[0] + " " + args[1]
-	err := cmd.run(args[2:], e)
+	return finish("dadil "+args[0]+" "+args[1], cmd.run(args[2:], e), e)
+}
+
+// finish reports a command's error and returns the exit status: 0, 1 for
+// failures, 2 for command-line mistakes.
+func finish(name string, err error, e *env) int {
 	switch {
 	case err == nil:
 		return 0
@@ -101,8 +120,17 @@ func run(args []string, e *env) int {
 }
 
 func usage(w io.Writer, g map[string]map[string]command) {
-	fmt.Fprintln(w, "usage: dadil <command> <subcommand> [flags]")
+	fmt.Fprintln(w, "usage: dadil <command> [<subcommand>] [flags]")
 	fmt.Fprintln(w)
+	s := singles()
+	names := make([]string, 0, len(s))
+	for k := range s {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		fmt.Fprintf(w, "  dadil %-13s %s\n", k, s[k].summary)
+	}
 	keys := make([]string, 0, len(g))
 	for k := range g {
 		keys = append(keys, k)

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/figure"
+	"github.com/dadil/dadil/internal/synth"
+)
+
+func runDemo(args []string, e *env) error {
+	fs := newFlags("dadil demo", e)
+	seed := fs.Uint64("seed", 1, "random seed (data, dictionary and classifiers)")
+	out := fs.String("out", "dadil-demo", "directory for the figures")
+	atoms := fs.Int("atoms", 4, "number of atoms K")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: dadil demo [--seed s] [--out DIR] [--atoms K]")
+		fmt.Fprintln(fs.Output(), "\nFits DaDiL end to end on a generated problem: three labeled sources and an unlabeled")
+		fmt.Fprintln(fs.Output(), "target, each a shifted copy of three classes. Prints the target accuracy of source-only")
+		fmt.Fprintln(fs.Output(), "training, WBR and DaDiL, and draws the domains, the atoms, the reconstructions, the")
+		fmt.Fprintln(fs.Output(), "barycentric coordinates and the loss curve into DIR.")
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *atoms < 1 {
+		return usageError{fmt.Errorf("--atoms %d: need at least one atom", *atoms)}
+	}
+	start := time.Now()
+	p := synth.Generate(synth.Default(), *seed)
+	c := p.Classes
+	var doms []dictionary.Domain
+	var pooled mat.Dense
+	var pooledY []int
+	for _, s := range p.Sources {
+		doms = append(doms, dictionary.Domain{Name: s.Name, X: s.X, Y: s.Labels})
+		if pooled.IsEmpty() {
+			pooled.CloneFrom(s.X)
+		} else {
+			var st mat.Dense
+			st.Stack(&pooled, s.X)
+			pooled = st
+		}
+		pooledY = append(pooledY, s.Labels...)
+	}
+	target := dictionary.Domain{Name: "target", X: p.Target.X}
+	doms = append(doms, target)
+	truth := p.Target.Labels
+	tIdx := len(doms) - 1
+
+	// Source-only.
+	so, _, err := classify.FitLabels(&pooled, pooledY, c, nil, nil)
+	if err != nil {
+		return err
+	}
+	predSO, err := so.Predict(p.Target.X)
+	if err != nil {
+		return err
+	}
+	// WBR-R / WBR-E.
+	w, err := dictionary.WBR(doms[:tIdx], target, c, &dictionary.Settings{Seed: *seed})
+	if err != nil {
+		return err
+	}
+	mw, err := dictionary.NewModel(w, 0, nil, *seed)
+	if err != nil {
+		return err
+	}
+	// DaDiL-R / DaDiL-E.
+	d, err := dictionary.Fit(doms, c, &dictionary.Settings{Atoms: *atoms, Seed: *seed})
+	if err != nil {
+		return err
+	}
+	m, err := dictionary.NewModel(d, tIdx, nil, *seed)
+	if err != nil {
+		return err
+	}
+	type row struct {
+		name string
+		pred func(*mat.Dense) ([]int, error)
+	}
+	rows := []row{
+		{"source-only", so.Predict},
+		{"WBR-R", mw.PredictR}, {"WBR-E", mw.PredictE},
+		{"DaDiL-R", m.PredictR}, {"DaDiL-E", m.PredictE},
+	}
+	fmt.Fprintf(e.stdout, "Synthetic problem: 3 labeled sources and 1 unlabeled target, %d classes, %d points each (seed %d).\n\n", c, len(truth), *seed)
+	fmt.Fprintf(e.stdout, "%-12s %s\n", "method", "target accuracy")
+	for _, r := range rows {
+		pred := predSO
+		if r.name != "source-only" {
+			if pred, err = r.pred(p.Target.X); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(e.stdout, "%-12s %6.2f%%\n", r.name, 100*agree(pred, truth))
+	}
+	fmt.Fprintf(e.stdout, "\nDaDiL: K = %d atoms, %d epochs (stopped by %s); target coordinates α_T = %.3f\n",
+		*atoms, len(d.History.Loss), d.History.Stopped, m.Alpha)
+
+	// Figures.
+	figs, err := demoFigures(p, d, m)
+	if err != nil {
+		return err
+	}
+	files := map[string]func(string) error{}
+	for name, f := range figs {
+		f := f
+		files[name] = func(path string) error { return figure.SaveGrid(path, f.plots, f.w, f.h) }
+	}
+	if err := writeDirAtomic(*out, files); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Figures in %s: domains.png, atoms.png, reconstructions.png, alpha.png, loss.png (%.1f s in all)\n", *out, time.Since(start).Seconds())
+	return nil
+}
+
+type gridFig struct {
+	plots [][]*plot.Plot
+	w, h  vg.Length
+}
+
+func demoFigures(p *synth.Problem, d *dictionary.Dictionary, m *dictionary.Model) (map[string]gridFig, error) {
+	c := p.Classes
+	cell := 9 * vg.Centimeter
+	figs := map[string]gridFig{}
+	// Domains: sources and the target (coloured by its hidden labels).
+	var dom []*plot.Plot
+	for _, s := range p.Sources {
+		pl, err := figure.Scatter(s.Name, s.X, s.Labels, nil, c)
+		if err != nil {
+			return nil, err
+		}
+		dom = append(dom, pl)
+	}
+	pt, err := figure.Scatter("target (true labels, hidden from training)", p.Target.X, p.Target.Labels, nil, c)
+	if err != nil {
+		return nil, err
+	}
+	dom = append(dom, pt)
+	figure.ShareAxes(dom...)
+	figs["domains.png"] = gridFig{[][]*plot.Plot{dom[:2], dom[2:]}, cell, cell}
+
+	// Atoms, coloured by the argmax of their soft labels.
+	var at []*plot.Plot
+	for k, a := range d.Atoms {
+		pl, err := figure.Scatter(fmt.Sprintf("atom %d", k+1), a.X, nil, a.Labels(), c)
+		if err != nil {
+			return nil, err
+		}
+		at = append(at, pl)
+	}
+	figure.ShareAxes(at...)
+	figs["atoms.png"] = gridFig{[][]*plot.Plot{at}, cell, cell}
+
+	// Reconstructions B(α_ℓ; P) of every domain.
+	N, _ := d.Alpha.Dims()
+	var rec []*plot.Plot
+	for l := 0; l < N; l++ {
+		var r *mat.Dense
+		var Y *mat.Dense
+		if l == m.Target {
+			r, Y = m.Reconstruction.X, m.Reconstruction.Y
+		} else {
+			b, err := d.Reconstruct(mat.Row(nil, l, d.Alpha), uint64(l))
+			if err != nil {
+				return nil, err
+			}
+			r, Y = b.X, b.Y
+		}
+		pl, err := figure.Scatter("reconstruction of "+d.Names[l], r, nil, Y, c)
+		if err != nil {
+			return nil, err
+		}
+		rec = append(rec, pl)
+	}
+	figure.ShareAxes(rec...)
+	figs["reconstructions.png"] = gridFig{[][]*plot.Plot{rec[:2], rec[2:]}, cell, cell}
+
+	// Barycentric coordinates, grouped by domain.
+	K := len(d.Atoms)
+	series := make([]string, K)
+	values := make([][]float64, K)
+	for k := range series {
+		series[k] = fmt.Sprintf("atom %d", k+1)
+		values[k] = mat.Col(nil, k, d.Alpha)
+	}
+	pa, err := figure.Bars("barycentric coordinates α_ℓ", "weight", d.Names, series, values, 16*vg.Centimeter)
+	if err != nil {
+		return nil, err
+	}
+	figs["alpha.png"] = gridFig{[][]*plot.Plot{{pa}}, 16 * vg.Centimeter, 9 * vg.Centimeter}
+
+	// Loss per epoch: total and per domain.
+	names := []string{"total (1/N Σ)"}
+	curves := [][]float64{d.History.Loss}
+	for l := 0; l < N; l++ {
+		s := make([]float64, len(d.History.DomainLoss))
+		for e := range s {
+			s[e] = d.History.DomainLoss[e][l]
+		}
+		names = append(names, d.Names[l])
+		curves = append(curves, s)
+	}
+	pl, err := figure.Lines("DaDiL loss per epoch", "epoch", "mean batch loss", names, curves)
+	if err != nil {
+		return nil, err
+	}
+	figs["loss.png"] = gridFig{[][]*plot.Plot{{pl}}, 16 * vg.Centimeter, 9 * vg.Centimeter}
+	return figs, nil
+}

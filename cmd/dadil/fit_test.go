@@ -1,0 +1,234 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dadil/dadil/internal/synth"
+)
+
+// writeCSV writes a synthetic domain as CSV with label values 10, 20, 30.
+func writeCSV(t *testing.T, path string, d synth.Domain, withLabels bool, edit func(i int, row []string) []string) {
+	t.Helper()
+	var b strings.Builder
+	if withLabels {
+		b.WriteString("x1,x2,label\n")
+	} else {
+		b.WriteString("x1,x2\n")
+	}
+	n, _ := d.X.Dims()
+	for i := 0; i < n; i++ {
+		row := []string{fmt.Sprint(d.X.At(i, 0)), fmt.Sprint(d.X.At(i, 1))}
+		if withLabels {
+			row = append(row, fmt.Sprint(10*(d.Labels[i]+1)))
+		}
+		if edit != nil {
+			row = edit(i, row)
+		}
+		b.WriteString(strings.Join(row, ","))
+		b.WriteString("\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func synthFiles(t *testing.T, dir string, targetLabels bool) (sources []string, target string) {
+	t.Helper()
+	p := synth.Generate(synth.Default(), 1)
+	for i, s := range p.Sources {
+		path := filepath.Join(dir, fmt.Sprintf("s%d.csv", i+1))
+		writeCSV(t, path, s, true, nil)
+		sources = append(sources, path)
+	}
+	target = filepath.Join(dir, "t.csv")
+	writeCSV(t, target, p.Target, targetLabels, nil)
+	return sources, target
+}
+
+func TestFitPredict(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	out := filepath.Join(dir, "out")
+	args := []string{"fit", "--out", out, "--target", tgt, "--atoms", "4", "--samples", "100", "--quiet"}
+	for _, s := range src {
+		args = append(args, "--source", s)
+	}
+	code, stdout, stderr := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "target accuracy: DaDiL-R") {
+		t.Errorf("stdout %q", stdout)
+	}
+	var rep fitReport
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.TargetAccuracy["dadil_r"] < 95 || rep.TargetAccuracy["dadil_e"] < 95 {
+		t.Errorf("target accuracy %v, want ≥ 95%%", rep.TargetAccuracy)
+	}
+	if len(rep.Alpha) != 4 || len(rep.Loss) != rep.Epochs || rep.Epochs < 1 || len(rep.DomainLoss[tgt]) != rep.Epochs {
+		t.Errorf("report: %d α rows, %d losses for %d epochs", len(rep.Alpha), len(rep.Loss), rep.Epochs)
+	}
+	if len(rep.Notes) == 0 || !strings.Contains(strings.Join(rep.Notes, " "), "rounded to 99") {
+		t.Errorf("notes %q lack the rounding of --samples 100 to 99", rep.Notes)
+	}
+	// predictions.csv: one line per target row, the user's label values.
+	pb, err := os.ReadFile(filepath.Join(out, "predictions.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(pb)), "\n")
+	if lines[0] != "row,dadil_r,dadil_e" || len(lines) != 301 {
+		t.Fatalf("predictions: header %q, %d lines", lines[0], len(lines))
+	}
+	for _, l := range lines[1:] {
+		f := strings.Split(l, ",")
+		for _, v := range f[1:] {
+			if v != "10" && v != "20" && v != "30" {
+				t.Fatalf("prediction %q is not a user label", l)
+			}
+		}
+	}
+	// dadil predict reproduces the R column.
+	code, pout, perr := runCLI("predict", "--model", filepath.Join(out, "model.dadil"), "--data", tgt)
+	if code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, perr)
+	}
+	plines := strings.Split(strings.TrimSpace(pout), "\n")
+	if plines[0] != "row,label" || len(plines) != len(lines) {
+		t.Fatalf("predict: header %q, %d lines", plines[0], len(plines))
+	}
+	for i := 1; i < len(lines); i++ {
+		want := strings.Split(lines[i], ",")[1]
+		if got := strings.Split(plines[i], ",")[1]; got != want {
+			t.Fatalf("row %d: predict gives %s, fit gave %s", i-1, got, want)
+		}
+	}
+	// --method e and --out.
+	pe := filepath.Join(dir, "e.csv")
+	if code, _, perr := runCLI("predict", "--model", filepath.Join(out, "model.dadil"), "--data", tgt, "--method", "e", "--out", pe); code != 0 {
+		t.Fatalf("predict -method e: %s", perr)
+	}
+	eb, _ := os.ReadFile(pe)
+	elines := strings.Split(strings.TrimSpace(string(eb)), "\n")
+	for i := 1; i < len(lines); i++ {
+		if want, got := strings.Split(lines[i], ",")[2], strings.Split(elines[i], ",")[1]; got != want {
+			t.Fatalf("row %d: predict -method e gives %s, fit gave %s", i-1, got, want)
+		}
+	}
+}
+
+func TestFitBadInput(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, false)
+	p := synth.Generate(synth.Default(), 2)
+	unlabeled := filepath.Join(dir, "nolabel.csv")
+	writeCSV(t, unlabeled, p.Sources[0], false, nil)
+	nan := filepath.Join(dir, "nan.csv")
+	writeCSV(t, nan, p.Sources[0], true, func(i int, row []string) []string {
+		if i == 7 {
+			row[1] = "NaN"
+		}
+		return row
+	})
+	three := filepath.Join(dir, "three.csv")
+	os.WriteFile(three, []byte("a,b,c,label\n1,2,3,1\n2,3,4,2\n"), 0o644)
+	empty := filepath.Join(dir, "empty.csv")
+	os.WriteFile(empty, nil, 0o644)
+	single := filepath.Join(dir, "single.csv")
+	writeCSV(t, single, p.Sources[1], true, func(i int, row []string) []string { row[2] = "10"; return row })
+	base := func(extra ...string) []string {
+		a := []string{"fit", "--quiet", "--target", tgt}
+		return append(a, extra...)
+	}
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no source", base("--out", filepath.Join(dir, "o1")), 2, "--source"},
+		{"no out", base("--source", src[0]), 2, "--out"},
+		{"unlabeled source", base("--source", unlabeled, "--out", filepath.Join(dir, "o2")), 1, "nolabel.csv has no labels"},
+		{"NaN", base("--source", nan, "--out", filepath.Join(dir, "o3")), 1, "nan.csv"},
+		{"dimensions", base("--source", src[0], "--source", three, "--out", filepath.Join(dir, "o4")), 1, "three.csv"},
+		{"empty", base("--source", empty, "--out", filepath.Join(dir, "o5")), 1, "empty.csv"},
+		{"single class", base("--source", single, "--out", filepath.Join(dir, "o6")), 1, "single class"},
+		{"K", base("--source", src[0], "--atoms", "0", "--out", filepath.Join(dir, "o7")), 2, "--atoms 0"},
+		{"batch", base("--source", src[0], "--samples", "30", "--batch", "60", "--out", filepath.Join(dir, "o8")), 1, "larger than"},
+		{"scale", base("--source", src[0], "--scale", "log", "--out", filepath.Join(dir, "o9")), 2, "log"},
+		{"missing", base("--source", filepath.Join(dir, "nope.csv"), "--out", filepath.Join(dir, "o10")), 1, "nope.csv"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, _, stderr := runCLI(c.args...)
+			if code != c.code || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d (want %d), stderr %q (want %q)", code, c.code, stderr, c.want)
+			}
+		})
+	}
+	// No failed run left an output directory or temporary files behind.
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+func TestPredictBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.dadil")
+	os.WriteFile(bad, []byte("not a model"), 0o644)
+	data := filepath.Join(dir, "d.csv")
+	os.WriteFile(data, []byte("x1,x2\n1,2\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"predict", "--data", data}, 2, "--model"},
+		{[]string{"predict", "--model", bad, "--data", data}, 1, "not a dadil model file"},
+		{[]string{"predict", "--model", bad, "--data", data, "--method", "x"}, 2, "--method"},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q", c.args, code, stderr)
+		}
+	}
+}
+
+func TestDemo(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "demo")
+	code, stdout, stderr := runCLI("demo", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	acc := map[string]float64{}
+	for _, l := range strings.Split(stdout, "\n") {
+		var name string
+		var v float64
+		if n, _ := fmt.Sscanf(l, "%s %f%%", &name, &v); n == 2 {
+			acc[name] = v
+		}
+	}
+	if acc["DaDiL-R"] < 95 || acc["DaDiL-E"] < 95 || acc["source-only"] > acc["DaDiL-R"]-30 {
+		t.Errorf("accuracies %v", acc)
+	}
+	for _, f := range []string{"domains.png", "atoms.png", "reconstructions.png", "alpha.png", "loss.png"} {
+		st, err := os.Stat(filepath.Join(out, f))
+		if err != nil || st.Size() < 10000 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/modelfile"
+)
+
+func runPredict(args []string, e *env) error {
+	fs := newFlags("dadil predict", e)
+	model := fs.String("model", "", "model `FILE` written by dadil fit (DIR/model.dadil)")
+	data := fs.String("data", "", "data `PATH` to classify (.csv, .npy, .npz or .mat); labels in it are ignored")
+	method := fs.String("method", "r", "`r` for DaDiL-R, e for DaDiL-E")
+	out := fs.String("out", "", "write the CSV to `FILE` instead of standard output")
+	var rf readerFlags
+	rf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: dadil predict --model FILE --data PATH [--method r|e] [--out FILE]")
+		fmt.Fprintln(fs.Output(), "\nWrites one line \"row,label\" per row of the data, labels in the values of the training sources.")
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case *model == "":
+		return usageError{errors.New("--model is required")}
+	case *data == "":
+		return usageError{errors.New("--data is required")}
+	case *method != "r" && *method != "e":
+		return usageError{fmt.Errorf("--method %q: want r or e", *method)}
+	}
+	f, err := modelfile.Load(*model)
+	if err != nil {
+		return err
+	}
+	opt := rf.options()
+	opt.Unlabeled = true
+	d, err := dataset.Read(*data, opt)
+	if err != nil {
+		return err
+	}
+	if _, dim := d.X.Dims(); dim != len(f.Scaler.Offset) {
+		return fmt.Errorf("%s has %d features but the model %s was fitted on %d", *data, dim, *model, len(f.Scaler.Offset))
+	}
+	sd, err := f.Scaler.TransformDomain(d)
+	if err != nil {
+		return err
+	}
+	var pred []int
+	if *method == "r" {
+		pred, err = f.Model.PredictR(sd.X)
+	} else {
+		pred, err = f.Model.PredictE(sd.X)
+	}
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	b.WriteString("row,label\n")
+	for i, p := range pred {
+		fmt.Fprintf(&b, "%d,%d\n", i, f.Labels[p])
+	}
+	if *out == "" {
+		_, err = e.stdout.Write(b.Bytes())
+		return err
+	}
+	return writeFileAtomic(*out, b.Bytes())
+}

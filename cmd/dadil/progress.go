@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/dadil/dadil/dictionary"
+)
+
+// progress shows an epoch bar with the loss and an ETA on stderr when
+// stderr is a terminal.
+type progress struct {
+	bar *progressbar.ProgressBar
+}
+
+func newProgress(e *env, quiet bool, total int) *progress {
+	f, ok := e.stderr.(*os.File)
+	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+		return &progress{}
+	}
+	return &progress{bar: progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(f),
+		progressbar.OptionSetDescription("epochs"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetWidth(30),
+	)}
+}
+
+// epoch is a dictionary.Settings.Progress callback.
+func (p *progress) epoch(s dictionary.EpochStats) {
+	if p.bar == nil {
+		return
+	}
+	p.bar.Describe(fmt.Sprintf("epochs (loss %.4g)", s.Loss))
+	p.bar.Set(s.Epoch)
+}
+
+func (p *progress) done() {
+	if p.bar != nil {
+		p.bar.Finish()
+	}
+}

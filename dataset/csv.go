@@ -1,0 +1,216 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ReadCSV reads a domain from the CSV file at path.
+//
+// The first row is a header naming the columns; names are trimmed of
+// spaces and must be non-empty and distinct. The column named
+// opt.LabelColumn (default "label"), if present, holds the labels;
+// every other column is a feature. Each later row is one sample, with as
+// many fields as the header. Fields may be quoted (with spaces allowed
+// before the opening quote, not after the closing one) and are trimmed of
+// spaces. Features are parsed by strconv.ParseFloat and must be finite.
+// Labels must be integers; a value such as "3.0" or "3e0" that is an
+// exact integer is accepted, "2.5" is not. Empty lines are skipped, and a
+// UTF-8 byte order mark at the start of the file is ignored.
+//
+// If the label column is absent the domain is unlabeled, unless
+// opt.LabelColumn was set explicitly, in which case that is an error. With
+// opt.Unlabeled the label column is dropped without being parsed.
+//
+// Errors name the file, the line and the column, for example
+//
+//	dataset: src.csv: line 17, column "f3": "abc" is not a number
+func ReadCSV(path string, opt *ReadOptions) (*Domain, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	defer f.Close()
+	x, labels, err := readCSV(f, options(opt))
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("dataset: %w", err)
+		}
+		return nil, fmt.Errorf("dataset: %s: %w", path, err)
+	}
+	return newDomain(path, x, labels)
+}
+
+// maxExactInt is the largest integer magnitude below which every integer
+// is a float64.
+const maxExactInt = 1 << 53
+
+// readCSV parses CSV data. It returns the features and the labels, nil if
+// there are none.
+func readCSV(r io.Reader, opt ReadOptions) (*mat.Dense, []int, error) {
+	br := bufio.NewReader(r)
+	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		br.Discard(3)
+	}
+	cr := csv.NewReader(br)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	cr.TrimLeadingSpace = true
+
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, nil, errors.New("empty file: want a header row naming the columns")
+	}
+	if err != nil {
+		return nil, nil, csvError(err)
+	}
+	cols := make([]string, len(header))
+	seen := make(map[string]int, len(header))
+	for j, h := range header {
+		h = strings.TrimSpace(h)
+		if h == "" {
+			return nil, nil, fmt.Errorf("line 1: column %d has an empty name (the header row must name every column; an unnamed first column is often a pandas index: write the file with index=False)", j+1)
+		}
+		if k, dup := seen[h]; dup {
+			return nil, nil, fmt.Errorf("line 1: columns %d and %d are both named %q", k+1, j+1, h)
+		}
+		seen[h] = j
+		cols[j] = h
+	}
+
+	labelName, explicit := opt.LabelColumn, opt.LabelColumn != ""
+	if !explicit {
+		labelName = defaultLabelColumn
+	}
+	labelCol, hasLabel := seen[labelName]
+	if !hasLabel {
+		labelCol = -1
+		if explicit && !opt.Unlabeled && !opt.LabelsOptional {
+			return nil, nil, fmt.Errorf("no label column %q (columns: %s)", labelName, listNames(cols))
+		}
+	}
+	d := len(cols)
+	if hasLabel {
+		d--
+	}
+	if d == 0 {
+		return nil, nil, fmt.Errorf("no feature columns: the only column is the label column %q", labelName)
+	}
+	parseLabels := hasLabel && !opt.Unlabeled
+
+	var data []float64
+	var labels []int
+	rows := 0
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, csvError(err)
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" && len(cols) > 1 {
+			// A line of spaces: treat it as empty.
+			continue
+		}
+		if len(rec) != len(cols) {
+			return nil, nil, fmt.Errorf("line %d: %d fields, the header has %d columns", line, len(rec), len(cols))
+		}
+		for j, field := range rec {
+			s := strings.TrimSpace(field)
+			if j == labelCol {
+				if !parseLabels {
+					continue
+				}
+				l, err := parseLabel(s)
+				if err != nil {
+					return nil, nil, fmt.Errorf("line %d, column %q: %w", line, cols[j], err)
+				}
+				labels = append(labels, l)
+				continue
+			}
+			v, err := parseFeature(s)
+			if err != nil {
+				return nil, nil, fmt.Errorf("line %d, column %q: %w", line, cols[j], err)
+			}
+			data = append(data, v)
+		}
+		rows++
+	}
+	if rows == 0 {
+		return nil, nil, errors.New("no data rows: the file has only the header")
+	}
+	return mat.NewDense(rows, d, data), labels, nil
+}
+
+// csvError rewords an error of encoding/csv.
+func csvError(err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("line %d, column %d: malformed CSV: %v", pe.Line, pe.Column, pe.Err)
+	}
+	return err
+}
+
+// parseFeature parses a feature value, which must be a finite number.
+func parseFeature(s string) (float64, error) {
+	if s == "" {
+		return 0, errors.New("empty value")
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) && math.IsInf(v, 0) {
+			return 0, fmt.Errorf("%q is outside the float64 range", s)
+		}
+		if errors.Is(err, strconv.ErrRange) {
+			return v, nil // underflow to zero or a subnormal number
+		}
+		return 0, fmt.Errorf("%q is not a number", s)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a finite number", s)
+	}
+	return v, nil
+}
+
+// parseLabel parses a label, which must be an integer.
+func parseLabel(s string) (int, error) {
+	if s == "" {
+		return 0, errors.New("empty label")
+	}
+	if l, err := strconv.Atoi(s); err == nil {
+		return l, nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("label %q is not an integer", s)
+	}
+	if v != math.Trunc(v) {
+		return 0, fmt.Errorf("label %q is not an integer", s)
+	}
+	if math.Abs(v) >= maxExactInt {
+		return 0, fmt.Errorf("label %q is too large", s)
+	}
+	return int(v), nil
+}
+
+// listNames joins names for messages, shortening long lists.
+func listNames(names []string) string {
+	const max = 12
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:max], ", ") + fmt.Sprintf(", ... (%d in all)", len(names))
+}

@@ -1,0 +1,237 @@
+package dictionary
+
+import (
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/barycenter"
+	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/internal/synth"
+)
+
+func synthDomains(seed uint64) ([]Domain, *synth.Problem) {
+	p := synth.Generate(synth.Default(), seed)
+	var ds []Domain
+	for _, s := range p.Sources {
+		ds = append(ds, Domain{Name: s.Name, X: s.X, Y: s.Labels})
+	}
+	ds = append(ds, Domain{Name: "target", X: p.Target.X})
+	return ds, p
+}
+
+func accuracy(pred, truth []int) float64 {
+	ok := 0
+	for i := range pred {
+		if pred[i] == truth[i] {
+			ok++
+		}
+	}
+	return float64(ok) / float64(len(pred))
+}
+
+// TestSyntheticAdaptation: on the demo problem DaDiL-R and DaDiL-E classify
+// the target almost perfectly, far better than a classifier trained on the
+// pooled sources.
+func TestSyntheticAdaptation(t *testing.T) {
+	for _, seed := range []uint64{1, 2} {
+		ds, p := synthDomains(seed)
+		var pooled mat.Dense
+		var y []int
+		for _, s := range p.Sources {
+			if pooled.IsEmpty() {
+				pooled.CloneFrom(s.X)
+			} else {
+				var st mat.Dense
+				st.Stack(&pooled, s.X)
+				pooled = st
+			}
+			y = append(y, s.Labels...)
+		}
+		so, _, err := classify.FitLabels(&pooled, y, p.Classes, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pso, err := so.Predict(p.Target.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Fit(ds, p.Classes, &Settings{Atoms: 4, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := NewModel(d, len(ds)-1, nil, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pr, err := m.PredictR(p.Target.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pe, err := m.PredictE(p.Target.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		aso, ar, ae := accuracy(pso, p.Target.Labels), accuracy(pr, p.Target.Labels), accuracy(pe, p.Target.Labels)
+		t.Logf("seed %d: source-only %.3f, DaDiL-R %.3f, DaDiL-E %.3f, %d epochs (%s), α_T %.3f",
+			seed, aso, ar, ae, len(d.History.Loss), d.History.Stopped, m.Alpha)
+		if ar < 0.95 || ae < 0.95 {
+			t.Errorf("seed %d: DaDiL-R %.3f, DaDiL-E %.3f; want ≥ 0.95", seed, ar, ae)
+		}
+		if ar-aso < 0.3 || ae-aso < 0.3 {
+			t.Errorf("seed %d: source-only %.3f is not far below DaDiL (%.3f, %.3f)", seed, aso, ar, ae)
+		}
+		// The loss went down.
+		h := d.History.Loss
+		if h[len(h)-1] > 0.5*h[0] {
+			t.Errorf("seed %d: loss %v did not halve", seed, h)
+		}
+	}
+}
+
+// TestWBRRecoversAlpha: for a target built as an exact barycenter of the
+// sources, WBR regresses its coordinates.
+func TestWBRRecoversAlpha(t *testing.T) {
+	ds, _ := synthDomains(3)
+	sources := ds[:3]
+	want := []float64{0.2, 0.5, 0.3}
+	ms := make([]barycenter.Measure, len(sources))
+	for k, s := range sources {
+		ms[k] = barycenter.Measure{X: s.X}
+	}
+	b, err := barycenter.FreeSupport(ms, want, &barycenter.Settings{InitSamples: true, MaxIter: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := WBR(sources, Domain{Name: "target", X: b.X}, 3, &Settings{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := mat.Row(nil, 0, w.Alpha)
+	for k := range want {
+		if math.Abs(got[k]-want[k]) > 0.05 {
+			t.Fatalf("WBR α = %.3f, want %.3f ± 0.05", got, want)
+		}
+	}
+	t.Logf("WBR α = %.4f (want %.2f), %d epochs", got, want, len(w.History.Loss))
+}
+
+// TestDeterministicAcrossGOMAXPROCS: the same seed gives bit-identical
+// dictionaries whatever the parallelism.
+func TestDeterministicAcrossGOMAXPROCS(t *testing.T) {
+	ds, _ := synthDomains(4)
+	var ref *Dictionary
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 3, 8} {
+		runtime.GOMAXPROCS(procs)
+		d, err := Fit(ds, 3, &Settings{Atoms: 3, Epochs: 4, PlateauTol: -1, Seed: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref == nil {
+			ref = d
+			continue
+		}
+		if !mat.Equal(d.Alpha, ref.Alpha) {
+			t.Fatalf("GOMAXPROCS=%d: α differs", procs)
+		}
+		for k := range d.Atoms {
+			if !mat.Equal(d.Atoms[k].X, ref.Atoms[k].X) || !mat.Equal(d.Atoms[k].Logits, ref.Atoms[k].Logits) {
+				t.Fatalf("GOMAXPROCS=%d: atom %d differs", procs, k)
+			}
+		}
+		for e := range d.History.Loss {
+			if d.History.Loss[e] != ref.History.Loss[e] {
+				t.Fatalf("GOMAXPROCS=%d: loss history differs", procs)
+			}
+		}
+	}
+}
+
+// TestFixedEpochs: a negative plateau tolerance runs exactly the cap, as
+// the paper's fixed N_iter.
+func TestFixedEpochs(t *testing.T) {
+	ds, _ := synthDomains(5)
+	d, err := Fit(ds, 3, &Settings{Atoms: 2, Epochs: 3, PlateauTol: -1, Init: InitGaussian})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.History.Loss) != 3 || d.History.Stopped != "epochs" || len(d.History.Alpha) != 3 {
+		t.Errorf("ran %d epochs, stopped by %q", len(d.History.Loss), d.History.Stopped)
+	}
+	if n := len(d.History.DeltaX); n != 3*5 {
+		t.Errorf("%d update magnitudes, want one per batch (15)", n)
+	}
+	for l := 0; l < 4; l++ {
+		var s float64
+		for _, v := range d.Alpha.RawRowView(l) {
+			if v < 0 {
+				t.Errorf("negative coordinate %g", v)
+			}
+			s += v
+		}
+		if math.Abs(s-1) > 1e-12 {
+			t.Errorf("α row %d sums to %g", l, s)
+		}
+	}
+}
+
+func TestPlateau(t *testing.T) {
+	cases := []struct {
+		loss []float64
+		tol  float64
+		want bool
+	}{
+		{[]float64{10, 9, 8, 7}, 0.01, false},               // too short for w = 2
+		{[]float64{10, 9, 8, 7, 6, 5}, 0.01, false},         // still falling
+		{[]float64{10, 9, 5, 5, 5, 5.01}, 0.01, true},       // flat
+		{[]float64{10, 9, 5, 5, 5, 5.01}, -1, false},        // disabled
+		{[]float64{10, 9, 5.1, 5.0, 4.95, 4.9}, 0.05, true}, // 2% < 5%
+	}
+	for _, c := range cases {
+		if got := plateau(c.loss, 2, c.tol); got != c.want {
+			t.Errorf("plateau(%v, 2, %g) = %v, want %v", c.loss, c.tol, got, c.want)
+		}
+	}
+}
+
+func TestFitErrors(t *testing.T) {
+	ds, _ := synthDomains(6)
+	bad := func(mod func([]Domain) []Domain) []Domain {
+		cp := append([]Domain(nil), ds...)
+		return mod(cp)
+	}
+	nan := mat.DenseCopyOf(ds[0].X)
+	nan.Set(3, 1, math.NaN())
+	one := make([]int, len(ds[0].Y))
+	cases := []struct {
+		name    string
+		domains []Domain
+		classes int
+		s       *Settings
+		want    string
+	}{
+		{"no domains", nil, 3, nil, "no domains"},
+		{"dims", bad(func(d []Domain) []Domain { d[1].X = mat.NewDense(5, 3, nil); return d }), 3, nil, "has 3 features"},
+		{"NaN", bad(func(d []Domain) []Domain { d[0].X = nan; return d }), 3, nil, "(3, 1) is NaN"},
+		{"empty", bad(func(d []Domain) []Domain { d[2].X = &mat.Dense{}; return d }), 3, nil, "is empty"},
+		{"single class", bad(func(d []Domain) []Domain { d[0].Y = one; return d }), 3, nil, "single class"},
+		{"label range", bad(func(d []Domain) []Domain { y := append([]int(nil), d[0].Y...); y[0] = 5; d[0].Y = y; return d }), 3, nil, "label 5"},
+		{"label count", bad(func(d []Domain) []Domain { d[0].Y = d[0].Y[:10]; return d }), 3, nil, "10 labels"},
+		{"unlabeled", []Domain{ds[3]}, 3, nil, "no labeled domain"},
+		{"K", ds, 3, &Settings{Atoms: -1}, "K = -1"},
+		{"batch", ds, 3, &Settings{Samples: 30, Batch: 60}, "larger than"},
+		{"lr", ds, 3, &Settings{LearningRate: -1}, "learning rate"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Fit(c.domains, c.classes, c.s)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "dictionary: ") {
+				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,388 @@
+// Package modelfile saves and loads fitted DaDiL models.
+//
+// # Format
+//
+// A model file is a ZIP archive that numpy.load can open as an .npz file.
+// Its member "manifest.json" describes the model:
+//
+//	{
+//	  "format": "dadil-model", "version": 1,
+//	  "labels": [1, 2, …],        class index → the user's label value
+//	  "features": d, "atoms": K, "classes": c,
+//	  "domains": ["src1", …, "target"], "target": N−1,
+//	  "scaling": "minmax",        none | minmax | standard
+//	  "settings": {…},            dictionary.Settings of the fit
+//	  "created": "2026-11-21T…Z", "dadil": "…"  (informative)
+//	}
+//
+// and every array is a little-endian float64 .npy member:
+//
+//	alpha.npy                N×K barycentric coordinates, one row per domain
+//	atom<k>_X.npy            n×d support of atom k (k = 0 … K−1)
+//	atom<k>_logits.npy       n×c label logits of atom k (labels = softmax)
+//	r_W.npy, r_b.npy         DaDiL-R classifier: c×d weights, c biases
+//	e<k>_W.npy, e<k>_b.npy   DaDiL-E classifier of atom k
+//	scaler_offset.npy        d offsets and d scales of the feature scaling
+//	scaler_scale.npy         x' = (x − offset)·scale
+//
+// Load checks the format name, the version, every member's presence and
+// shape, and that every number is finite; a file written by a newer dadil
+// (a higher version) is refused with a message saying so.
+//
+// Errors returned by this package are prefixed with "modelfile: ".
+package modelfile
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/npy"
+)
+
+// Format is the format name stored in every model file, and Version the
+// format version this package writes and reads.
+const (
+	Format  = "dadil-model"
+	Version = 1
+)
+
+// File is a fitted model with what is needed to apply it to raw data.
+type File struct {
+	// Model holds the dictionary, the target's coordinates and the
+	// DaDiL-R and DaDiL-E classifiers.
+	Model *dictionary.Model
+	// Scaler maps raw features to the space the model was fitted in.
+	Scaler *dataset.Scaler
+	// Labels maps class indices to the user's label values.
+	Labels []int
+}
+
+type manifest struct {
+	Format   string              `json:"format"`
+	Version  int                 `json:"version"`
+	Labels   []int               `json:"labels"`
+	Features int                 `json:"features"`
+	Atoms    int                 `json:"atoms"`
+	Classes  int                 `json:"classes"`
+	Domains  []string            `json:"domains"`
+	Target   int                 `json:"target"`
+	Scaling  dataset.Scaling     `json:"scaling"`
+	Settings dictionary.Settings `json:"settings"`
+	Created  string              `json:"created,omitempty"`
+}
+
+// Save writes f to path atomically: the file appears complete or not at
+// all.
+func Save(path string, f *File) error {
+	if err := check(f); err != nil {
+		return fmt.Errorf("modelfile: %s: %w", path, err)
+	}
+	var buf bytes.Buffer
+	if err := write(&buf, f); err != nil {
+		return fmt.Errorf("modelfile: %s: %w", path, err)
+	}
+	if err := writeAtomic(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("modelfile: %w", err)
+	}
+	return nil
+}
+
+// check verifies that f is complete before it is written.
+func check(f *File) error {
+	switch {
+	case f == nil || f.Model == nil || f.Model.Dict == nil:
+		return errors.New("no model")
+	case f.Scaler == nil:
+		return errors.New("no feature scaling")
+	case f.Model.R == nil || len(f.Model.E) != len(f.Model.Dict.Atoms):
+		return errors.New("model has no classifiers")
+	case len(f.Labels) != f.Model.Dict.Classes:
+		return fmt.Errorf("%d label values for %d classes", len(f.Labels), f.Model.Dict.Classes)
+	}
+	return nil
+}
+
+func write(w io.Writer, f *File) error {
+	d := f.Model.Dict
+	_, K := d.Alpha.Dims()
+	_, dim := d.Atoms[0].X.Dims()
+	man := manifest{
+		Format: Format, Version: Version,
+		Labels: f.Labels, Features: dim, Atoms: K, Classes: d.Classes,
+		Domains: d.Names, Target: f.Model.Target,
+		Scaling:  f.Scaler.Kind,
+		Settings: d.Settings,
+		Created:  time.Now().UTC().Format(time.RFC3339),
+	}
+	zw := zip.NewWriter(w)
+	mj, err := json.MarshalIndent(man, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := addMember(zw, "manifest.json", mj); err != nil {
+		return err
+	}
+	put := func(name string, shape []int, data []float64) error {
+		var b bytes.Buffer
+		if err := npy.Write(&b, shape, data); err != nil {
+			return err
+		}
+		return addMember(zw, name+".npy", b.Bytes())
+	}
+	putM := func(name string, m *mat.Dense) error {
+		r, c := m.Dims()
+		return put(name, []int{r, c}, mat.DenseCopyOf(m).RawMatrix().Data)
+	}
+	if err := putM("alpha", d.Alpha); err != nil {
+		return err
+	}
+	for k, a := range d.Atoms {
+		if err := putM(fmt.Sprintf("atom%d_X", k), a.X); err != nil {
+			return err
+		}
+		if err := putM(fmt.Sprintf("atom%d_logits", k), a.Logits); err != nil {
+			return err
+		}
+	}
+	putSoftmax := func(prefix string, s *classify.Softmax) error {
+		if err := putM(prefix+"_W", s.W); err != nil {
+			return err
+		}
+		return put(prefix+"_b", []int{len(s.B)}, s.B)
+	}
+	if err := putSoftmax("r", f.Model.R); err != nil {
+		return err
+	}
+	for k, e := range f.Model.E {
+		if err := putSoftmax(fmt.Sprintf("e%d", k), e); err != nil {
+			return err
+		}
+	}
+	if err := put("scaler_offset", []int{len(f.Scaler.Offset)}, f.Scaler.Offset); err != nil {
+		return err
+	}
+	if err := put("scaler_scale", []int{len(f.Scaler.Scale)}, f.Scaler.Scale); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+func addMember(zw *zip.Writer, name string, data []byte) error {
+	w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}
+
+// Load reads a model file written by Save.
+func Load(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("modelfile: %w", err)
+	}
+	f, err := Read(b)
+	if err != nil {
+		return nil, fmt.Errorf("modelfile: %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Read decodes a model file held in memory. Its errors carry no prefix;
+// Load adds the package and the file name.
+func Read(b []byte) (*File, error) {
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return nil, fmt.Errorf("not a dadil model file (not a ZIP archive: %v)", err)
+	}
+	members := map[string]*zip.File{}
+	for _, m := range zr.File {
+		members[m.Name] = m
+	}
+	mf, ok := members["manifest.json"]
+	if !ok {
+		return nil, errors.New("not a dadil model file (no manifest.json)")
+	}
+	mb, err := readMember(mf, 1<<20)
+	if err != nil {
+		return nil, fmt.Errorf("manifest.json: %w", err)
+	}
+	var man manifest
+	if err := json.Unmarshal(mb, &man); err != nil {
+		return nil, fmt.Errorf("manifest.json: %w", err)
+	}
+	if man.Format != Format {
+		return nil, fmt.Errorf("not a dadil model file (format %q)", man.Format)
+	}
+	if man.Version != Version {
+		if man.Version > Version {
+			return nil, fmt.Errorf("model file version %d was written by a newer dadil; this one reads version %d", man.Version, Version)
+		}
+		return nil, fmt.Errorf("unknown model file version %d (this dadil reads version %d)", man.Version, Version)
+	}
+	K, c, d := man.Atoms, man.Classes, man.Features
+	N := len(man.Domains)
+	switch {
+	case K < 1 || c < 1 || d < 1 || N < 1:
+		return nil, fmt.Errorf("manifest: bad sizes (atoms %d, classes %d, features %d, domains %d)", K, c, d, N)
+	case man.Target < 0 || man.Target >= N:
+		return nil, fmt.Errorf("manifest: target %d outside the %d domains", man.Target, N)
+	case len(man.Labels) != c:
+		return nil, fmt.Errorf("manifest: %d label values for %d classes", len(man.Labels), c)
+	case K > 1<<16 || c > 1<<20 || d > 1<<26:
+		return nil, fmt.Errorf("manifest: implausible sizes (atoms %d, classes %d, features %d)", K, c, d)
+	}
+	// array reads member name.npy and checks that its numbers are finite.
+	array := func(name string) (*npy.Array, error) {
+		m, ok := members[name+".npy"]
+		if !ok {
+			return nil, fmt.Errorf("member %s.npy is missing", name)
+		}
+		raw, err := readMember(m, 1<<34)
+		if err != nil {
+			return nil, fmt.Errorf("%s.npy: %w", name, err)
+		}
+		a, err := npy.Read(bytes.NewReader(raw))
+		if err != nil {
+			return nil, fmt.Errorf("%s.npy: %w", name, err)
+		}
+		for i, v := range a.Data {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s.npy: entry %d is %g", name, i, v)
+			}
+		}
+		return a, nil
+	}
+	// matrix reads a rows×cols matrix; rows < 0 accepts any positive
+	// number of rows.
+	matrix := func(name string, rows, cols int) (*mat.Dense, error) {
+		a, err := array(name)
+		if err != nil {
+			return nil, err
+		}
+		if len(a.Shape) != 2 || a.Shape[1] != cols || a.Shape[0] < 1 || (rows >= 0 && a.Shape[0] != rows) {
+			want := fmt.Sprintf("(%d, %d)", rows, cols)
+			if rows < 0 {
+				want = fmt.Sprintf("(n, %d)", cols)
+			}
+			return nil, fmt.Errorf("%s.npy has shape %v, want %s", name, a.Shape, want)
+		}
+		return mat.NewDense(a.Shape[0], cols, a.Data), nil
+	}
+	vector := func(name string, n int) ([]float64, error) {
+		a, err := array(name)
+		if err != nil {
+			return nil, err
+		}
+		if len(a.Shape) != 1 || a.Shape[0] != n {
+			return nil, fmt.Errorf("%s.npy has shape %v, want (%d,)", name, a.Shape, n)
+		}
+		return a.Data, nil
+	}
+	alpha, err := matrix("alpha", N, K)
+	if err != nil {
+		return nil, err
+	}
+	dict := &dictionary.Dictionary{Alpha: alpha, Names: man.Domains, Classes: c, Settings: man.Settings}
+	for k := 0; k < K; k++ {
+		X, err := matrix(fmt.Sprintf("atom%d_X", k), -1, d)
+		if err != nil {
+			return nil, err
+		}
+		n, _ := X.Dims()
+		Z, err := matrix(fmt.Sprintf("atom%d_logits", k), n, c)
+		if err != nil {
+			return nil, err
+		}
+		dict.Atoms = append(dict.Atoms, dictionary.Atom{X: X, Logits: Z})
+	}
+	softmax := func(prefix string) (*classify.Softmax, error) {
+		W, err := matrix(prefix+"_W", c, d)
+		if err != nil {
+			return nil, err
+		}
+		b, err := vector(prefix+"_b", c)
+		if err != nil {
+			return nil, err
+		}
+		return &classify.Softmax{W: W, B: b, Classes: c, Dim: d}, nil
+	}
+	m := &dictionary.Model{Dict: dict, Target: man.Target, Alpha: mat.Row(nil, man.Target, alpha)}
+	if m.R, err = softmax("r"); err != nil {
+		return nil, err
+	}
+	for k := 0; k < K; k++ {
+		e, err := softmax(fmt.Sprintf("e%d", k))
+		if err != nil {
+			return nil, err
+		}
+		m.E = append(m.E, e)
+	}
+	off, err := vector("scaler_offset", d)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := vector("scaler_scale", d)
+	if err != nil {
+		return nil, err
+	}
+	return &File{Model: m, Scaler: &dataset.Scaler{Kind: man.Scaling, Offset: off, Scale: sc}, Labels: man.Labels}, nil
+}
+
+// readMember reads a ZIP member, refusing more than limit bytes.
+func readMember(m *zip.File, limit int64) ([]byte, error) {
+	rc, err := m.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("member larger than %d bytes", limit)
+	}
+	return b, nil
+}
+
+// writeAtomic writes data to a temporary file next to path, syncs it and
+// renames it into place.
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	err = tmp.Chmod(0o644)
+	if err == nil {
+		_, err = tmp.Write(data)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
+}

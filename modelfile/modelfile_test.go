@@ -1,0 +1,274 @@
+package modelfile
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/synth"
+	"github.com/dadil/dadil/npy"
+)
+
+var (
+	fixtureOnce sync.Once
+	fixture     *File
+	fixtureErr  error
+)
+
+// testFile fits a small model on the synthetic problem once.
+func testFile(t testing.TB) *File {
+	t.Helper()
+	fixtureOnce.Do(func() {
+		l := synth.Default()
+		l.PerClass = 30
+		p := synth.Generate(l, 1)
+		var ds []dictionary.Domain
+		var raw []*dataset.Domain
+		for _, s := range p.Sources {
+			ds = append(ds, dictionary.Domain{Name: s.Name, X: s.X, Y: s.Labels})
+			raw = append(raw, &dataset.Domain{Name: s.Name, X: s.X, Labels: s.Labels})
+		}
+		ds = append(ds, dictionary.Domain{Name: "target", X: p.Target.X})
+		raw = append(raw, &dataset.Domain{Name: "target", X: p.Target.X})
+		sc, err := dataset.FitScaler(dataset.ScaleMinMax, raw...)
+		if err != nil {
+			fixtureErr = err
+			return
+		}
+		d, err := dictionary.Fit(ds, 3, &dictionary.Settings{Atoms: 3, Epochs: 3, PlateauTol: -1, Seed: 1})
+		if err != nil {
+			fixtureErr = err
+			return
+		}
+		m, err := dictionary.NewModel(d, 3, nil, 1)
+		if err != nil {
+			fixtureErr = err
+			return
+		}
+		fixture = &File{Model: m, Scaler: sc, Labels: []int{10, 20, 30}}
+	})
+	if fixtureErr != nil {
+		t.Fatal(fixtureErr)
+	}
+	return fixture
+}
+
+func TestRoundTrip(t *testing.T) {
+	f := testFile(t)
+	path := filepath.Join(t.TempDir(), "model.dadil")
+	if err := Save(path, f); err != nil {
+		t.Fatal(err)
+	}
+	g, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	X := synth.Generate(synth.Default(), 9).Target.X
+	for _, which := range []string{"R", "E"} {
+		pred := func(m *dictionary.Model) *mat.Dense {
+			var P *mat.Dense
+			var err error
+			if which == "R" {
+				P, err = m.ProbaR(X)
+			} else {
+				P, err = m.ProbaE(X)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			return P
+		}
+		if !mat.Equal(pred(f.Model), pred(g.Model)) {
+			t.Errorf("DaDiL-%s predictions differ after a round trip", which)
+		}
+	}
+	if !mat.Equal(f.Model.Dict.Alpha, g.Model.Dict.Alpha) || g.Model.Target != f.Model.Target {
+		t.Error("coordinates differ")
+	}
+	for k := range f.Model.Dict.Atoms {
+		if !mat.Equal(f.Model.Dict.Atoms[k].X, g.Model.Dict.Atoms[k].X) || !mat.Equal(f.Model.Dict.Atoms[k].Logits, g.Model.Dict.Atoms[k].Logits) {
+			t.Errorf("atom %d differs", k)
+		}
+	}
+	if g.Scaler.Kind != dataset.ScaleMinMax || !slicesEqual(g.Scaler.Offset, f.Scaler.Offset) || !slicesEqual(g.Scaler.Scale, f.Scaler.Scale) {
+		t.Error("scaler differs")
+	}
+	if !slicesEqualInt(g.Labels, []int{10, 20, 30}) {
+		t.Errorf("labels %v", g.Labels)
+	}
+	if g.Model.Dict.Settings.Atoms != 3 || g.Model.Dict.Settings.Seed != 1 {
+		t.Errorf("settings %+v", g.Model.Dict.Settings)
+	}
+}
+
+func slicesEqual(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func slicesEqualInt(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// rewrite returns the model file with member name replaced by data (or
+// removed when data is nil).
+func rewrite(t *testing.T, orig []byte, name string, data []byte) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(orig), int64(len(orig)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	zw := zip.NewWriter(&out)
+	for _, m := range zr.File {
+		rc, _ := m.Open()
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		if m.Name == name {
+			if data == nil {
+				continue
+			}
+			b = data
+		}
+		w, _ := zw.Create(m.Name)
+		w.Write(b)
+	}
+	zw.Close()
+	return out.Bytes()
+}
+
+func TestCorrupted(t *testing.T) {
+	f := testFile(t)
+	var buf bytes.Buffer
+	if err := write(&buf, f); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.Bytes()
+	manifestWith := func(edit func(map[string]any)) []byte {
+		zr, _ := zip.NewReader(bytes.NewReader(good), int64(len(good)))
+		for _, m := range zr.File {
+			if m.Name == "manifest.json" {
+				rc, _ := m.Open()
+				b, _ := io.ReadAll(rc)
+				rc.Close()
+				var v map[string]any
+				json.Unmarshal(b, &v)
+				edit(v)
+				nb, _ := json.Marshal(v)
+				return rewrite(t, good, "manifest.json", nb)
+			}
+		}
+		t.Fatal("no manifest")
+		return nil
+	}
+	npyOf := func(shape []int, data []float64) []byte {
+		var b bytes.Buffer
+		npy.Write(&b, shape, data)
+		return b.Bytes()
+	}
+	nanAlpha := make([]float64, 4*3)
+	nanAlpha[5] = math.NaN()
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"empty", nil, "not a ZIP"},
+		{"garbage", []byte("this is not a model"), "not a ZIP"},
+		{"truncated", good[:len(good)/2], "not a ZIP"},
+		{"no manifest", rewrite(t, good, "manifest.json", nil), "no manifest.json"},
+		{"bad json", rewrite(t, good, "manifest.json", []byte("{")), "manifest.json"},
+		{"other format", manifestWith(func(v map[string]any) { v["format"] = "something" }), "format \"something\""},
+		{"newer version", manifestWith(func(v map[string]any) { v["version"] = 7 }), "newer dadil"},
+		{"old version", manifestWith(func(v map[string]any) { v["version"] = 0 }), "unknown model file version 0"},
+		{"target", manifestWith(func(v map[string]any) { v["target"] = 9 }), "target 9"},
+		{"labels", manifestWith(func(v map[string]any) { v["labels"] = []int{1} }), "1 label values"},
+		{"missing atom", rewrite(t, good, "atom1_X.npy", nil), "atom1_X.npy is missing"},
+		{"bad npy", rewrite(t, good, "r_W.npy", []byte("\x93NUMPY junk")), "r_W.npy"},
+		{"shape", rewrite(t, good, "alpha.npy", npyOf([]int{2, 3}, make([]float64, 6))), "alpha.npy has shape [2 3]"},
+		{"NaN", rewrite(t, good, "alpha.npy", npyOf([]int{4, 3}, nanAlpha)), "entry 5 is NaN"},
+		{"bias length", rewrite(t, good, "e0_b.npy", npyOf([]int{2}, []float64{0, 0})), "e0_b.npy has shape"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Read(c.data)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+	// Load names the file.
+	path := filepath.Join(t.TempDir(), "bad.dadil")
+	os.WriteFile(path, good[:100], 0o644)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "modelfile: "+path) {
+		t.Errorf("Load error %v does not name the file", err)
+	}
+}
+
+func TestSaveErrors(t *testing.T) {
+	f := testFile(t)
+	dir := t.TempDir()
+	if err := Save(filepath.Join(dir, "missing", "m.dadil"), f); err == nil {
+		t.Error("no error writing into a missing directory")
+	}
+	if err := Save(filepath.Join(dir, "m.dadil"), &File{Model: f.Model, Labels: f.Labels}); err == nil || !strings.Contains(err.Error(), "scaling") {
+		t.Errorf("error %v for a file without scaler", err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Errorf("failed saves left files: %v", entries)
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	file := testFile(f)
+	var buf bytes.Buffer
+	if err := write(&buf, file); err != nil {
+		f.Fatal(err)
+	}
+	good := buf.Bytes()
+	f.Add(good)
+	f.Add(good[:len(good)-20])
+	f.Add([]byte("PK\x03\x04"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		g, err := Read(b)
+		if err != nil {
+			return
+		}
+		// A file that loads is usable.
+		_, d := g.Model.Dict.Atoms[0].X.Dims()
+		X := mat.NewDense(2, d, nil)
+		if _, err := g.Model.ProbaR(X); err != nil {
+			t.Fatalf("loaded model cannot predict: %v", err)
+		}
+		if _, err := g.Model.ProbaE(X); err != nil {
+			t.Fatalf("loaded model cannot predict: %v", err)
+		}
+	})
+}
