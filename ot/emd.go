@@ -254,6 +254,7 @@ type netSimplex struct {
 	maxCost float64   // max |C|
 	maxPi   float64   // upper bound on max |π|
 	margin  float64   // filter slack, see scan32
+	cand    []cand32  // arcs that passed the filter
 	c32buf  []float32
 	next    int // arc where the next pricing starts
 	pivots  int
@@ -298,7 +299,11 @@ func (ns *netSimplex) setup(c, sup, dem []float64) {
 
 	var maxAbs float64
 	for _, v := range c {
-		maxAbs = math.Max(maxAbs, math.Abs(v))
+		if v > maxAbs {
+			maxAbs = v
+		} else if -v > maxAbs {
+			maxAbs = -v
+		}
 	}
 	ns.tol = 1e-12 * maxAbs
 	ns.maxCost = maxAbs
@@ -599,8 +604,10 @@ func (ns *netSimplex) findEntering() int {
 	block := ns.block
 	best := -1
 	minRC := -ns.tol
-	if ns.c32 != nil {
-		ns.margin = 0x1p-20 * (ns.maxCost + ns.maxPi)
+	filter := ns.c32 != nil
+	if filter {
+		ns.margin = 0x1p-21 * (ns.maxCost + ns.maxPi)
+		ns.cand = ns.cand[:0]
 	}
 	i, j := ns.next/m, ns.next%m
 	left := block
@@ -609,8 +616,8 @@ func (ns *netSimplex) findEntering() int {
 		if j+left < m {
 			lim = j + left
 		}
-		if ns.c32 != nil {
-			best, minRC = ns.scan32(i, j, lim, best, minRC)
+		if filter {
+			minRC = ns.scan32(i, j, lim, minRC)
 		} else {
 			best, minRC = ns.scan64(i, j, lim, best, minRC)
 		}
@@ -627,13 +634,49 @@ func (ns *netSimplex) findEntering() int {
 			j = lim
 		}
 		if left == 0 {
+			if filter {
+				best = ns.resolve(minRC)
+				minRC = -ns.tol
+			}
 			if best >= 0 {
 				break
 			}
 			left = block
 		}
 	}
+	if filter && best < 0 {
+		best = ns.resolve(minRC)
+	}
 	ns.next = i*m + j
+	return best
+}
+
+// cand32 is an arc that passed the float32 pricing filter, with its
+// approximate reduced cost.
+type cand32 struct {
+	e      int
+	i, j   int32 // supply node, demand column
+	approx float64
+}
+
+// resolve returns, among the candidates collected by scan32, the arc of
+// least exact reduced cost below −tol that is not in the tree (the first in
+// scan order on ties), or −1. Only candidates whose approximate reduced
+// cost is within 2·margin of the least approximate one, minApprox, can be
+// that arc, so only they are priced exactly.
+func (ns *netSimplex) resolve(minApprox float64) int {
+	lim := minApprox + 2*ns.margin
+	best, bestRC := -1, -ns.tol
+	for _, c := range ns.cand {
+		if c.approx > lim {
+			continue
+		}
+		x := ns.cost[c.e] - ns.pi[ns.n+int(c.j)]
+		if rc := x + ns.pi[c.i]; rc < bestRC && !ns.inTree[c.e] {
+			best, bestRC = c.e, rc
+		}
+	}
+	ns.cand = ns.cand[:0]
 	return best
 }
 
@@ -669,52 +712,77 @@ func (ns *netSimplex) scan64(i, j0, lim, best int, minRC float64) (int, float64)
 	return best, minRC
 }
 
-// scan32 is scan64 with a float32 pre-filter: float32 copies of the costs
-// and of the demand potentials halve the memory traffic of pricing, and every
-// arc passing the filter is re-tested exactly in float64, so the choice of
-// the entering arc is the same as scan64's.
+// scan32 prices arcs (i, j0) … (i, lim−1) like scan64, through float32
+// copies of the costs and of the demand potentials, which halve the memory
+// traffic of pricing. It keeps no float64 state in its loop: every arc whose
+// approximate reduced cost is within 3·margin of the least approximate one
+// seen so far, minApprox, is recorded as a candidate, and resolve later
+// prices the few that can be the minimum exactly. The returned value is the
+// updated minApprox.
 //
-// The filter never rejects an arc that the exact test accepts. With
-// u = 2⁻²⁴, |fl32(fl32(C) − fl32(π)) − (C − π)| ≤ 2u(|C| + |π|)(1+u), and
-// rounding the threshold to float32 moves it by at most u|thr|; widening the
-// threshold by margin = 2⁻²⁰(max|C| + max|π|) covers both with room to
-// spare. The filter is only used while max|C| and max|π| lie in [1e-30,
-// 1e30], where float32 neither overflows nor loses relative precision.
-func (ns *netSimplex) scan32(i, j0, lim, best int, minRC float64) (int, float64) {
+// Exactness. With u = 2⁻²⁴, the approximation fl32(fl32(C) − fl32(π_j)) + π_i
+// of C + π_i − π_j errs by at most 2u(|C| + |π|)(1+u), and rounding the
+// threshold to float32 moves it by at most u|thr| ≤ 3u(max|C| + max|π|);
+// margin = 2⁻²¹(max|C| + max|π|) bounds both. So the arc of least exact
+// reduced cost, a*, has approx(a*) ≤ rc(a*) + margin ≤ minApprox + 2·margin
+// at any time, passes the filter and survives resolve's cut: the entering
+// arc is the same as scan64's. The filter is only used while max|C| and
+// max|π| lie in [1e-30, 1e30], where float32 neither overflows nor loses
+// relative precision.
+func (ns *netSimplex) scan32(i, j0, lim int, minApprox float64) float64 {
 	m := ns.m
 	base := i*m + j0
 	row := ns.c32[base : base+lim-j0]
 	pd := ns.pd32[j0:lim]
 	pd = pd[:len(row)]
-	row64 := ns.cost[base : base+len(row)]
-	pd64 := ns.pi[ns.n+j0 : ns.n+j0+len(row)]
-	inTree := ns.inTree[base : base+len(row)]
 	ui := ns.pi[i]
-	thr := minRC - ui
 	margin := ns.margin
-	thr32 := float32(thr + margin)
+	thr32 := float32(minApprox + 3*margin - ui)
+	cand := ns.cand
+	n8 := len(row) &^ 7
 	k := 0
-	for ; k+8 <= len(row); k += 8 {
-		r, q := row[k:k+8:k+8], pd[k:k+8:k+8]
-		if r[0]-q[0] < thr32 || r[1]-q[1] < thr32 || r[2]-q[2] < thr32 || r[3]-q[3] < thr32 ||
-			r[4]-q[4] < thr32 || r[5]-q[5] < thr32 || r[6]-q[6] < thr32 || r[7]-q[7] < thr32 {
-			for l := k; l < k+8; l++ {
-				if x := row64[l] - pd64[l]; x < thr && !inTree[l] {
-					minRC, thr, best = x+ui, x, base+l
+	for k < n8 {
+		k += firstBelow(row[k:n8], pd[k:n8], thr32)
+		if k >= n8 {
+			break
+		}
+		for l := k; l < k+8; l++ {
+			if x := row[l] - pd[l]; x < thr32 {
+				a := float64(x) + ui
+				cand = append(cand, cand32{base + l, int32(i), int32(j0 + l), a})
+				if a < minApprox {
+					minApprox = a
+					thr32 = float32(minApprox + 3*margin - ui)
 				}
 			}
-			thr32 = float32(thr + margin)
 		}
+		k += 8
 	}
 	for ; k < len(row); k++ {
-		if row[k]-pd[k] < thr32 {
-			if x := row64[k] - pd64[k]; x < thr && !inTree[k] {
-				minRC, thr, best = x+ui, x, base+k
-				thr32 = float32(thr + margin)
+		if x := row[k] - pd[k]; x < thr32 {
+			a := float64(x) + ui
+			cand = append(cand, cand32{base + k, int32(i), int32(j0 + k), a})
+			if a < minApprox {
+				minApprox = a
+				thr32 = float32(minApprox + 3*margin - ui)
 			}
 		}
 	}
-	return best, minRC
+	// Drop candidates that can no longer be the minimum; minApprox only
+	// decreases, so resolve would drop them too.
+	if len(cand) > 1024 {
+		w := 0
+		lim := minApprox + 2*margin
+		for _, c := range cand {
+			if c.approx <= lim {
+				cand[w] = c
+				w++
+			}
+		}
+		cand = cand[:w]
+	}
+	ns.cand = cand
+	return minApprox
 }
 
 // pivot brings arc e = (i, j) into the tree.
