@@ -1,0 +1,272 @@
+// Package adapt holds multi-source domain-adaptation methods behind one
+// small interface, in the manner of scikit-learn and skada: a method is fit
+// on labeled source domains and the unlabeled target data, then predicts
+// classes for target-domain data.
+//
+//	m := adapt.NewDaDiLR(nil)
+//	if err := m.Fit(sources, targetTrain, classes); err != nil { … }
+//	pred, err := m.Predict(targetTest)
+//
+// Labels are class indices 0 … classes−1 (dataset.Classes maps users'
+// label values to indices). Methods that train a classifier use the
+// softmax regression of package classify with its default L2 penalty 1e-3
+// unless their settings say otherwise. Methods with random choices take a
+// seed in their settings and are deterministic for it.
+//
+// Errors returned by this package are prefixed with "adapt: ".
+package adapt
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dictionary"
+)
+
+// Domain is a labeled source domain: features and class indices.
+type Domain struct {
+	Name string
+	X    *mat.Dense // n×d features
+	Y    []int      // class index of every row
+}
+
+// Method is a multi-source domain-adaptation method.
+type Method interface {
+	// Name returns the method's name as used on the command line
+	// ("source-only", "sa", "dadil-r", …).
+	Name() string
+	// Fit adapts to the target, given the labeled sources and the
+	// unlabeled target rows (never its labels).
+	Fit(sources []Domain, target *mat.Dense, classes int) error
+	// Predict returns the class index of every row of X, target-domain
+	// data (the rows given to Fit or new ones).
+	Predict(X *mat.Dense) ([]int, error)
+}
+
+// ErrNotFitted is returned by Predict before a successful Fit.
+var ErrNotFitted = errors.New("adapt: method not fitted")
+
+// Check validates the inputs of Fit: at least one source, every source
+// labeled with indices in [0, classes) and of the target's dimension, all
+// features finite. Methods call it first.
+func Check(sources []Domain, target *mat.Dense, classes int) error {
+	if len(sources) == 0 {
+		return errors.New("adapt: no source domain")
+	}
+	if classes < 2 {
+		return fmt.Errorf("adapt: %d classes; need at least 2", classes)
+	}
+	if target == nil || target.IsEmpty() {
+		return errors.New("adapt: the target has no rows")
+	}
+	_, d := target.Dims()
+	if err := finite("target", target); err != nil {
+		return err
+	}
+	for k, s := range sources {
+		name := s.Name
+		if name == "" {
+			name = fmt.Sprintf("source %d", k)
+		}
+		if s.X == nil || s.X.IsEmpty() {
+			return fmt.Errorf("adapt: %s has no rows", name)
+		}
+		n, ds := s.X.Dims()
+		if ds != d {
+			return fmt.Errorf("adapt: %s has %d features, the target %d", name, ds, d)
+		}
+		if len(s.Y) != n {
+			return fmt.Errorf("adapt: %s has %d rows but %d labels", name, n, len(s.Y))
+		}
+		for i, y := range s.Y {
+			if y < 0 || y >= classes {
+				return fmt.Errorf("adapt: %s: label %d of row %d is outside [0, %d)", name, y, i, classes)
+			}
+		}
+		if err := finite(name, s.X); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func finite(name string, X *mat.Dense) error {
+	r, _ := X.Dims()
+	for i := 0; i < r; i++ {
+		for j, v := range X.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("adapt: %s: feature (%d, %d) is %g", name, i, j, v)
+			}
+		}
+	}
+	return nil
+}
+
+// Pool stacks the sources into one matrix and one label vector.
+func Pool(sources []Domain) (*mat.Dense, []int) {
+	n := 0
+	_, d := sources[0].X.Dims()
+	for _, s := range sources {
+		r, _ := s.X.Dims()
+		n += r
+	}
+	X := mat.NewDense(n, d, nil)
+	y := make([]int, 0, n)
+	at := 0
+	for _, s := range sources {
+		r, _ := s.X.Dims()
+		X.Slice(at, at+r, 0, d).(*mat.Dense).Copy(s.X)
+		y = append(y, s.Y...)
+		at += r
+	}
+	return X, y
+}
+
+// SourceOnly trains the classifier on all sources pooled, without
+// adaptation: the paper's "baseline" row.
+type SourceOnly struct {
+	Classifier *classify.Settings
+	model      *classify.Softmax
+}
+
+// Name returns "source-only".
+func (m *SourceOnly) Name() string { return "source-only" }
+
+// Fit trains the classifier on the pooled sources; the target is only
+// checked.
+func (m *SourceOnly) Fit(sources []Domain, target *mat.Dense, classes int) error {
+	if err := Check(sources, target, classes); err != nil {
+		return err
+	}
+	X, y := Pool(sources)
+	model, _, err := classify.FitLabels(X, y, classes, nil, m.Classifier)
+	if err != nil {
+		return fmt.Errorf("adapt: source-only: %w", err)
+	}
+	m.model = model
+	return nil
+}
+
+// Predict classifies the rows of X.
+func (m *SourceOnly) Predict(X *mat.Dense) ([]int, error) {
+	if m.model == nil {
+		return nil, ErrNotFitted
+	}
+	return m.model.Predict(X)
+}
+
+// DaDiL adapts with a dataset dictionary (dictionary.Fit): DaDiL-R when
+// Ensemble is false, DaDiL-E when true.
+type DaDiL struct {
+	Ensemble   bool
+	Settings   *dictionary.Settings
+	Classifier *classify.Settings
+	// Dict and Model are set by Fit.
+	Dict  *dictionary.Dictionary
+	Model *dictionary.Model
+}
+
+// NewDaDiLR returns DaDiL-R with the given dictionary settings (nil:
+// defaults).
+func NewDaDiLR(s *dictionary.Settings) *DaDiL { return &DaDiL{Settings: s} }
+
+// NewDaDiLE returns DaDiL-E with the given dictionary settings.
+func NewDaDiLE(s *dictionary.Settings) *DaDiL { return &DaDiL{Ensemble: true, Settings: s} }
+
+// Name returns "dadil-r" or "dadil-e".
+func (m *DaDiL) Name() string {
+	if m.Ensemble {
+		return "dadil-e"
+	}
+	return "dadil-r"
+}
+
+// Fit learns the dictionary on the sources and the target, then the
+// classifiers of the target's model.
+func (m *DaDiL) Fit(sources []Domain, target *mat.Dense, classes int) error {
+	if err := Check(sources, target, classes); err != nil {
+		return err
+	}
+	doms := toDictionary(sources)
+	doms = append(doms, dictionary.Domain{Name: "target", X: target})
+	d, err := dictionary.Fit(doms, classes, m.Settings)
+	if err != nil {
+		return fmt.Errorf("adapt: %s: %w", m.Name(), err)
+	}
+	model, err := dictionary.NewModel(d, len(doms)-1, m.Classifier, d.Settings.Seed)
+	if err != nil {
+		return fmt.Errorf("adapt: %s: %w", m.Name(), err)
+	}
+	m.Dict, m.Model = d, model
+	return nil
+}
+
+// Predict classifies the rows of X.
+func (m *DaDiL) Predict(X *mat.Dense) ([]int, error) {
+	if m.Model == nil {
+		return nil, ErrNotFitted
+	}
+	if m.Ensemble {
+		return m.Model.PredictE(X)
+	}
+	return m.Model.PredictR(X)
+}
+
+// WBR regresses the target's barycentric coordinates on the sources
+// (dictionary.WBR, paper Algorithm 3) and classifies like DaDiL-R (WBR-R)
+// or DaDiL-E (WBR-E) with the sources as atoms.
+type WBR struct {
+	Ensemble   bool
+	Settings   *dictionary.Settings
+	Classifier *classify.Settings
+	Dict       *dictionary.Dictionary
+	Model      *dictionary.Model
+}
+
+// Name returns "wbr-r" or "wbr-e".
+func (m *WBR) Name() string {
+	if m.Ensemble {
+		return "wbr-e"
+	}
+	return "wbr-r"
+}
+
+// Fit regresses α_T and trains the classifiers.
+func (m *WBR) Fit(sources []Domain, target *mat.Dense, classes int) error {
+	if err := Check(sources, target, classes); err != nil {
+		return err
+	}
+	d, err := dictionary.WBR(toDictionary(sources), dictionary.Domain{Name: "target", X: target}, classes, m.Settings)
+	if err != nil {
+		return fmt.Errorf("adapt: %s: %w", m.Name(), err)
+	}
+	model, err := dictionary.NewModel(d, 0, m.Classifier, d.Settings.Seed)
+	if err != nil {
+		return fmt.Errorf("adapt: %s: %w", m.Name(), err)
+	}
+	m.Dict, m.Model = d, model
+	return nil
+}
+
+// Predict classifies the rows of X.
+func (m *WBR) Predict(X *mat.Dense) ([]int, error) {
+	if m.Model == nil {
+		return nil, ErrNotFitted
+	}
+	if m.Ensemble {
+		return m.Model.PredictE(X)
+	}
+	return m.Model.PredictR(X)
+}
+
+func toDictionary(sources []Domain) []dictionary.Domain {
+	out := make([]dictionary.Domain, len(sources))
+	for k, s := range sources {
+		out[k] = dictionary.Domain{Name: s.Name, X: s.X, Y: s.Y}
+	}
+	return out
+}

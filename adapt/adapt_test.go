@@ -1,0 +1,78 @@
+package adapt
+
+import (
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/synth"
+)
+
+// synthProblem returns the demo problem as adapt inputs.
+func synthProblem(seed uint64) ([]Domain, *mat.Dense, []int) {
+	p := synth.Generate(synth.Default(), seed)
+	var src []Domain
+	for _, s := range p.Sources {
+		src = append(src, Domain{Name: s.Name, X: s.X, Y: s.Labels})
+	}
+	return src, p.Target.X, p.Target.Labels
+}
+
+func accuracy(pred, truth []int) float64 {
+	ok := 0
+	for i := range pred {
+		if pred[i] == truth[i] {
+			ok++
+		}
+	}
+	return float64(ok) / float64(len(pred))
+}
+
+// TestMethodsOnSynthetic runs the methods of this file on the demo problem:
+// the dictionary methods must beat source-only by a wide margin.
+func TestMethodsOnSynthetic(t *testing.T) {
+	src, tgt, truth := synthProblem(1)
+	acc := map[string]float64{}
+	for _, m := range []Method{&SourceOnly{}, &WBR{}, &WBR{Ensemble: true}, NewDaDiLR(nil), NewDaDiLE(nil)} {
+		if _, err := m.Predict(tgt); err != ErrNotFitted {
+			t.Errorf("%s: Predict before Fit: %v", m.Name(), err)
+		}
+		if err := m.Fit(src, tgt, 3); err != nil {
+			t.Fatalf("%s: %v", m.Name(), err)
+		}
+		p, err := m.Predict(tgt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc[m.Name()] = accuracy(p, truth)
+	}
+	t.Logf("accuracies %v", acc)
+	if acc["dadil-r"] < 0.95 || acc["dadil-e"] < 0.95 || acc["source-only"] > 0.6 || acc["wbr-r"] < 0.9 {
+		t.Errorf("accuracies %v", acc)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	src, tgt, _ := synthProblem(2)
+	bad := mat.NewDense(3, 5, nil)
+	cases := []struct {
+		name string
+		src  []Domain
+		tgt  *mat.Dense
+		c    int
+		want string
+	}{
+		{"no sources", nil, tgt, 3, "no source"},
+		{"classes", src, tgt, 1, "1 classes"},
+		{"empty target", src, &mat.Dense{}, 3, "target has no rows"},
+		{"dims", []Domain{{Name: "s", X: bad, Y: []int{0, 1, 2}}}, tgt, 3, "5 features"},
+		{"labels", []Domain{{Name: "s", X: src[0].X, Y: src[0].Y[:4]}}, tgt, 3, "4 labels"},
+		{"range", []Domain{{Name: "s", X: src[0].X, Y: append([]int{7}, src[0].Y[1:]...)}}, tgt, 3, "label 7"},
+	}
+	for _, c := range cases {
+		if err := Check(c.src, c.tgt, c.c); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}
