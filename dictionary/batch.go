@@ -3,10 +3,9 @@ package dictionary
 import (
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/ot"
 )
 
@@ -22,23 +21,16 @@ type atomBatch struct {
 	norm        []float64 // ‖a_t‖² = G_tt
 }
 
-// gram computes G = A Aᵀ (one symmetric rank-k product) and the norms.
+// gram computes G = A Aᵀ (symmetric, see linalg.Gram) and the norms.
 func (ab *atomBatch) gram() {
 	m := ab.K * ab.nb
 	if ab.G == nil {
 		ab.G = mat.NewDense(m, m, nil)
 		ab.norm = make([]float64, m)
 	}
-	a := ab.A.RawMatrix()
-	g := ab.G.RawMatrix()
-	blas64.Syrk(blas.NoTrans, 1, a, 0, blas64.Symmetric{Uplo: blas.Upper, N: m, Data: g.Data, Stride: g.Stride})
-	// Mirror the upper triangle.
-	for i := 0; i < m; i++ {
-		row := g.Data[i*g.Stride : i*g.Stride+m]
-		ab.norm[i] = row[i]
-		for j := i + 1; j < m; j++ {
-			g.Data[j*g.Stride+i] = row[j]
-		}
+	linalg.Gram(ab.G, ab.A)
+	for i := range ab.norm {
+		ab.norm[i] = ab.G.At(i, i)
 	}
 }
 
@@ -278,7 +270,7 @@ func (db *domainBatch) lossAndGradients(ab *atomBatch, alpha []float64, beta flo
 	db.materialize(ab)
 	// Feature costs through one product X_Q X_Bᵀ.
 	C := db.C
-	C.Mul(db.XQ, db.XB.T())
+	linalg.MulABT(C, db.XQ, db.XB)
 	cr := C.RawMatrix()
 	qn := make([]float64, nb)
 	for i := 0; i < nb; i++ {

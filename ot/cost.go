@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // SqEuclidean writes into dst the n×m matrix of squared Euclidean distances
@@ -73,7 +75,11 @@ func SqEuclidean(dst *mat.Dense, X, Y mat.Matrix) error {
 	if dst.IsEmpty() {
 		dst.ReuseAs(n, m)
 	}
-	dst.Mul(xc, yc.T())
+	if same {
+		linalg.Gram(dst, xc)
+	} else {
+		linalg.MulABT(dst, xc, yc)
+	}
 
 	xn := rowSqNorms(xc)
 	yn := xn

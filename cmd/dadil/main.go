@@ -61,7 +61,8 @@ func groups() map[string]map[string]command {
 			"demo":     {"solve a generated problem with EMD and Sinkhorn and compare them", runOTDemo},
 		},
 		"bench": {
-			"emd": {"time EMD on Gaussian problems, side by side with POT when available", runBenchEMD},
+			"emd":              {"time EMD on Gaussian problems, side by side with POT when available", runBenchEMD},
+			"office-caltech10": {"reproduce the paper's Caltech-Office 10 experiments (Tables 2 and 3)", runBenchOfficeCaltech},
 		},
 	}
 }

@@ -1,0 +1,354 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/dictionary"
+)
+
+// Result is the accuracy of one method on one experiment.
+type Result struct {
+	Method   string  `json:"method"`
+	Target   string  `json:"target"`
+	Fold     int     `json:"fold"`
+	Accuracy float64 `json:"accuracy"` // percent of the test rows
+	Seconds  float64 `json:"seconds"`  // fit + predict
+}
+
+// PaperDaDiL returns the DaDiL settings of the paper for Caltech-Office 10
+// (appendix, hyper-parameter table): K = 8, n = 1000, n_b = 200, η = 0.1,
+// N_iter = 10 fixed epochs, atoms initialised N(0, I) with the learning rate
+// in data units.
+func PaperDaDiL(seed uint64) *dictionary.Settings {
+	return &dictionary.Settings{
+		Atoms: 8, Samples: 1000, Batch: 200, LearningRate: 0.1, Epochs: 10,
+		PlateauTol: -1, Init: dictionary.InitGaussian, FeatureScale: dictionary.ScaleNone,
+		Seed: seed,
+	}
+}
+
+// family is a set of methods sharing one fit (DaDiL-R and DaDiL-E are two
+// predictors of one dictionary).
+type family struct {
+	members []string
+	// fit fits on the split and returns one predictor per member.
+	fit func(s *Split, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error)
+}
+
+// single wraps a method without siblings.
+func single(name string, build func(seed uint64) adapt.Method) family {
+	return family{members: []string{name}, fit: func(s *Split, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error) {
+		m := build(seed)
+		if err := m.Fit(s.Sources, s.Train, classes); err != nil {
+			return nil, err
+		}
+		return []func(*mat.Dense) ([]int, error){m.Predict}, nil
+	}}
+}
+
+// pair wraps the R and E predictors of one dictionary-like fit.
+func pair(r, e string, build func(seed uint64) adapt.Method) family {
+	return family{members: []string{r, e}, fit: func(s *Split, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error) {
+		m := build(seed)
+		if err := m.Fit(s.Sources, s.Train, classes); err != nil {
+			return nil, err
+		}
+		var model *dictionary.Model
+		switch x := m.(type) {
+		case *adapt.DaDiL:
+			model = x.Model
+		case *adapt.WBR:
+			model = x.Model
+		}
+		return []func(*mat.Dense) ([]int, error){model.PredictR, model.PredictE}, nil
+	}}
+}
+
+// families returns every method of the benchmark, in table order.
+func families() []family {
+	fams := []family{
+		single("source-only", func(uint64) adapt.Method { return &adapt.SourceOnly{} }),
+	}
+	fams = append(fams, baselineFamilies()...)
+	fams = append(fams,
+		pair("wbr-r", "wbr-e", func(seed uint64) adapt.Method {
+			return &adapt.WBR{Settings: &dictionary.Settings{Seed: seed}}
+		}),
+		pair("dadil-r-paper", "dadil-e-paper", func(seed uint64) adapt.Method { return adapt.NewDaDiLR(PaperDaDiL(seed)) }),
+		pair("dadil-r", "dadil-e", func(seed uint64) adapt.Method {
+			return adapt.NewDaDiLR(&dictionary.Settings{Seed: seed})
+		}),
+	)
+	return fams
+}
+
+// MethodNames returns the names of all methods, in table order.
+func MethodNames() []string {
+	var out []string
+	for _, f := range families() {
+		out = append(out, f.members...)
+	}
+	return out
+}
+
+// Options configure a benchmark run.
+type Options struct {
+	Methods []string // nil: all
+	Targets []string // nil: all domains
+	Folds   []int    // nil: 1 … 5
+	Seed    uint64
+	Workers int // experiments run at once; 0: GOMAXPROCS
+	// Progress, if not nil, receives a line per finished experiment.
+	Progress func(done, total int, what string, elapsed time.Duration)
+}
+
+// experiment is one (family, target, fold) fit.
+type experiment struct {
+	fam     family
+	members []int // indices into fam.members that were requested
+	target  string
+	fold    int
+}
+
+// RunOfficeCaltech runs the requested methods on the requested experiments.
+// Experiments run in parallel; each is seeded from Options.Seed, the target
+// and the fold only, so results do not depend on the number of workers.
+func RunOfficeCaltech(o *OfficeCaltech, opt Options) ([]Result, error) {
+	targets := opt.Targets
+	if targets == nil {
+		targets = OfficeCaltechDomains
+	}
+	for _, t := range targets {
+		if _, err := domainIndex(t); err != nil {
+			return nil, err
+		}
+	}
+	folds := opt.Folds
+	if folds == nil {
+		folds = []int{1, 2, 3, 4, 5}
+	}
+	for _, f := range folds {
+		if f < 1 || f > 5 {
+			return nil, fmt.Errorf("bench: fold %d is not in 1…5", f)
+		}
+	}
+	want, err := selectMethods(opt.Methods)
+	if err != nil {
+		return nil, err
+	}
+	var exps []experiment
+	for _, fam := range families() {
+		var mem []int
+		for i, name := range fam.members {
+			if want[name] {
+				mem = append(mem, i)
+			}
+		}
+		if len(mem) == 0 {
+			continue
+		}
+		for _, t := range targets {
+			for _, f := range folds {
+				exps = append(exps, experiment{fam: fam, members: mem, target: strings.ToUpper(t), fold: f})
+			}
+		}
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	results := make([][]Result, len(exps))
+	errs := make([]error, len(exps))
+	start := time.Now()
+	var mu sync.Mutex
+	done := 0
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, workers)
+	for i := range exps {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			results[i], errs[i] = runExperiment(o, exps[i], opt.Seed)
+			if opt.Progress != nil {
+				mu.Lock()
+				done++
+				e := exps[i]
+				opt.Progress(done, len(exps), fmt.Sprintf("%s on %s fold %d", strings.Join(namesOf(e), "/"), e.target, e.fold), time.Since(start))
+				mu.Unlock()
+			}
+		}(i)
+	}
+	wg.Wait()
+	var out []Result
+	for i, r := range results {
+		if errs[i] != nil {
+			e := exps[i]
+			return nil, fmt.Errorf("bench: %s on %s fold %d: %w", strings.Join(namesOf(e), "/"), e.target, e.fold, errs[i])
+		}
+		out = append(out, r...)
+	}
+	return out, nil
+}
+
+func namesOf(e experiment) []string {
+	var n []string
+	for _, i := range e.members {
+		n = append(n, e.fam.members[i])
+	}
+	return n
+}
+
+// selectMethods resolves the requested names ("all" or nil for every
+// method).
+func selectMethods(names []string) (map[string]bool, error) {
+	all := MethodNames()
+	want := map[string]bool{}
+	if len(names) == 0 || (len(names) == 1 && names[0] == "all") {
+		for _, n := range all {
+			want[n] = true
+		}
+		return want, nil
+	}
+	known := map[string]bool{}
+	for _, n := range all {
+		known[n] = true
+	}
+	for _, n := range names {
+		if !known[n] {
+			return nil, fmt.Errorf("bench: unknown method %q (known: %s, all)", n, strings.Join(all, ", "))
+		}
+		want[n] = true
+	}
+	return want, nil
+}
+
+// runExperiment fits a family once and scores its requested members.
+func runExperiment(o *OfficeCaltech, e experiment, seed uint64) ([]Result, error) {
+	s, err := o.Split(e.target, e.fold)
+	if err != nil {
+		return nil, err
+	}
+	t, _ := domainIndex(e.target)
+	expSeed := seed*1000 + uint64(10*t+e.fold)
+	t0 := time.Now()
+	preds, err := e.fam.fit(s, o.Classes.Len(), expSeed)
+	if err != nil {
+		return nil, err
+	}
+	fitSecs := time.Since(t0).Seconds()
+	var out []Result
+	for _, i := range e.members {
+		t1 := time.Now()
+		p, err := preds[i](s.Test)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Result{
+			Method: e.fam.members[i], Target: e.target, Fold: e.fold,
+			Accuracy: 100 * agreement(p, s.TestY),
+			Seconds:  fitSecs + time.Since(t1).Seconds(),
+		})
+	}
+	return out, nil
+}
+
+func agreement(p, y []int) float64 {
+	ok := 0
+	for i := range p {
+		if p[i] == y[i] {
+			ok++
+		}
+	}
+	return float64(ok) / float64(len(p))
+}
+
+// Table formats results as a Markdown table laid out like the paper's:
+// one row per method (in the order given), one column per target (in the
+// order given) with the mean ± standard deviation over folds (population
+// standard deviation, numpy's default), and the average of the target
+// means.
+func Table(results []Result, methods, targets []string) string {
+	type key struct{ m, t string }
+	acc := map[key][]float64{}
+	for _, r := range results {
+		acc[key{r.Method, r.Target}] = append(acc[key{r.Method, r.Target}], r.Accuracy)
+	}
+	var b strings.Builder
+	b.WriteString("| Method |")
+	for _, t := range targets {
+		b.WriteString(" " + t + " |")
+	}
+	b.WriteString(" Avg |\n|---|")
+	for range targets {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|\n")
+	for _, m := range methods {
+		vals := 0
+		var sum float64
+		var row strings.Builder
+		for _, t := range targets {
+			a := acc[key{m, t}]
+			if len(a) == 0 {
+				row.WriteString(" – |")
+				continue
+			}
+			mean, std := meanStd(a)
+			fmt.Fprintf(&row, " %.2f ± %.2f |", mean, std)
+			sum += mean
+			vals++
+		}
+		if vals == 0 {
+			continue
+		}
+		avg := "–"
+		if vals == len(targets) {
+			avg = fmt.Sprintf("%.2f", sum/float64(vals))
+		}
+		fmt.Fprintf(&b, "| %s |%s %s |\n", m, row.String(), avg)
+	}
+	return b.String()
+}
+
+func meanStd(v []float64) (mean, std float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	for _, x := range v {
+		std += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(std / float64(len(v)))
+}
+
+// SortResults orders results by method (table order), target and fold.
+func SortResults(rs []Result, targets []string) {
+	order := map[string]int{}
+	for i, m := range MethodNames() {
+		order[m] = i
+	}
+	torder := map[string]int{}
+	for i, t := range targets {
+		torder[strings.ToUpper(t)] = i
+	}
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		if order[a.Method] != order[b.Method] {
+			return order[a.Method] < order[b.Method]
+		}
+		if torder[a.Target] != torder[b.Target] {
+			return torder[a.Target] < torder[b.Target]
+		}
+		return a.Fold < b.Fold
+	})
+}
