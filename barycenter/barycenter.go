@@ -26,6 +26,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/internal/gbary"
 	"github.com/dadil/dadil/ot"
 )
 
@@ -152,6 +153,9 @@ func solve(measures []Measure, alpha []float64, s *Settings, labeled bool) (*Res
 		for _, m := range measures {
 			nb = max(nb, m.X.RawMatrix().Rows)
 		}
+	}
+	if set.Init == nil && set.InitSamples && gramFits(measures, nb) {
+		return solveGram(measures, alpha, &set, labeled, nb, d, c)
 	}
 	res := &Result{
 		Plans:   make([]ot.Plan, K),
@@ -293,6 +297,78 @@ func (w *worker) transport(b *Measure, beta float64, labeled bool, plan *ot.Plan
 	plan.Col = append(plan.Col[:0], w.sol.Plan.Col...)
 	plan.Mass = append(plan.Mass[:0], w.sol.Plan.Mass...)
 	return nil
+}
+
+// maxGram bounds the entries of the Gram matrix solveGram may allocate
+// (1.2 GB of float64).
+const maxGram = 150_000_000
+
+// gramFits reports whether the measures can go through solveGram: uniform
+// weights, all of the barycenter's size, and a stack whose Gram matrix
+// fits in maxGram entries.
+func gramFits(measures []Measure, nb int) bool {
+	for _, m := range measures {
+		if r, _ := m.X.Dims(); m.W != nil || r != nb {
+			return false
+		}
+	}
+	kn := len(measures) * nb
+	return kn*kn <= maxGram
+}
+
+// solveGram runs the same iterations as solve through one Gram matrix of
+// the stacked supports (see internal/gbary): with uniform weights and equal
+// sizes every plan is a permutation, so the barycenter's inner products
+// with the data follow from the Gram matrix without a product per
+// iteration. Its results equal solve's up to rounding.
+func solveGram(measures []Measure, alpha []float64, set *Settings, labeled bool, nb, d, c int) (*Result, error) {
+	K := len(measures)
+	cl := 0
+	if labeled {
+		cl = c
+	}
+	st := gbary.NewStack(K, nb, d, cl)
+	for k, m := range measures {
+		st.A.Slice(k*nb, (k+1)*nb, 0, d).(*mat.Dense).Copy(m.X)
+		if labeled {
+			st.YA.Slice(k*nb, (k+1)*nb, 0, c).(*mat.Dense).Copy(m.Y)
+		}
+	}
+	st.Gram()
+	rng := set.Rand
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(1, 0))
+	}
+	// The same initial support as initFromSamples.
+	init := rng.Perm(K * nb)[:nb]
+	var b gbary.Barycenter
+	beta := set.Beta
+	if err := b.Run(st, init, alpha, beta, set.MaxIter, set.Tol); err != nil {
+		// Finite data whose squared distances overflow.
+		return nil, fmt.Errorf("barycenter: %w (do the features overflow when squared?)", err)
+	}
+	b.Materialize(st)
+	res := &Result{
+		Plans:      make([]ot.Plan, K),
+		Costs:      append([]float64(nil), b.Costs...),
+		History:    append([]float64(nil), b.J...),
+		Cost:       b.J[len(b.J)-1],
+		Iterations: b.Iters,
+		Converged:  b.Converged,
+	}
+	res.W = ot.Uniform(nb)
+	res.X = b.XB
+	if labeled {
+		res.Y = b.YB
+	}
+	perm := make([]int, nb)
+	for k := range res.Plans {
+		for j, l := range b.Inv[k] {
+			perm[l] = j
+		}
+		permutationPlan(&res.Plans[k], perm)
+	}
+	return res, nil
 }
 
 // permutationPlan writes the plan of the permutation perm (row i sends

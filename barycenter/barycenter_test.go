@@ -313,3 +313,15 @@ func TestInitSamplesDrawsFromSupports(t *testing.T) {
 	// With α = e_1 one iteration maps the support onto measure 0 exactly.
 	sameUpToPermutation(t, r.X, r.Y, ms[0].X, ms[0].Y, 1e-12)
 }
+
+// TestOverflowIsAnError: features whose squares overflow give an error, not
+// a panic, on every path.
+func TestOverflowIsAnError(t *testing.T) {
+	X := mat.NewDense(4, 1, []float64{1e200, -1e200, 3e200, 0})
+	ms := []Measure{{X: X, Y: oneHot(nil, 4, 2)}, {X: X, Y: oneHot(nil, 4, 2)}}
+	for _, s := range []*Settings{{InitSamples: true}, {}} {
+		if _, err := Labeled(ms, []float64{0.5, 0.5}, s); err == nil {
+			t.Errorf("InitSamples=%v: no error", s.InitSamples)
+		}
+	}
+}

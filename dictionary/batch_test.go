@@ -13,9 +13,8 @@ import (
 
 // testBatch builds a random atom batch and one domain sample.
 func testBatch(rng *rand.Rand, K, nb, d, c int, labeled bool) (*atomBatch, *mat.Dense, *domainBatch, []float64) {
-	ab := &atomBatch{K: K, nb: nb, d: d, c: c, idx: make([][]int, K)}
-	ab.A = mat.NewDense(K*nb, d, nil)
-	ab.YA = mat.NewDense(K*nb, c, nil)
+	b := newAtomBatch(K, nb, d, c)
+	ab := &b
 	Z := mat.NewDense(K*nb, c, nil)
 	for t := 0; t < K*nb; t++ {
 		for q := 0; q < d; q++ {
@@ -26,7 +25,7 @@ func testBatch(rng *rand.Rand, K, nb, d, c int, labeled bool) (*atomBatch, *mat.
 		}
 		softmax(ab.YA.RawRowView(t), Z.RawRowView(t))
 	}
-	ab.gram()
+	ab.Gram()
 	db := &domainBatch{XQ: mat.NewDense(nb, d, nil), init: rng.Perm(K * nb)[:nb]}
 	for i := 0; i < nb; i++ {
 		for q := 0; q < d; q++ {
@@ -63,7 +62,7 @@ func fixedPlanLoss(A, Z *mat.Dense, alpha []float64, db *domainBatch, K, nb int)
 		xb := make([]float64, d)
 		yb := make([]float64, c)
 		for k := 0; k < K; k++ {
-			t := k*nb + db.inv[k][j]
+			t := k*nb + db.bc.Inv[k][j]
 			for q := 0; q < d; q++ {
 				xb[q] += alpha[k] * A.At(t, q)
 			}
@@ -184,7 +183,7 @@ func TestBatchBarycenterMatchesLabeled(t *testing.T) {
 	if err := db.barycenter(ab, alpha, 0, 10, 1e-12); err != nil {
 		t.Fatal(err)
 	}
-	db.materialize(ab)
+	db.bc.Materialize(ab.Stack)
 
 	ms := make([]barycenter.Measure, K)
 	for k := range ms {
@@ -202,15 +201,15 @@ func TestBatchBarycenterMatchesLabeled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.History) != len(db.J) {
-		t.Fatalf("iterations: %v vs %v", db.J, r.History)
+	if len(r.History) != len(db.bc.J) {
+		t.Fatalf("iterations: %v vs %v", db.bc.J, r.History)
 	}
-	for i := range db.J {
-		if relErr(db.J[i], r.History[i]) > 1e-10 {
-			t.Fatalf("iteration %d: J %.15g vs %.15g", i, db.J[i], r.History[i])
+	for i := range db.bc.J {
+		if relErr(db.bc.J[i], r.History[i]) > 1e-10 {
+			t.Fatalf("iteration %d: J %.15g vs %.15g", i, db.bc.J[i], r.History[i])
 		}
 	}
-	if !mat.EqualApprox(db.XB, r.X, 1e-10) || !mat.EqualApprox(db.YB, r.Y, 1e-10) {
+	if !mat.EqualApprox(db.bc.XB, r.X, 1e-10) || !mat.EqualApprox(db.bc.YB, r.Y, 1e-10) {
 		t.Errorf("supports differ")
 	}
 }

@@ -411,9 +411,7 @@ func (f *fitter) setup() {
 	}
 	f.optA.init(f.N * K)
 
-	f.ab = atomBatch{K: K, nb: f.nb, d: d, c: c, idx: make([][]int, K)}
-	f.ab.A = mat.NewDense(K*f.nb, d, nil)
-	f.ab.YA = mat.NewDense(K*f.nb, c, nil)
+	f.ab = newAtomBatch(K, f.nb, d, c)
 	f.dbs = make([]domainBatch, f.N)
 	for l := range f.dbs {
 		f.dbs[l].XQ = mat.NewDense(f.nb, d, nil)
@@ -456,7 +454,7 @@ func (f *fitter) run() error {
 		domLoss := make([]float64, N)
 		for b := 0; b < batches; b++ {
 			f.sampleBatch()
-			f.ab.gram()
+			f.ab.Gram()
 			// Domains in parallel; each writes only its own domainBatch.
 			errs := make([]error, N)
 			var wg sync.WaitGroup

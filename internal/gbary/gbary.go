@@ -1,0 +1,272 @@
+// Package gbary computes labeled Wasserstein barycenters (DaDiL paper,
+// Algorithm 1) of K measures of n uniformly weighted points each, with an
+// n-point uniform barycenter, from one Gram matrix.
+//
+// With equal sizes and uniform weights every optimal plan is a permutation
+// divided by n, so every barycenter point is an α-weighted sum of one
+// point of each measure: x_B,j = Σ_t W_jt a_t over the stacked points a_t.
+// Its inner products with all stacked points are then S = W G, with
+// G = A Aᵀ the Gram matrix of the stack, and the cost matrices
+//
+//	C^(k)_lj = ‖a_kl‖² + ‖x_B,j‖² − 2 S_j,(k,l) + β ‖y_kl − y_B,j‖²
+//
+// need no product with the data: the Gram matrix is computed once and
+// every iteration costs O(K²n² + Kn²c) plus K assignment problems. This is
+// the inner loop of DaDiL's learning (one Gram per mini-batch, shared by
+// all domains and iterations) and of its full-atom reconstructions.
+package gbary
+
+import (
+	"errors"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/linalg"
+	"github.com/dadil/dadil/ot"
+)
+
+// ErrNonFinite is returned when a cost is not finite.
+var ErrNonFinite = errors.New("non-finite transport costs")
+
+// Stack holds K measures of N points in R^D, with soft labels over C
+// classes (C = 0 for unlabeled measures): row t = k·N + l of A is point l of
+// measure k, and G = A Aᵀ.
+type Stack struct {
+	K, N, D, C int
+	A, YA      *mat.Dense // YA is nil when C = 0
+	G          *mat.Dense
+	Norm       []float64 // ‖a_t‖² = G_tt
+}
+
+// NewStack allocates a stack.
+func NewStack(K, n, d, c int) *Stack {
+	s := &Stack{K: K, N: n, D: d, C: c, A: mat.NewDense(K*n, d, nil)}
+	if c > 0 {
+		s.YA = mat.NewDense(K*n, c, nil)
+	}
+	return s
+}
+
+// Gram computes G = A Aᵀ and the norms.
+func (s *Stack) Gram() {
+	m := s.K * s.N
+	if s.G == nil {
+		s.G = mat.NewDense(m, m, nil)
+		s.Norm = make([]float64, m)
+	}
+	linalg.Gram(s.G, s.A)
+	for i := range s.Norm {
+		s.Norm[i] = s.G.At(i, i)
+	}
+}
+
+// Term is one weighted stacked point of a barycenter point.
+type Term struct {
+	T int     // stacked row
+	W float64 // weight
+}
+
+// Barycenter is the state of Algorithm 1 on a stack.
+type Barycenter struct {
+	// Terms[j] lists the stacked points whose weighted sum is barycenter
+	// point j; Inv[k][j] is the point of measure k sent to j by the last
+	// plan π^(k) (a permutation).
+	Terms [][]Term
+	Inv   [][]int
+	S     *mat.Dense // N × K·N: S_jt = ⟨x_B,j, a_t⟩
+	BNorm []float64  // ‖x_B,j‖²
+	// XB and YB hold the support after Materialize.
+	XB, YB *mat.Dense
+	// C is an N×N scratch matrix, free for callers between runs.
+	C *mat.Dense
+	// Costs[k] = ⟨C^(k), π^(k)⟩ of the last iteration; J the α-weighted
+	// sums per iteration.
+	Costs     []float64
+	J         []float64
+	Iters     int
+	Converged bool
+
+	assign ot.AssignmentSolver
+	perm   ot.AssignmentResult
+}
+
+// ensure allocates the buffers for the stack's shape.
+func (b *Barycenter) ensure(s *Stack) {
+	if b.S != nil {
+		if r, c := b.S.Dims(); r == s.N && c == s.K*s.N {
+			if _, d := b.XB.Dims(); d == s.D && len(b.Inv) == s.K && (s.C == 0) == (b.YB == nil) {
+				return
+			}
+		}
+	}
+	b.Terms = make([][]Term, s.N)
+	b.Inv = make([][]int, s.K)
+	for k := range b.Inv {
+		b.Inv[k] = make([]int, s.N)
+	}
+	b.S = mat.NewDense(s.N, s.K*s.N, nil)
+	b.BNorm = make([]float64, s.N)
+	b.XB = mat.NewDense(s.N, s.D, nil)
+	b.YB = nil
+	if s.C > 0 {
+		b.YB = mat.NewDense(s.N, s.C, nil)
+	}
+	b.C = mat.NewDense(s.N, s.N, nil)
+	b.Costs = make([]float64, s.K)
+}
+
+// Run performs Algorithm 1 from the support init (init[j] is the stacked
+// point barycenter point j starts at) for at most maxIter iterations or
+// until the weighted cost J changes by less than tol. beta ≤ 0 selects,
+// for every pair, the largest feature cost of the pair (labels are
+// ignored for unlabeled stacks). The support of the last iteration's update
+// is left in Terms; call Materialize for XB and YB.
+func (b *Barycenter) Run(s *Stack, init []int, alpha []float64, beta float64, maxIter int, tol float64) error {
+	b.ensure(s)
+	for j := range b.Terms {
+		b.Terms[j] = append(b.Terms[j][:0], Term{init[j], 1})
+	}
+	b.J = b.J[:0]
+	b.Converged = false
+	prev := math.NaN()
+	for it := 1; it <= maxIter; it++ {
+		b.support(s)
+		if s.C > 0 {
+			b.labels(s)
+		}
+		J := 0.0
+		for k := 0; k < s.K; k++ {
+			cost, err := b.pairCost(s, k, beta)
+			if err != nil {
+				return err
+			}
+			b.Costs[k] = cost
+			J += alpha[k] * cost
+		}
+		b.J = append(b.J, J)
+		b.Iters = it
+		// New support: x_B,j = Σ_k α_k a_{k, inv_k(j)}.
+		for j := range b.Terms {
+			ts := b.Terms[j][:0]
+			for k := 0; k < s.K; k++ {
+				if alpha[k] != 0 {
+					ts = append(ts, Term{k*s.N + b.Inv[k][j], alpha[k]})
+				}
+			}
+			b.Terms[j] = ts
+		}
+		if math.Abs(J-prev) < tol {
+			b.Converged = true
+			break
+		}
+		prev = J
+	}
+	return nil
+}
+
+// support computes S = W G and ‖x_B,j‖² = Σ_t W_jt S_jt.
+func (b *Barycenter) support(s *Stack) {
+	sr := b.S.RawMatrix()
+	m := s.K * s.N
+	for j, ts := range b.Terms {
+		row := sr.Data[j*sr.Stride : j*sr.Stride+m]
+		clear(row)
+		for _, tm := range ts {
+			w := tm.W
+			for q, v := range s.G.RawRowView(tm.T) {
+				row[q] += w * v
+			}
+		}
+		var nrm float64
+		for _, tm := range ts {
+			nrm += tm.W * row[tm.T]
+		}
+		b.BNorm[j] = nrm
+	}
+}
+
+// labels computes the soft labels of the current support.
+func (b *Barycenter) labels(s *Stack) {
+	for j, ts := range b.Terms {
+		row := b.YB.RawRowView(j)
+		clear(row)
+		for _, tm := range ts {
+			for q, v := range s.YA.RawRowView(tm.T) {
+				row[q] += tm.W * v
+			}
+		}
+	}
+}
+
+// pairCost assembles C^(k) for the current support, solves the assignment
+// between measure k and the support, stores the inverse permutation in
+// Inv[k] and returns ⟨C^(k), π^(k)⟩.
+func (b *Barycenter) pairCost(s *Stack, k int, beta float64) (float64, error) {
+	n := s.N
+	C := b.C.RawMatrix()
+	sr := b.S.RawMatrix()
+	maxF := 0.0
+	for l := 0; l < n; l++ {
+		t := k*n + l
+		an := s.Norm[t]
+		row := C.Data[l*C.Stride : l*C.Stride+n]
+		for j := 0; j < n; j++ {
+			v := an + b.BNorm[j] - 2*sr.Data[j*sr.Stride+t]
+			if v < 0 {
+				v = 0
+			}
+			row[j] = v
+			if v > maxF {
+				maxF = v
+			}
+		}
+	}
+	if s.C > 0 {
+		bt := beta
+		if bt <= 0 {
+			bt = maxF
+		}
+		c := s.C
+		yb := b.YB.RawMatrix()
+		for l := 0; l < n; l++ {
+			ya := s.YA.RawRowView(k*n + l)
+			row := C.Data[l*C.Stride : l*C.Stride+n]
+			for j := 0; j < n; j++ {
+				y := yb.Data[j*yb.Stride : j*yb.Stride+c]
+				var d2 float64
+				for q, v := range ya {
+					e := v - y[q]
+					d2 += e * e
+				}
+				row[j] += bt * d2
+			}
+		}
+	}
+	if err := b.assign.Solve(&b.perm, b.C); err != nil {
+		return 0, ErrNonFinite
+	}
+	for l, j := range b.perm.Perm {
+		b.Inv[k][j] = l
+	}
+	return b.perm.Cost / float64(n), nil
+}
+
+// Materialize writes the support XB = W A and, for labeled stacks, its
+// labels YB = W Y_A.
+func (b *Barycenter) Materialize(s *Stack) {
+	xb := b.XB.RawMatrix()
+	d := s.D
+	for j, ts := range b.Terms {
+		xr := xb.Data[j*xb.Stride : j*xb.Stride+d]
+		clear(xr)
+		for _, tm := range ts {
+			for q, v := range s.A.RawRowView(tm.T) {
+				xr[q] += tm.W * v
+			}
+		}
+	}
+	if s.C > 0 {
+		b.labels(s)
+	}
+}
