@@ -63,6 +63,7 @@ func groups() map[string]map[string]command {
 		"bench": {
 			"emd":              {"time EMD on Gaussian problems, side by side with POT when available", runBenchEMD},
 			"office-caltech10": {"reproduce the paper's Caltech-Office 10 experiments (Tables 2 and 3)", runBenchOfficeCaltech},
+			"dadil":            {"time one DaDiL fit (paper setting) side by side with a Python reference", runBenchDaDiL},
 		},
 	}
 }

@@ -87,7 +87,9 @@ type Barycenter struct {
 	Iters     int
 	Converged bool
 
-	assign ot.AssignmentSolver
+	// One assignment solver per measure, so that each iteration after the
+	// first starts from the same pair's previous prices.
+	assign []ot.AssignmentSolver
 	perm   ot.AssignmentResult
 }
 
@@ -114,6 +116,7 @@ func (b *Barycenter) ensure(s *Stack) {
 	}
 	b.C = mat.NewDense(s.N, s.N, nil)
 	b.Costs = make([]float64, s.K)
+	b.assign = make([]ot.AssignmentSolver, s.K)
 }
 
 // Run performs Algorithm 1 from the support init (init[j] is the stacked
@@ -131,6 +134,9 @@ func (b *Barycenter) Run(s *Stack, init []int, alpha []float64, beta float64, ma
 	b.Converged = false
 	prev := math.NaN()
 	for it := 1; it <= maxIter; it++ {
+		for k := range b.assign {
+			b.assign[k].Warm = it > 1
+		}
 		b.support(s)
 		if s.C > 0 {
 			b.labels(s)
@@ -243,7 +249,7 @@ func (b *Barycenter) pairCost(s *Stack, k int, beta float64) (float64, error) {
 			}
 		}
 	}
-	if err := b.assign.Solve(&b.perm, b.C); err != nil {
+	if err := b.assign[k].Solve(&b.perm, b.C); err != nil {
 		return 0, ErrNonFinite
 	}
 	for l, j := range b.perm.Perm {
