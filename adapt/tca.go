@@ -1,0 +1,246 @@
+package adapt
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/classify"
+)
+
+// Default values of TCA for zero fields.
+const (
+	DefaultTCAComponents = 30
+	DefaultTCAMu         = 1.0
+)
+
+// TCA is Transfer Component Analysis (Pan, Tsang, Kwok & Yang, "Domain
+// Adaptation via Transfer Component Analysis", IEEE Transactions on Neural
+// Networks 22(2), 2011) with the linear kernel, applied to the pooled
+// sources as in the baselines of the DaDiL paper (Montesuma, Ngolè Mboula &
+// Souloumiac, ECAI 2023, Table 2).
+//
+// For the n = n_S + n_T stacked rows X = [X_S; X_T] (n×D) and the kernel
+// K = XXᵀ, TCA looks for W ∈ R^{n×m} solving
+//
+//	min_W tr(Wᵀ K L K W) + μ tr(WᵀW)  subject to  Wᵀ K H K W = I_m,
+//
+// where L = e eᵀ, e_i = 1/n_S for source rows and −1/n_T for target rows,
+// so that tr(WᵀKLKW) is the squared distance between the embedded domain
+// means (the MMD with a linear kernel), and H = I − 11ᵀ/n centres. The
+// solution is formed by the m leading eigenvectors of (KLK + μI)⁻¹KHK and
+// a row x is embedded as z = Wᵀ K(X, x) = Wᵀ X x.
+//
+// The n×n eigenproblem is not formed. Let XᵀX = V S Vᵀ (D×D, or through
+// the n×n XXᵀ when n < D), keeping the r eigenvalues above 1e-10 times the
+// largest. The range of K is spanned by U = X V S^(−1/2), and components
+// of W outside it only increase μ tr(WᵀW), so W = U C with C ∈ R^{r×m}.
+// Substituting, with ã = S^(1/2) Vᵀ (x̄_S − x̄_T) and b̃ = S^(1/2) Vᵀ x̄ (x̄ the
+// mean of all rows),
+//
+//	Wᵀ K L K W = Cᵀ ã ãᵀ C,   Wᵀ K H K W = Cᵀ (S² − n b̃ b̃ᵀ) C,   WᵀW = CᵀC,
+//
+// so C solves the r×r generalised symmetric-definite eigenproblem
+// (S² − n b̃ b̃ᵀ) c = λ (ã ãᵀ + μI) c, largest λ. With R = (ããᵀ + μI)^(−1/2)
+// = μ^(−1/2) (I + κ ûûᵀ), û = ã/‖ã‖, κ = (μ/(μ + ‖ã‖²))^(1/2) − 1, it
+// reduces to the ordinary eigenproblem of R (S² − n b̃ b̃ᵀ) R = Y Λ Yᵀ, and
+// C = R Y Λ^(−1/2) satisfies the constraint. The embedding is linear,
+//
+//	z = Pᵀ x,   P = V S^(1/2) C   (D×m),
+//
+// exactly the kernel TCA embedding with the linear kernel: the cost is one
+// eigendecomposition of a min(n, D)-square Gram matrix and one of an
+// r×r matrix, instead of an n×n non-symmetric one. (The d×d "primal"
+// eigenproblem of (Xᵀ L X + μI)⁻¹ XᵀHX sometimes used instead regularises
+// μ‖P‖²_F rather than μ tr(WᵀW) = μ tr(Pᵀ (XᵀX)⁺ P), and is not used here.)
+//
+// Scale: the constraint WᵀKHKW = I fixes the embedded scatter; since any
+// common factor gives the same subspace, TCA uses Wᵀ K H K W = n I, so
+// that every component has unit variance over the training rows and the
+// classifier's L2 penalty has the same meaning whatever the scale of the
+// features. μ is in the units of K² (it competes with ‖ã‖², which grows
+// like the fourth power of the features); with the linear kernel on
+// features of order one it is a weak regulariser.
+//
+// Hyper-parameters. Pan et al. study the sensitivity of TCA to μ and to the
+// number of components; the DaDiL paper does not report the values of its
+// TCA baseline. TCA uses μ = 1 (DefaultTCAMu) and m = 30 components
+// (DefaultTCAComponents), capped by r and by the number of positive
+// eigenvalues λ.
+type TCA struct {
+	// Components is the number m of transfer components; zero means
+	// DefaultTCAComponents. It must not be negative.
+	Components int
+	// Mu is the trade-off μ > 0; zero means DefaultTCAMu. It must not be
+	// negative, NaN or infinite.
+	Mu float64
+	// Classifier configures the classifier; nil means the defaults of
+	// package classify.
+	Classifier *classify.Settings
+
+	// Projection is set by Fit: the D×m matrix P of the embedding
+	// z = Pᵀ x.
+	Projection *mat.Dense
+
+	model *classify.Softmax
+}
+
+// Name returns "tca".
+func (m *TCA) Name() string { return "tca" }
+
+// Fit computes the transfer components of the pooled sources and the
+// target and trains the classifier on the embedded sources.
+func (m *TCA) Fit(sources []Domain, target *mat.Dense, classes int) error {
+	if err := Check(sources, target, classes); err != nil {
+		return err
+	}
+	if m.Components < 0 {
+		return fmt.Errorf("adapt: tca: Components = %d is negative", m.Components)
+	}
+	if math.IsNaN(m.Mu) || math.IsInf(m.Mu, 0) || m.Mu < 0 {
+		return fmt.Errorf("adapt: tca: Mu = %g is not a non-negative number", m.Mu)
+	}
+	k, mu := m.Components, m.Mu
+	if k == 0 {
+		k = DefaultTCAComponents
+	}
+	if mu == 0 {
+		mu = DefaultTCAMu
+	}
+	Xs, ys := Pool(sources)
+	P, err := tcaProjection(Xs, target, k, mu)
+	if err != nil {
+		return fmt.Errorf("adapt: tca: %w", err)
+	}
+	var Zs mat.Dense
+	Zs.Mul(Xs, P)
+	model, _, err := classify.FitLabels(&Zs, ys, classes, nil, m.Classifier)
+	if err != nil {
+		return fmt.Errorf("adapt: tca: %w", err)
+	}
+	m.Projection = P
+	m.model = model
+	return nil
+}
+
+// Predict embeds the rows of X and classifies them.
+func (m *TCA) Predict(X *mat.Dense) ([]int, error) {
+	if m.model == nil {
+		return nil, ErrNotFitted
+	}
+	Z, err := projectRows(X, nil, m.Projection)
+	if err != nil {
+		return nil, fmt.Errorf("adapt: tca: %w", err)
+	}
+	return m.model.Predict(Z)
+}
+
+// tcaProjection returns the D×m' projection P of linear-kernel TCA (see
+// the TCA documentation) for the source rows Xs and target rows Xt.
+func tcaProjection(Xs, Xt *mat.Dense, k int, mu float64) (*mat.Dense, error) {
+	ns, D := Xs.Dims()
+	nt, _ := Xt.Dims()
+	n := ns + nt
+	X := mat.NewDense(n, D, nil)
+	X.Slice(0, ns, 0, D).(*mat.Dense).Copy(Xs)
+	X.Slice(ns, n, 0, D).(*mat.Dense).Copy(Xt)
+
+	// δ = x̄_S − x̄_T and the overall mean x̄.
+	muS, muT, mean := make([]float64, D), make([]float64, D), make([]float64, D)
+	for i := 0; i < ns; i++ {
+		floats.Add(muS, Xs.RawRowView(i))
+	}
+	for i := 0; i < nt; i++ {
+		floats.Add(muT, Xt.RawRowView(i))
+	}
+	floats.AddScaledTo(mean, muS, 1, muT)
+	floats.Scale(1/float64(n), mean)
+	floats.Scale(1/float64(ns), muS)
+	floats.Scale(1/float64(nt), muT)
+	delta := make([]float64, D)
+	floats.SubTo(delta, muS, muT)
+
+	V, s, err := gramEigen(X, D)
+	if err != nil {
+		return nil, err
+	}
+	r := len(s)
+	// ã = S^(1/2) Vᵀ δ, b̃ = S^(1/2) Vᵀ x̄.
+	at, bt := make([]float64, r), make([]float64, r)
+	mat.NewVecDense(r, at).MulVec(V.T(), mat.NewVecDense(D, delta))
+	mat.NewVecDense(r, bt).MulVec(V.T(), mat.NewVecDense(D, mean))
+	for c := range s {
+		h := math.Sqrt(s[c])
+		at[c] *= h
+		bt[c] *= h
+	}
+	// B = S² − n b̃ b̃ᵀ.
+	B := mat.NewSymDense(r, nil)
+	for i := 0; i < r; i++ {
+		for j := i; j < r; j++ {
+			v := -float64(n) * bt[i] * bt[j]
+			if i == j {
+				v += s[i] * s[i]
+			}
+			B.SetSym(i, j, v)
+		}
+	}
+	// T = R B R with R = μ^(−1/2)(I + κûûᵀ):
+	// μ·T = B + κ(û wᵀ + w ûᵀ) + κ²(ûᵀw) ûûᵀ, w = B û.
+	a2 := floats.Dot(at, at)
+	u := make([]float64, r)
+	kappa := 0.0
+	if a2 > 0 {
+		floats.ScaleTo(u, 1/math.Sqrt(a2), at)
+		kappa = math.Sqrt(mu/(mu+a2)) - 1
+	}
+	w := make([]float64, r)
+	mat.NewVecDense(r, w).MulVec(B, mat.NewVecDense(r, u))
+	beta := floats.Dot(u, w)
+	T := mat.NewSymDense(r, nil)
+	for i := 0; i < r; i++ {
+		for j := i; j < r; j++ {
+			v := B.At(i, j) + kappa*(u[i]*w[j]+w[i]*u[j]) + kappa*kappa*beta*u[i]*u[j]
+			T.SetSym(i, j, v/mu)
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(T, true) {
+		return nil, errors.New("eigendecomposition did not converge")
+	}
+	vals := eig.Values(nil)
+	var Y mat.Dense
+	eig.VectorsTo(&Y)
+	top := vals[r-1]
+	if !(top > 0) {
+		return nil, errors.New("the data have no variance")
+	}
+	var idx []int
+	for j := r - 1; j >= 0 && len(idx) < k; j-- {
+		if vals[j] > gramRankTol*top {
+			idx = append(idx, j)
+		}
+	}
+	// Columns of P: V S^(1/2) c, c = R y √(n/λ).
+	P := mat.NewDense(D, len(idx), nil)
+	y := make([]float64, r)
+	for col, j := range idx {
+		mat.Col(y, j, &Y)
+		f := kappa * floats.Dot(u, y)
+		floats.AddScaled(y, f, u) // (I + κûûᵀ) y
+		scale := math.Sqrt(float64(n)/vals[j]) / math.Sqrt(mu)
+		for c := range y {
+			y[c] *= scale * math.Sqrt(s[c])
+		}
+		if floats.Max(y) < -floats.Min(y) {
+			floats.Scale(-1, y) // sign convention, as in gramEigen
+		}
+		p := mat.NewVecDense(D, nil)
+		p.MulVec(V, mat.NewVecDense(r, y))
+		P.SetCol(col, p.RawVector().Data)
+	}
+	return P, nil
+}

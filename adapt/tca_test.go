@@ -1,0 +1,287 @@
+package adapt
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// tcaGaussRows returns n rows of dimension D: standard Gaussian noise plus
+// the offset off.
+func tcaGaussRows(rng *rand.Rand, n, D int, off []float64) *mat.Dense {
+	X := mat.NewDense(n, D, nil)
+	for i := range n {
+		for j := range D {
+			X.Set(i, j, rng.NormFloat64()+off[j])
+		}
+	}
+	return X
+}
+
+// bruteTCA computes the TCA embedding of the stacked rows X = [Xs; Xt] the
+// way Pan et al. state it: the n×n kernel K = XXᵀ, the MMD matrix L and
+// the centring H, and the m leading solutions of the generalised problem
+// KHK w = λ (KLK + μI) w, through a Cholesky factor of KLK + μI. It
+// returns the embedding Z = KW, scaled so that ZᵀHZ = nI, and the λ.
+func bruteTCA(t *testing.T, Xs, Xt *mat.Dense, m int, mu float64) (*mat.Dense, []float64) {
+	ns, D := Xs.Dims()
+	nt, _ := Xt.Dims()
+	n := ns + nt
+	X := mat.NewDense(n, D, nil)
+	X.Slice(0, ns, 0, D).(*mat.Dense).Copy(Xs)
+	X.Slice(ns, n, 0, D).(*mat.Dense).Copy(Xt)
+	var K mat.Dense
+	K.Mul(X, X.T())
+	L := mat.NewDense(n, n, nil)
+	H := mat.NewDense(n, n, nil)
+	for i := range n {
+		for j := range n {
+			ei, ej := 1/float64(ns), 1/float64(ns)
+			if i >= ns {
+				ei = -1 / float64(nt)
+			}
+			if j >= ns {
+				ej = -1 / float64(nt)
+			}
+			L.Set(i, j, ei*ej)
+			h := -1 / float64(n)
+			if i == j {
+				h++
+			}
+			H.Set(i, j, h)
+		}
+	}
+	var A, B, tmp mat.Dense
+	tmp.Mul(&K, L)
+	A.Mul(&tmp, &K)
+	for i := range n {
+		A.Set(i, i, A.At(i, i)+mu)
+	}
+	tmp.Mul(&K, H)
+	B.Mul(&tmp, &K)
+	var chol mat.Cholesky
+	if !chol.Factorize(symmetricPart(&A)) {
+		t.Fatal("KLK + μI is not positive definite")
+	}
+	var R mat.TriDense
+	chol.LTo(&R) // A = R Rᵀ
+	// S = R⁻¹ B R⁻ᵀ.
+	var RiB, S mat.Dense
+	if err := RiB.Solve(&R, &B); err != nil {
+		t.Fatal(err)
+	}
+	var RiBt mat.Dense
+	RiBt.CloneFrom(RiB.T())
+	if err := S.Solve(&R, &RiBt); err != nil {
+		t.Fatal(err)
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(symmetricPart(&S), true) {
+		t.Fatal("eigendecomposition failed")
+	}
+	vals := eig.Values(nil)
+	var Y mat.Dense
+	eig.VectorsTo(&Y)
+	Z := mat.NewDense(n, m, nil)
+	lam := make([]float64, m)
+	for c := range m {
+		j := n - 1 - c
+		lam[c] = vals[j]
+		// w = R⁻ᵀ y.
+		y := mat.NewVecDense(n, mat.Col(nil, j, &Y))
+		var w mat.VecDense
+		if err := w.SolveVec(R.T(), y); err != nil {
+			t.Fatal(err)
+		}
+		var z mat.VecDense
+		z.MulVec(&K, &w)
+		var hz mat.VecDense
+		hz.MulVec(H, &z)
+		z.ScaleVec(math.Sqrt(float64(n)/mat.Dot(&z, &hz)), &z)
+		Z.SetCol(c, z.RawVector().Data)
+	}
+	return Z, lam
+}
+
+func symmetricPart(A *mat.Dense) *mat.SymDense {
+	n, _ := A.Dims()
+	S := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			S.SetSym(i, j, (A.At(i, j)+A.At(j, i))/2)
+		}
+	}
+	return S
+}
+
+// TestTCAKernelForm checks the reduced computation of TCA against the n×n
+// kernel formulation, through both Gram paths (n > D and n < D), with a
+// weak and a strong regulariser.
+func TestTCAKernelForm(t *testing.T) {
+	cases := []struct {
+		name   string
+		ns, nt int
+		D      int
+		mu     float64
+	}{
+		{"n > D", 30, 20, 6, 1},
+		{"n > D, strong μ", 30, 20, 6, 1e4},
+		{"n < D", 25, 15, 60, 1},
+		{"n < D, strong μ", 25, 15, 60, 1e5},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(7, uint64(c.D)))
+			offS, offT := make([]float64, c.D), make([]float64, c.D)
+			for j := range c.D {
+				offS[j] = 0.3 * float64(j%3)
+				offT[j] = offS[j] + 0.8*float64(j%2)
+			}
+			Xs := tcaGaussRows(rng, c.ns, c.D, offS)
+			Xt := tcaGaussRows(rng, c.nt, c.D, offT)
+			const m = 3
+			P, err := tcaProjection(Xs, Xt, m, c.mu)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, lam := bruteTCA(t, Xs, Xt, m, c.mu)
+			t.Logf("λ = %.6g", lam)
+			n := c.ns + c.nt
+			X := mat.NewDense(n, c.D, nil)
+			X.Slice(0, c.ns, 0, c.D).(*mat.Dense).Copy(Xs)
+			X.Slice(c.ns, n, 0, c.D).(*mat.Dense).Copy(Xt)
+			var Z mat.Dense
+			Z.Mul(X, P)
+			for k := range m {
+				z, w := Z.ColView(k), want.ColView(k)
+				sign := 1.0
+				if mat.Dot(z, w) < 0 {
+					sign = -1
+				}
+				var diff, norm float64
+				for i := range n {
+					diff = math.Max(diff, math.Abs(sign*z.AtVec(i)-w.AtVec(i)))
+					norm = math.Max(norm, math.Abs(w.AtVec(i)))
+				}
+				if diff > 1e-6*norm {
+					t.Errorf("component %d: max |Δ| = %g (scale %g)", k, diff, norm)
+				}
+			}
+		})
+	}
+}
+
+// normalisedMMD returns ‖x̄_S − x̄_T‖² divided by the total variance of
+// the pooled rows: the squared distance between the domain means in units
+// of the spread of the data, a scale-free measure of the linear-kernel MMD.
+func normalisedMMD(Zs, Zt *mat.Dense) float64 {
+	ns, D := Zs.Dims()
+	nt, _ := Zt.Dims()
+	ms, mt, mean := make([]float64, D), make([]float64, D), make([]float64, D)
+	for j := range D {
+		ms[j] = mat.Sum(Zs.ColView(j)) / float64(ns)
+		mt[j] = mat.Sum(Zt.ColView(j)) / float64(nt)
+		mean[j] = (ms[j]*float64(ns) + mt[j]*float64(nt)) / float64(ns+nt)
+	}
+	var mmd, v float64
+	for j := range D {
+		mmd += (ms[j] - mt[j]) * (ms[j] - mt[j])
+		for i := range ns {
+			d := Zs.At(i, j) - mean[j]
+			v += d * d
+		}
+		for i := range nt {
+			d := Zt.At(i, j) - mean[j]
+			v += d * d
+		}
+	}
+	return mmd / (v / float64(ns+nt))
+}
+
+// TCA brings the embedded domain means closer than in the input space,
+// and its embedding has unit variance per component over the training
+// rows (ZᵀHZ = nI).
+func TestTCAReducesMMD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	const D = 10
+	// Two sources and a target: classes apart along the first axis,
+	// domains shifted along the second and third.
+	var src []Domain
+	for k, shift := range []float64{0, 1} {
+		X := mat.NewDense(100, D, nil)
+		y := make([]int, 100)
+		for i := range 100 {
+			y[i] = i % 2
+			for j := range D {
+				X.Set(i, j, rng.NormFloat64())
+			}
+			X.Set(i, 0, X.At(i, 0)+4*float64(y[i]))
+			X.Set(i, 1, X.At(i, 1)+3*shift)
+		}
+		src = append(src, Domain{Name: string(rune('a' + k)), X: X, Y: y})
+	}
+	off := make([]float64, D)
+	off[1], off[2] = -4, 3
+	Xt := tcaGaussRows(rng, 80, D, off)
+	for i := range 80 {
+		Xt.Set(i, 0, Xt.At(i, 0)+4*float64(i%2))
+	}
+	Xs, _ := Pool(src)
+	before := normalisedMMD(Xs, Xt)
+	for _, m := range []int{1, 2, 5} {
+		tca := &TCA{Components: m}
+		if err := tca.Fit(src, Xt, 2); err != nil {
+			t.Fatal(err)
+		}
+		var Zs, Zt mat.Dense
+		Zs.Mul(Xs, tca.Projection)
+		Zt.Mul(Xt, tca.Projection)
+		after := normalisedMMD(&Zs, &Zt)
+		t.Logf("m = %d: normalised MMD %.4g → %.4g", m, before, after)
+		if after > 0.05*before {
+			t.Errorf("m = %d: normalised MMD %.4g → %.4g", m, before, after)
+		}
+		// Unit variance of every component over the pooled rows.
+		n := float64(200 + 80)
+		for k := range m {
+			var s, s2 float64
+			for _, Z := range []*mat.Dense{&Zs, &Zt} {
+				r, _ := Z.Dims()
+				for i := range r {
+					v := Z.At(i, k)
+					s += v
+					s2 += v * v
+				}
+			}
+			if v := s2/n - (s/n)*(s/n); math.Abs(v-1) > 1e-8 {
+				t.Errorf("m = %d: component %d has variance %g", m, k, v)
+			}
+		}
+		// The class structure survives: the target is classified well.
+		pred, err := tca.Predict(Xt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth := make([]int, 80)
+		for i := range truth {
+			truth[i] = i % 2
+		}
+		if a := accuracy(pred, truth); a < 0.9 {
+			t.Errorf("m = %d: target accuracy %.4f", m, a)
+		}
+	}
+}
+
+// The number of components is capped by the rank of the data.
+func TestTCAComponentsCap(t *testing.T) {
+	src, tgt, _ := synthProblem(3)
+	tca := &TCA{}
+	if err := tca.Fit(src, tgt, 3); err != nil {
+		t.Fatal(err)
+	}
+	if r, c := tca.Projection.Dims(); r != 2 || c != 2 {
+		t.Errorf("projection is %d×%d, want 2×2", r, c)
+	}
+}

@@ -1,0 +1,177 @@
+package bench
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/dataset"
+)
+
+// fakeOffice builds a benchmark with domains of the given sizes and fold
+// lists (global indices), written to a temporary folds file.
+func fakeOffice(t *testing.T, sizes [4]int, folds map[string]map[string][]int) (*OfficeCaltech, error) {
+	t.Helper()
+	o := &OfficeCaltech{Classes: &dataset.Classes{Values: []int{1, 2}}}
+	for k, n := range sizes {
+		o.X[k] = mat.NewDense(n, 2, nil)
+		for i := 0; i < n; i++ {
+			o.X[k].Set(i, 0, float64(100*k+i))
+		}
+		o.Y[k] = make([]int, n)
+		for i := range o.Y[k] {
+			o.Y[k][i] = i % 2
+		}
+	}
+	path := filepath.Join(t.TempDir(), "folds.json")
+	b, _ := json.Marshal(folds)
+	os.WriteFile(path, b, 0o644)
+	return o, o.readFolds(path)
+}
+
+// roundRobin splits every domain's rows into 5 folds by row mod 5.
+func roundRobin(sizes [4]int) map[string]map[string][]int {
+	out := map[string]map[string][]int{}
+	off := 0
+	for k, n := range sizes {
+		d := map[string][]int{}
+		for f := 0; f < 5; f++ {
+			d["Fold "+string(rune('1'+f))] = nil
+		}
+		for i := 0; i < n; i++ {
+			key := "Fold " + string(rune('1'+i%5))
+			d[key] = append(d[key], off+i)
+		}
+		out["Domain "+string(rune('1'+k))] = d
+		off += n
+	}
+	return out
+}
+
+func TestFoldsAndSplit(t *testing.T) {
+	sizes := [4]int{10, 12, 7, 9}
+	o, err := fakeOffice(t, sizes, roundRobin(sizes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := o.Split("a", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Sources) != 3 || s.Sources[0].Name != "W" || s.Sources[1].Name != "D" || s.Sources[2].Name != "C" {
+		t.Fatalf("sources %v", []string{s.Sources[0].Name, s.Sources[1].Name, s.Sources[2].Name})
+	}
+	tr, _ := s.Train.Dims()
+	te, _ := s.Test.Dims()
+	if tr+te != 12 || te != 3 || len(s.TestY) != te {
+		t.Fatalf("train %d, test %d rows", tr, te)
+	}
+	// Test rows are Amazon's rows ≡ 1 mod 5 (fold 2): 1, 6 and 11.
+	if s.Test.At(0, 0) != 101 || s.Test.At(1, 0) != 106 || s.Test.At(2, 0) != 111 {
+		t.Errorf("test rows %v", mat.Col(nil, 0, s.Test))
+	}
+	for i := 0; i < tr; i++ {
+		if v := int(s.Train.At(i, 0)) - 100; v%5 == 1 {
+			t.Errorf("training row %d is in the test fold", v)
+		}
+	}
+	if _, err := o.Split("X", 1); err == nil {
+		t.Error("no error for an unknown domain")
+	}
+	if _, err := o.Split("W", 6); err == nil {
+		t.Error("no error for fold 6")
+	}
+}
+
+func TestFoldErrors(t *testing.T) {
+	sizes := [4]int{10, 12, 7, 9}
+	cases := []struct {
+		name string
+		edit func(map[string]map[string][]int)
+		want string
+	}{
+		{"missing domain", func(f map[string]map[string][]int) { delete(f, "Domain 3") }, `no "Domain 3"`},
+		{"missing fold", func(f map[string]map[string][]int) { delete(f["Domain 2"], "Fold 4") }, `no "Fold 4"`},
+		{"outside", func(f map[string]map[string][]int) { f["Domain 1"]["Fold 1"][0] = 10 }, "outside domain W"},
+		{"twice", func(f map[string]map[string][]int) {
+			f["Domain 1"]["Fold 2"] = append(f["Domain 1"]["Fold 2"], f["Domain 1"]["Fold 1"][0])
+		}, "in two folds"},
+		{"no fold", func(f map[string]map[string][]int) { f["Domain 4"]["Fold 5"] = f["Domain 4"]["Fold 5"][1:] }, "in no fold"},
+	}
+	for _, c := range cases {
+		f := roundRobin(sizes)
+		c.edit(f)
+		if _, err := fakeOffice(t, sizes, f); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestSelectMethodsAndTable(t *testing.T) {
+	if _, err := selectMethods([]string{"dadil-r", "nope"}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+		t.Errorf("unknown method: %v", err)
+	}
+	all, err := selectMethods([]string{"all"})
+	if err != nil || len(all) != len(MethodNames()) {
+		t.Errorf("all: %v, %d methods", err, len(all))
+	}
+	res := []Result{
+		{Method: "m", Target: "W", Fold: 1, Accuracy: 50}, {Method: "m", Target: "W", Fold: 2, Accuracy: 70},
+		{Method: "m", Target: "A", Fold: 1, Accuracy: 40},
+	}
+	tab := Table(res, []string{"m", "absent"}, []string{"W", "A"})
+	if !strings.Contains(tab, "| m | 60.00 ± 10.00 | 40.00 ± 0.00 | 50.00 |") || strings.Contains(tab, "absent") {
+		t.Errorf("table:\n%s", tab)
+	}
+}
+
+func TestLoadOfficeCaltechErrors(t *testing.T) {
+	if _, err := LoadOfficeCaltech(t.TempDir(), "surf"); err == nil || !strings.Contains(err.Error(), "missing") {
+		t.Errorf("missing files: %v", err)
+	}
+	if _, err := LoadOfficeCaltech(t.TempDir(), "hog"); err == nil || !strings.Contains(err.Error(), "unknown features") {
+		t.Errorf("unknown features: %v", err)
+	}
+}
+
+// TestOfficeCaltechReal checks the real benchmark when present: sizes, the
+// authors' fold sizes, scaling, and a small run.
+func TestOfficeCaltechReal(t *testing.T) {
+	o, err := LoadOfficeCaltech(filepath.Join(dataDir(t), "office-caltech10"), "surf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRows := [4]int{295, 958, 157, 1123}
+	wantFold5 := [4]int{71, 210, 49, 239}
+	for k := range o.X {
+		if r, _ := o.X[k].Dims(); r != wantRows[k] || len(o.Folds[k][4]) != wantFold5[k] {
+			t.Errorf("domain %s: %d rows, fold 5 has %d", OfficeCaltechDomains[k], r, len(o.Folds[k][4]))
+		}
+		if mat.Min(o.X[k]) < 0 || mat.Max(o.X[k]) > 1 {
+			t.Errorf("domain %s not min-max scaled", OfficeCaltechDomains[k])
+		}
+	}
+	if _, err := LoadOfficeCaltech(filepath.Join(dataDir(t), "office-caltech10"), "decaf"); err == nil || !strings.Contains(err.Error(), "amazon_decaf.mat") {
+		t.Errorf("DeCAF error %v does not name the missing files", err)
+	}
+	if testing.Short() {
+		t.Skip("-short: skipping the method run")
+	}
+	res, err := RunOfficeCaltech(o, Options{Methods: []string{"source-only", "wbr-r"}, Targets: []string{"D"}, Folds: []int{1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 {
+		t.Fatalf("%d results", len(res))
+	}
+	for _, r := range res {
+		if r.Accuracy < 30 || r.Accuracy > 100 {
+			t.Errorf("%s: accuracy %.1f%%", r.Method, r.Accuracy)
+		}
+		t.Logf("%s on D fold 1: %.2f%% in %.1f s", r.Method, r.Accuracy, r.Seconds)
+	}
+}
