@@ -210,7 +210,6 @@ func solve(measures []Measure, alpha []float64, s *Settings, labeled bool) (*Res
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, set.Workers)
 		for k := range work {
-			work[k].assign.Warm = it > 1 // start from the previous prices
 			wg.Add(1)
 			sem <- struct{}{}
 			go func(k int) {

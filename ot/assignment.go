@@ -49,19 +49,7 @@ func Assignment(C mat.Matrix) (*AssignmentResult, error) {
 //
 // The zero value is ready to use; buffers are reused from one Solve to the
 // next. An AssignmentSolver must not be used by several goroutines at once.
-//
-// With Warm set, a Solve on a matrix of the same size as the previous one
-// starts from the previous column prices instead of the initialisation
-// phases: every row takes its cheapest column in the reduced costs
-// C_ij − V_j if that column is still free, and the remaining rows are
-// assigned by shortest augmenting paths. Any prices make a valid start, so
-// the result is exact either way; when the costs changed little since the
-// previous solve (as between the iterations of a barycenter) few rows are
-// left to augment and the solve is several times faster.
 type AssignmentSolver struct {
-	Warm bool
-
-	warmN        int   // size of the last solve, for Warm
 	rowOf, colOf []int // colOf[i]: column of row i; rowOf[j]: row of column j
 	v, d         []float64
 	pred, todo   []int
@@ -79,12 +67,7 @@ func (s *AssignmentSolver) Solve(dst *AssignmentResult, C mat.Matrix) error {
 	if n != m {
 		return fmt.Errorf("ot: assignment needs a square cost matrix, got %d×%d", n, m)
 	}
-	if s.Warm && s.warmN == n {
-		s.solveWarm(c, n)
-	} else {
-		s.solve(c, n)
-	}
-	s.warmN = n
+	s.solve(c, n)
 	dst.Perm = grow(dst.Perm, n)
 	dst.U = grow(dst.U, n)
 	dst.V = grow(dst.V, n)
@@ -162,37 +145,6 @@ func (s *AssignmentSolver) solve(c []float64, n int) {
 	}
 
 	// Shortest augmenting paths for the rows still free.
-	for _, i := range free {
-		s.augment(c, n, i)
-	}
-	s.free = free
-}
-
-// solveWarm assigns every row to its cheapest column in the reduced costs
-// c_ij − v_j with the current prices v when that column is free, then the
-// other rows by shortest augmenting paths.
-func (s *AssignmentSolver) solveWarm(c []float64, n int) {
-	colOf, rowOf, v := s.colOf[:n], s.rowOf[:n], s.v[:n]
-	for i := range colOf {
-		colOf[i] = -1
-		rowOf[i] = -1
-	}
-	free := s.free[:0]
-	for i := 0; i < n; i++ {
-		row := c[i*n : i*n+n]
-		jmin, umin := 0, row[0]-v[0]
-		for j := 1; j < n; j++ {
-			if h := row[j] - v[j]; h < umin {
-				umin, jmin = h, j
-			}
-		}
-		if rowOf[jmin] < 0 {
-			rowOf[jmin] = i
-			colOf[i] = jmin
-		} else {
-			free = append(free, i)
-		}
-	}
 	for _, i := range free {
 		s.augment(c, n, i)
 	}

@@ -125,39 +125,3 @@ func BenchmarkAssignment(b *testing.B) {
 		})
 	}
 }
-
-// TestAssignmentWarm solves a sequence of slowly changing problems with
-// warm starts and checks every solution's optimality certificate and cost
-// against cold solves.
-func TestAssignmentWarm(t *testing.T) {
-	rng := rand.New(rand.NewPCG(25, 26))
-	for _, n := range []int{1, 2, 7, 60, 200} {
-		for _, kind := range []string{"random", "integer"} {
-			_, _, C := randomProblem(rng, n, n, kind)
-			warm := AssignmentSolver{Warm: true}
-			var cold AssignmentSolver
-			var rw, rc AssignmentResult
-			for step := 0; step < 6; step++ {
-				if err := warm.Solve(&rw, C); err != nil {
-					t.Fatal(err)
-				}
-				if err := cold.Solve(&rc, C); err != nil {
-					t.Fatal(err)
-				}
-				checkAssignment(t, &rw, C)
-				if math.Abs(rw.Cost-rc.Cost) > 1e-12*math.Max(1, math.Abs(rc.Cost)) {
-					t.Fatalf("n=%d %s step %d: warm cost %.17g, cold %.17g", n, kind, step, rw.Cost, rc.Cost)
-				}
-				// Perturb some entries (the next iteration's costs).
-				for q := 0; q < n*n/5+1; q++ {
-					i, j := rng.IntN(n), rng.IntN(n)
-					v := C.At(i, j) + 0.3*rng.NormFloat64()
-					if kind == "integer" {
-						v = math.Round(v)
-					}
-					C.Set(i, j, v)
-				}
-			}
-		}
-	}
-}

@@ -115,6 +115,9 @@ func runBenchDaDiL(args []string, e *env) error {
 		var out, errOut bytes.Buffer
 		cmd := exec.Command(py, script, split, "8", "1000", "200", "0.1", "10", strconv.FormatUint(*seed, 10))
 		cmd.Stdout, cmd.Stderr = &out, &errOut
+		// One core, as the reference: PyTorch's own threads are set
+		// in the script; BLAS and OpenMP threads are set here.
+		cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1")
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("Python reference: %w\n%s", err, errOut.String())
 		}

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/internal/linalg"
@@ -87,9 +88,7 @@ type Barycenter struct {
 	Iters     int
 	Converged bool
 
-	// One assignment solver per measure, so that each iteration after the
-	// first starts from the same pair's previous prices.
-	assign []ot.AssignmentSolver
+	assign ot.AssignmentSolver
 	perm   ot.AssignmentResult
 }
 
@@ -116,7 +115,6 @@ func (b *Barycenter) ensure(s *Stack) {
 	}
 	b.C = mat.NewDense(s.N, s.N, nil)
 	b.Costs = make([]float64, s.K)
-	b.assign = make([]ot.AssignmentSolver, s.K)
 }
 
 // Run performs Algorithm 1 from the support init (init[j] is the stacked
@@ -134,9 +132,6 @@ func (b *Barycenter) Run(s *Stack, init []int, alpha []float64, beta float64, ma
 	b.Converged = false
 	prev := math.NaN()
 	for it := 1; it <= maxIter; it++ {
-		for k := range b.assign {
-			b.assign[k].Warm = it > 1
-		}
 		b.support(s)
 		if s.C > 0 {
 			b.labels(s)
@@ -179,10 +174,7 @@ func (b *Barycenter) support(s *Stack) {
 		row := sr.Data[j*sr.Stride : j*sr.Stride+m]
 		clear(row)
 		for _, tm := range ts {
-			w := tm.W
-			for q, v := range s.G.RawRowView(tm.T) {
-				row[q] += w * v
-			}
+			floats.AddScaled(row, tm.W, s.G.RawRowView(tm.T))
 		}
 		var nrm float64
 		for _, tm := range ts {
@@ -249,7 +241,7 @@ func (b *Barycenter) pairCost(s *Stack, k int, beta float64) (float64, error) {
 			}
 		}
 	}
-	if err := b.assign[k].Solve(&b.perm, b.C); err != nil {
+	if err := b.assign.Solve(&b.perm, b.C); err != nil {
 		return 0, ErrNonFinite
 	}
 	for l, j := range b.perm.Perm {
