@@ -341,7 +341,7 @@ func solveGram(measures []Measure, alpha []float64, set *Settings, labeled bool,
 	}
 	// The same initial support as initFromSamples.
 	init := rng.Perm(K * nb)[:nb]
-	var b gbary.Barycenter
+	b := gbary.Barycenter{Workers: set.Workers}
 	beta := set.Beta
 	if err := b.Run(st, init, alpha, beta, set.MaxIter, set.Tol); err != nil {
 		// Finite data whose squared distances overflow.

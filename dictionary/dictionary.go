@@ -509,10 +509,19 @@ func (f *fitter) run() error {
 					}
 					prevY[k] = (&Atom{X: f.X[k], Logits: f.Z[k]}).Labels()
 				}
+				// Atoms are independent: one goroutine per atom.
+				var wg sync.WaitGroup
+				sem := make(chan struct{}, workers)
 				for k := 0; k < K; k++ {
-					f.optX[k].step(f.X[k].RawMatrix().Data, gX[k].RawMatrix().Data, lrScale*f.lrX)
-					f.optZ[k].step(f.Z[k].RawMatrix().Data, gZ[k].RawMatrix().Data, lrScale*set.LearningRate)
+					wg.Add(1)
+					sem <- struct{}{}
+					go func(k int) {
+						defer func() { <-sem; wg.Done() }()
+						f.optX[k].step(f.X[k].RawMatrix().Data, gX[k].RawMatrix().Data, lrScale*f.lrX)
+						f.optZ[k].step(f.Z[k].RawMatrix().Data, gZ[k].RawMatrix().Data, lrScale*set.LearningRate)
+					}(k)
 				}
+				wg.Wait()
 				for k := 0; k < K; k++ {
 					dx += sqDiff(f.X[k], prevX[k])
 					dy += sqDiff((&Atom{X: f.X[k], Logits: f.Z[k]}).Labels(), prevY[k])

@@ -19,6 +19,7 @@ package gbary
 import (
 	"errors"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -87,7 +88,17 @@ type Barycenter struct {
 	J         []float64
 	Iters     int
 	Converged bool
+	// Workers bounds the number of pair problems solved at once in an
+	// iteration; 0 or 1 solves them in turn. Results do not depend on it.
+	Workers int
 
+	dirty []bool // rows of S to recompute
+	pairs []pairScratch
+}
+
+// pairScratch is the per-measure state of an iteration.
+type pairScratch struct {
+	C      *mat.Dense
 	assign ot.AssignmentSolver
 	perm   ot.AssignmentResult
 }
@@ -115,6 +126,11 @@ func (b *Barycenter) ensure(s *Stack) {
 	}
 	b.C = mat.NewDense(s.N, s.N, nil)
 	b.Costs = make([]float64, s.K)
+	b.dirty = make([]bool, s.N)
+	b.pairs = make([]pairScratch, s.K)
+	for k := range b.pairs {
+		b.pairs[k].C = mat.NewDense(s.N, s.N, nil)
+	}
 }
 
 // Run performs Algorithm 1 from the support init (init[j] is the stacked
@@ -127,29 +143,50 @@ func (b *Barycenter) Run(s *Stack, init []int, alpha []float64, beta float64, ma
 	b.ensure(s)
 	for j := range b.Terms {
 		b.Terms[j] = append(b.Terms[j][:0], Term{init[j], 1})
+		b.dirty[j] = true
 	}
 	b.J = b.J[:0]
 	b.Converged = false
 	prev := math.NaN()
+	errs := make([]error, s.K)
 	for it := 1; it <= maxIter; it++ {
 		b.support(s)
 		if s.C > 0 {
 			b.labels(s)
 		}
+		b.eachPair(s.K, func(k int) {
+			b.Costs[k], errs[k] = b.pairCost(s, k, beta)
+		})
 		J := 0.0
 		for k := 0; k < s.K; k++ {
-			cost, err := b.pairCost(s, k, beta)
-			if err != nil {
-				return err
+			if errs[k] != nil {
+				return errs[k]
 			}
-			b.Costs[k] = cost
-			J += alpha[k] * cost
+			J += alpha[k] * b.Costs[k]
 		}
 		b.J = append(b.J, J)
 		b.Iters = it
-		// New support: x_B,j = Σ_k α_k a_{k, inv_k(j)}.
+		// New support: x_B,j = Σ_k α_k a_{k, inv_k(j)}; a row of S needs
+		// recomputing only when its terms changed.
 		for j := range b.Terms {
-			ts := b.Terms[j][:0]
+			old := b.Terms[j]
+			same := true
+			n := 0
+			for k := 0; k < s.K; k++ {
+				if alpha[k] == 0 {
+					continue
+				}
+				t := Term{k*s.N + b.Inv[k][j], alpha[k]}
+				if n >= len(old) || old[n] != t {
+					same = false
+				}
+				n++
+			}
+			b.dirty[j] = !same || n != len(old)
+			if !b.dirty[j] {
+				continue
+			}
+			ts := old[:0]
 			for k := 0; k < s.K; k++ {
 				if alpha[k] != 0 {
 					ts = append(ts, Term{k*s.N + b.Inv[k][j], alpha[k]})
@@ -166,11 +203,35 @@ func (b *Barycenter) Run(s *Stack, init []int, alpha []float64, beta float64, ma
 	return nil
 }
 
-// support computes S = W G and ‖x_B,j‖² = Σ_t W_jt S_jt.
+// eachPair runs f(k) for k < K, on Workers goroutines.
+func (b *Barycenter) eachPair(K int, f func(k int)) {
+	if b.Workers <= 1 {
+		for k := 0; k < K; k++ {
+			f(k)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, b.Workers)
+	for k := 0; k < K; k++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(k int) {
+			defer func() { <-sem; wg.Done() }()
+			f(k)
+		}(k)
+	}
+	wg.Wait()
+}
+
+// support computes the changed rows of S = W G and ‖x_B,j‖² = Σ_t W_jt S_jt.
 func (b *Barycenter) support(s *Stack) {
 	sr := b.S.RawMatrix()
 	m := s.K * s.N
 	for j, ts := range b.Terms {
+		if !b.dirty[j] {
+			continue
+		}
 		row := sr.Data[j*sr.Stride : j*sr.Stride+m]
 		clear(row)
 		for _, tm := range ts {
@@ -184,9 +245,12 @@ func (b *Barycenter) support(s *Stack) {
 	}
 }
 
-// labels computes the soft labels of the current support.
+// labels computes the soft labels of the changed rows of the support.
 func (b *Barycenter) labels(s *Stack) {
 	for j, ts := range b.Terms {
+		if !b.dirty[j] {
+			continue
+		}
 		row := b.YB.RawRowView(j)
 		clear(row)
 		for _, tm := range ts {
@@ -197,24 +261,28 @@ func (b *Barycenter) labels(s *Stack) {
 	}
 }
 
-// pairCost assembles C^(k) for the current support, solves the assignment
-// between measure k and the support, stores the inverse permutation in
-// Inv[k] and returns ⟨C^(k), π^(k)⟩.
+// pairCost assembles the transposed cost matrix of the pair (measure k,
+// support), row j for support point j and column l for point l of measure
+// k, so that S is read row by row; solves the assignment of support points
+// to measure points, whose permutation is Inv[k] directly; and returns
+// ⟨C^(k), π^(k)⟩.
 func (b *Barycenter) pairCost(s *Stack, k int, beta float64) (float64, error) {
 	n := s.N
-	C := b.C.RawMatrix()
+	p := &b.pairs[k]
+	C := p.C.RawMatrix()
 	sr := b.S.RawMatrix()
+	norm := s.Norm[k*n : k*n+n]
 	maxF := 0.0
-	for l := 0; l < n; l++ {
-		t := k*n + l
-		an := s.Norm[t]
-		row := C.Data[l*C.Stride : l*C.Stride+n]
-		for j := 0; j < n; j++ {
-			v := an + b.BNorm[j] - 2*sr.Data[j*sr.Stride+t]
+	for j := 0; j < n; j++ {
+		bn := b.BNorm[j]
+		srow := sr.Data[j*sr.Stride+k*n : j*sr.Stride+k*n+n]
+		row := C.Data[j*C.Stride : j*C.Stride+n]
+		for l, sv := range srow {
+			v := norm[l] + bn - 2*sv
 			if v < 0 {
 				v = 0
 			}
-			row[j] = v
+			row[l] = v
 			if v > maxF {
 				maxF = v
 			}
@@ -226,33 +294,35 @@ func (b *Barycenter) pairCost(s *Stack, k int, beta float64) (float64, error) {
 			bt = maxF
 		}
 		c := s.C
-		yb := b.YB.RawMatrix()
-		for l := 0; l < n; l++ {
-			ya := s.YA.RawRowView(k*n + l)
-			row := C.Data[l*C.Stride : l*C.Stride+n]
-			for j := 0; j < n; j++ {
-				y := yb.Data[j*yb.Stride : j*yb.Stride+c]
+		ya := s.YA.RawMatrix()
+		yk := ya.Data[k*n*ya.Stride:]
+		for j := 0; j < n; j++ {
+			y := b.YB.RawRowView(j)
+			row := C.Data[j*C.Stride : j*C.Stride+n]
+			for l := range row {
+				yl := yk[l*ya.Stride : l*ya.Stride+c]
 				var d2 float64
-				for q, v := range ya {
+				for q, v := range yl {
 					e := v - y[q]
 					d2 += e * e
 				}
-				row[j] += bt * d2
+				row[l] += bt * d2
 			}
 		}
 	}
-	if err := b.assign.Solve(&b.perm, b.C); err != nil {
+	if err := p.assign.Solve(&p.perm, p.C); err != nil {
 		return 0, ErrNonFinite
 	}
-	for l, j := range b.perm.Perm {
-		b.Inv[k][j] = l
-	}
-	return b.perm.Cost / float64(n), nil
+	copy(b.Inv[k], p.perm.Perm)
+	return p.perm.Cost / float64(n), nil
 }
 
 // Materialize writes the support XB = W A and, for labeled stacks, its
 // labels YB = W Y_A.
 func (b *Barycenter) Materialize(s *Stack) {
+	for j := range b.dirty {
+		b.dirty[j] = true
+	}
 	xb := b.XB.RawMatrix()
 	d := s.D
 	for j, ts := range b.Terms {
