@@ -85,17 +85,9 @@ func runBenchDaDiL(args []string, e *env) error {
 			break
 		}
 	}
-	py := ""
-	switch *python {
-	case "none":
-	case "auto":
-		if exec.Command("/usr/bin/python3", "-c", "import torch, ot").Run() == nil {
-			py = "/usr/bin/python3"
-		} else {
-			fmt.Fprintln(e.stderr, "PyTorch or POT not found for /usr/bin/python3: timing dadil only")
-		}
-	default:
-		py = *python
+	py, err := findPython(*python, "torch, ot", e)
+	if err != nil {
+		return err
 	}
 	if py != "" {
 		tmp, err := os.MkdirTemp("", "dadil-bench-dadil-")

@@ -86,20 +86,9 @@ func runBenchEMD(args []string, e *env) error {
 	if *repeat < 1 || *dim < 1 {
 		return usageError{fmt.Errorf("--repeat and --dim must be positive")}
 	}
-	python := ""
-	switch *pot {
-	case "none":
-	case "auto":
-		if potAvailable("/usr/bin/python3") {
-			python = "/usr/bin/python3"
-		} else {
-			fmt.Fprintln(e.stderr, "POT not found (/usr/bin/python3 cannot import ot): timing dadil only")
-		}
-	default:
-		if !potAvailable(*pot) {
-			return fmt.Errorf("%s cannot import POT (python module ot)", *pot)
-		}
-		python = *pot
+	python, err := findPython(*pot, "ot", e)
+	if err != nil {
+		return err
 	}
 	tmp, err := os.MkdirTemp("", "dadil-bench-emd-")
 	if err != nil {
@@ -211,9 +200,26 @@ func runBenchEMD(args []string, e *env) error {
 	return nil
 }
 
-// potAvailable reports whether python can import POT.
-func potAvailable(python string) bool {
-	return exec.Command(python, "-c", "import ot").Run() == nil
+// findPython resolves a flag naming the Python interpreter of a
+// side-by-side comparison: "none" gives "", "auto" gives /usr/bin/python3
+// when it can import the modules (else "" and a note), and any other value
+// must be an interpreter that can import them.
+func findPython(flag, modules string, e *env) (string, error) {
+	can := func(py string) bool { return exec.Command(py, "-c", "import "+modules).Run() == nil }
+	switch flag {
+	case "none":
+		return "", nil
+	case "auto":
+		if can("/usr/bin/python3") {
+			return "/usr/bin/python3", nil
+		}
+		fmt.Fprintf(e.stderr, "/usr/bin/python3 cannot import %s: timing dadil only\n", modules)
+		return "", nil
+	}
+	if !can(flag) {
+		return "", fmt.Errorf("%s cannot import %s", flag, modules)
+	}
+	return flag, nil
 }
 
 // writeFileAtomic writes data to a temporary file next to path and renames

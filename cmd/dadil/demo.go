@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
-	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/figure"
 	"github.com/dadil/dadil/internal/synth"
@@ -36,69 +36,35 @@ func runDemo(args []string, e *env) error {
 	start := time.Now()
 	p := synth.Generate(synth.Default(), *seed)
 	c := p.Classes
-	var doms []dictionary.Domain
-	var pooled mat.Dense
-	var pooledY []int
+	var src []adapt.Domain
 	for _, s := range p.Sources {
-		doms = append(doms, dictionary.Domain{Name: s.Name, X: s.X, Y: s.Labels})
-		if pooled.IsEmpty() {
-			pooled.CloneFrom(s.X)
-		} else {
-			var st mat.Dense
-			st.Stack(&pooled, s.X)
-			pooled = st
-		}
-		pooledY = append(pooledY, s.Labels...)
+		src = append(src, adapt.Domain{Name: s.Name, X: s.X, Y: s.Labels})
 	}
-	target := dictionary.Domain{Name: "target", X: p.Target.X}
-	doms = append(doms, target)
 	truth := p.Target.Labels
-	tIdx := len(doms) - 1
-
-	// Source-only.
-	so, _, err := classify.FitLabels(&pooled, pooledY, c, nil, nil)
-	if err != nil {
-		return err
+	so := &adapt.SourceOnly{}
+	wbr := &adapt.WBR{Settings: &dictionary.Settings{Seed: *seed}}
+	dadil := adapt.NewDaDiLR(&dictionary.Settings{Atoms: *atoms, Seed: *seed})
+	for _, m := range []adapt.Method{so, wbr, dadil} {
+		if err := m.Fit(src, p.Target.X, c); err != nil {
+			return err
+		}
 	}
-	predSO, err := so.Predict(p.Target.X)
-	if err != nil {
-		return err
-	}
-	// WBR-R / WBR-E.
-	w, err := dictionary.WBR(doms[:tIdx], target, c, &dictionary.Settings{Seed: *seed})
-	if err != nil {
-		return err
-	}
-	mw, err := dictionary.NewModel(w, 0, nil, *seed)
-	if err != nil {
-		return err
-	}
-	// DaDiL-R / DaDiL-E.
-	d, err := dictionary.Fit(doms, c, &dictionary.Settings{Atoms: *atoms, Seed: *seed})
-	if err != nil {
-		return err
-	}
-	m, err := dictionary.NewModel(d, tIdx, nil, *seed)
-	if err != nil {
-		return err
-	}
+	d, m := dadil.Dict, dadil.Model
 	type row struct {
 		name string
 		pred func(*mat.Dense) ([]int, error)
 	}
 	rows := []row{
 		{"source-only", so.Predict},
-		{"WBR-R", mw.PredictR}, {"WBR-E", mw.PredictE},
+		{"WBR-R", wbr.Model.PredictR}, {"WBR-E", wbr.Model.PredictE},
 		{"DaDiL-R", m.PredictR}, {"DaDiL-E", m.PredictE},
 	}
 	fmt.Fprintf(e.stdout, "Synthetic problem: 3 labeled sources and 1 unlabeled target, %d classes, %d points each (seed %d).\n\n", c, len(truth), *seed)
 	fmt.Fprintf(e.stdout, "%-12s %s\n", "method", "target accuracy")
 	for _, r := range rows {
-		pred := predSO
-		if r.name != "source-only" {
-			if pred, err = r.pred(p.Target.X); err != nil {
-				return err
-			}
+		pred, err := r.pred(p.Target.X)
+		if err != nil {
+			return err
 		}
 		fmt.Fprintf(e.stdout, "%-12s %6.2f%%\n", r.name, 100*agree(pred, truth))
 	}
