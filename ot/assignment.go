@@ -102,14 +102,22 @@ func (s *AssignmentSolver) solve(c []float64, n int) {
 	matches := grow(s.pred, n) // reused as a counter
 	s.pred = matches
 	clear(matches)
-	for j := n - 1; j >= 0; j-- {
-		imin, vmin := 0, c[j]
-		for i := 1; i < n; i++ {
-			if x := c[i*n+j]; x < vmin {
-				imin, vmin = i, x
+	// Column minima by rows (cache friendly); ties go to the lowest row, as
+	// a scan down each column would give.
+	argmin := grow(s.todo, n)
+	s.todo = argmin
+	copy(v, c[:n])
+	clear(argmin)
+	for i := 1; i < n; i++ {
+		row := c[i*n : i*n+n]
+		for j, x := range row {
+			if x < v[j] {
+				v[j], argmin[j] = x, i
 			}
 		}
-		v[j] = vmin
+	}
+	for j := n - 1; j >= 0; j-- {
+		imin := argmin[j]
 		matches[imin]++
 		if matches[imin] == 1 {
 			colOf[imin] = j
@@ -131,8 +139,8 @@ func (s *AssignmentSolver) solve(c []float64, n int) {
 			row := c[i*n : i*n+n]
 			mu := math.Inf(1)
 			for j, x := range row {
-				if j != j1 {
-					mu = math.Min(mu, x-v[j])
+				if h := x - v[j]; h < mu && j != j1 {
+					mu = h
 				}
 			}
 			v[j1] = row[j1] - mu

@@ -89,8 +89,9 @@ func costData(C mat.Matrix) (data []float64, n, m int, err error) {
 			}
 		}
 	}
+	// One comparison per entry: false for NaN and for ±Inf.
 	for k, v := range data {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if !(v >= -math.MaxFloat64 && v <= math.MaxFloat64) {
 			what := "NaN"
 			if math.IsInf(v, 0) {
 				what = "infinite"

@@ -18,7 +18,7 @@ func runDemo(args []string, e *env) error {
 	fs := newFlags("dadil demo", e)
 	seed := fs.Uint64("seed", 1, "random seed (data, dictionary and classifiers)")
 	out := fs.String("out", "dadil-demo", "directory for the figures")
-	atoms := fs.Int("atoms", 4, "number of atoms K")
+	atoms := fs.Int("atoms", 0, "number of atoms K (default: the number of sources)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil demo [--seed s] [--out DIR] [--atoms K]")
 		fmt.Fprintln(fs.Output(), "\nFits DaDiL end to end on a generated problem: three labeled sources and an unlabeled")
@@ -30,7 +30,7 @@ func runDemo(args []string, e *env) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *atoms < 1 {
+	if *atoms < 0 {
 		return usageError{fmt.Errorf("--atoms %d: need at least one atom", *atoms)}
 	}
 	start := time.Now()
@@ -69,7 +69,7 @@ func runDemo(args []string, e *env) error {
 		fmt.Fprintf(e.stdout, "%-12s %6.2f%%\n", r.name, 100*agree(pred, truth))
 	}
 	fmt.Fprintf(e.stdout, "\nDaDiL: K = %d atoms, %d epochs (stopped by %s); target coordinates α_T = %.3f\n",
-		*atoms, len(d.History.Loss), d.History.Stopped, m.Alpha)
+		len(d.Atoms), len(d.History.Loss), d.History.Stopped, m.Alpha)
 
 	// Figures.
 	figs, err := demoFigures(p, d, m)

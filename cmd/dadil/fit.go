@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -74,7 +75,7 @@ func runFit(args []string, e *env) error {
 	fs.Var(&sources, "source", "labeled source domain `PATH` (.csv, .npy, .npz or .mat); repeat for every source")
 	target := fs.String("target", "", "target domain `PATH`; its labels, if any, are only used to report accuracy")
 	out := fs.String("out", "", "output `DIR` (predictions.csv, report.json, model.dadil)")
-	atoms := fs.Int("atoms", 8, "number of atoms `K`")
+	atoms := fs.Int("atoms", 0, "number of atoms `K` (default: the number of sources)")
 	samples := fs.Int("samples", 0, "support size `n` of every atom (default 100 per class; rounded to a multiple of the number of classes)")
 	batch := fs.Int("batch", 0, "mini-batch size `n_b` (default 20 per class)")
 	lr := fs.Float64("lr", 0.1, "Adam learning rate `η` (for the features, scaled by the data's spread unless --init gaussian)")
@@ -83,6 +84,7 @@ func runFit(args []string, e *env) error {
 	seed := fs.Uint64("seed", 1, "random seed")
 	scale := fs.String("scale", "minmax", "feature scaling over all domains together: `minmax`, standard or none")
 	initName := fs.String("init", "data", "atom initialisation: `data` (from the sources) or gaussian (the paper's N(0, I), with unscaled learning rate)")
+	paper := fs.Bool("paper", false, "the paper's Caltech-Office setting: K = 8 and 10 fixed epochs (unless --atoms/--epochs are given), N(0, I) atoms, η in data units, the authors' α update")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	var rf readerFlags
 	rf.register(fs)
@@ -103,7 +105,7 @@ func runFit(args []string, e *env) error {
 	case *out == "":
 		return usageError{errors.New("--out is required")}
 	}
-	if *atoms < 1 {
+	if *atoms < 0 {
 		return usageError{fmt.Errorf("--atoms %d: need at least one atom", *atoms)}
 	}
 	kind, err := dataset.ParseScaling(*scale)
@@ -202,6 +204,20 @@ func runFit(args []string, e *env) error {
 	}
 	if init == dictionary.InitGaussian {
 		set.FeatureScale = dictionary.ScaleNone
+	}
+	if *paper {
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		if !given["atoms"] {
+			set.Atoms = 8
+		}
+		if !given["epochs"] {
+			set.Epochs = 10
+		}
+		set.PlateauTol = -1
+		set.Init = dictionary.InitGaussian
+		set.FeatureScale = dictionary.ScaleNone
+		set.RawAlphaGradient = true
 	}
 	if n := set.Samples; n > 0 && n%c != 0 {
 		r := max(c, (n+c/2)/c*c)

@@ -128,6 +128,30 @@ func TestFitPredict(t *testing.T) {
 	}
 }
 
+// TestFitPaper: --paper runs the paper's fixed setting (10 epochs, 8
+// atoms) and records it in the report.
+func TestFitPaper(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	out := filepath.Join(dir, "out")
+	args := []string{"fit", "--paper", "--epochs", "3", "--out", out, "--target", tgt, "--quiet"}
+	for _, s := range src {
+		args = append(args, "--source", s)
+	}
+	if code, _, stderr := runCLI(args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep fitReport
+	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	s := rep.Settings
+	if rep.Epochs != 3 || s.Atoms != 8 || s.Init.String() != "gaussian" || !s.RawAlphaGradient || s.PlateauTol >= 0 {
+		t.Errorf("paper settings not applied: %d epochs, %+v", rep.Epochs, s)
+	}
+}
+
 func TestFitBadInput(t *testing.T) {
 	dir := t.TempDir()
 	src, tgt := synthFiles(t, dir, false)
@@ -164,7 +188,7 @@ func TestFitBadInput(t *testing.T) {
 		{"dimensions", base("--source", src[0], "--source", three, "--out", filepath.Join(dir, "o4")), 1, "three.csv"},
 		{"empty", base("--source", empty, "--out", filepath.Join(dir, "o5")), 1, "empty.csv"},
 		{"single class", base("--source", single, "--out", filepath.Join(dir, "o6")), 1, "single class"},
-		{"K", base("--source", src[0], "--atoms", "0", "--out", filepath.Join(dir, "o7")), 2, "--atoms 0"},
+		{"K", base("--source", src[0], "--atoms", "-2", "--out", filepath.Join(dir, "o7")), 2, "--atoms -2"},
 		{"batch", base("--source", src[0], "--samples", "30", "--batch", "60", "--out", filepath.Join(dir, "o8")), 1, "larger than"},
 		{"scale", base("--source", src[0], "--scale", "log", "--out", filepath.Join(dir, "o9")), 2, "log"},
 		{"missing", base("--source", filepath.Join(dir, "nope.csv"), "--out", filepath.Join(dir, "o10")), 1, "nope.csv"},
