@@ -146,11 +146,7 @@ func runBenchDaDiL(args []string, e *env) error {
 		fmt.Fprintf(w, "\nSpeed-up of dadil over the Python reference: %.1f× (%d threads), %.1f× (1 thread).\n", ref/rows[0].TotalSeconds, rows[0].Threads, ref/rows[len(rows)-2].TotalSeconds)
 	}
 	if *jsonPath != "" {
-		b, err := json.MarshalIndent(map[string]any{"benchmark": "dadil-fit", "target": *target, "fold": *fold, "results": rows}, "", "  ")
-		if err != nil {
-			return err
-		}
-		return writeFileAtomic(*jsonPath, append(b, '\n'))
+		return writeJSON(*jsonPath, map[string]any{"benchmark": "dadil-fit", "target": *target, "fold": *fold, "results": rows})
 	}
 	return nil
 }

@@ -189,13 +189,7 @@ func runBenchEMD(args []string, e *env) error {
 		}
 	}
 	if *jsonPath != "" {
-		b, err := json.MarshalIndent(map[string]any{"benchmark": "emd", "dim": *dim, "repeat": *repeat, "results": rows}, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := writeFileAtomic(*jsonPath, append(b, '\n')); err != nil {
-			return err
-		}
+		return writeJSON(*jsonPath, map[string]any{"benchmark": "emd", "dim": *dim, "repeat": *repeat, "results": rows})
 	}
 	return nil
 }
@@ -220,6 +214,15 @@ func findPython(flag, modules string, e *env) (string, error) {
 		return "", fmt.Errorf("%s cannot import %s", flag, modules)
 	}
 	return flag, nil
+}
+
+// writeJSON writes v, indented, to path atomically.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, append(b, '\n'))
 }
 
 // writeFileAtomic writes data to a temporary file next to path and renames

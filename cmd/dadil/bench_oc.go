@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -82,13 +81,7 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 		*features, *folds, *seed, time.Since(start).Seconds())
 	fmt.Fprint(e.stdout, bench.Table(res, names, tl))
 	if *jsonPath != "" {
-		b, err := json.MarshalIndent(map[string]any{"benchmark": "office-caltech10", "features": *features, "results": res}, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := writeFileAtomic(*jsonPath, append(b, '\n')); err != nil {
-			return err
-		}
+		return writeJSON(*jsonPath, map[string]any{"benchmark": "office-caltech10", "features": *features, "results": res})
 	}
 	return nil
 }
