@@ -15,6 +15,7 @@ import (
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/synth"
+	"github.com/dadil/dadil/internal/testdata"
 	"github.com/dadil/dadil/ot"
 )
 
@@ -475,10 +476,6 @@ func TestJCPOTErrors(t *testing.T) {
 	}
 }
 
-// jwOfficeCaltechDir holds the Caltech-Office 10 SURF features, outside the
-// repository.
-const jwOfficeCaltechDir = "/work/shared/data/office-caltech10/surf"
-
 // jwOfficeCaltech reads the four SURF domains (amazon, caltech, dslr,
 // webcam), min-max scaled together, with class indices.
 func jwOfficeCaltech(t *testing.T) ([]*dataset.Domain, [][]int) {
@@ -489,7 +486,7 @@ func jwOfficeCaltech(t *testing.T) ([]*dataset.Domain, [][]int) {
 	files := []string{"amazon_SURF_L10.mat", "Caltech10_SURF_L10.mat", "dslr_SURF_L10.mat", "webcam_SURF_L10.mat"}
 	var doms []*dataset.Domain
 	for _, f := range files {
-		path := filepath.Join(jwOfficeCaltechDir, f)
+		path := filepath.Join(testdata.Dir(t, "office-caltech10/surf"), "office-caltech10/surf", f)
 		if _, err := os.Stat(path); err != nil {
 			t.Skipf("skipping: Caltech-Office data %s not available (%v)", path, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/testdata"
 	"github.com/dadil/dadil/ot"
 )
 
@@ -298,7 +299,7 @@ func baselinesOfficeSURF(t *testing.T) (map[string]Domain, int) {
 	if testing.Short() {
 		t.Skip("skipping the Caltech-Office smoke test in short mode")
 	}
-	dir := "/work/shared/data/office-caltech10/surf"
+	dir := filepath.Join(testdata.Dir(t, "office-caltech10/surf"), "office-caltech10/surf")
 	files := map[string]string{
 		"amazon":  "amazon_SURF_L10.mat",
 		"caltech": "Caltech10_SURF_L10.mat",

@@ -1,25 +1,18 @@
 package bench
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/internal/testdata"
 )
 
-// dataDir is the benchmark data folder; tests and benchmarks that need it
-// skip when it is absent.
+// dataDir is the benchmark data folder (see internal/testdata); tests and
+// benchmarks that need it skip when it is absent.
 func dataDir(tb testing.TB) string {
 	tb.Helper()
-	dir := os.Getenv("DADIL_DATA")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "data")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "office-caltech10", "surf")); err != nil {
-		tb.Skipf("benchmark data not found in %s (set DADIL_DATA): skipping", dir)
-	}
-	return dir
+	return testdata.Dir(tb, "office-caltech10/surf")
 }
 
 // BenchmarkDaDiLFitOfficeCaltech times one DaDiL fit (dictionary learning

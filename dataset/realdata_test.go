@@ -5,18 +5,22 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/dadil/dadil/internal/testdata"
 )
 
-// officeDir holds the Caltech-Office 10 files described in its README. It
-// is not part of the repository; tests that need it skip when it is
-// absent.
-const officeDir = "/work/shared/data/office-caltech10"
+// officeDir returns the Caltech-Office 10 folder of the real benchmark data
+// (see internal/testdata), skipping the test if it is absent.
+func officeDir(t *testing.T) string {
+	t.Helper()
+	return filepath.Join(testdata.Dir(t, "office-caltech10"), "office-caltech10")
+}
 
 // readReal reads a file under officeDir, skipping the test if it is
 // absent.
 func readReal(t *testing.T, rel string, opt *ReadOptions) *Domain {
 	t.Helper()
-	path := filepath.Join(officeDir, rel)
+	path := filepath.Join(officeDir(t), rel)
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("skipping: real data file %s is not available (%v)", path, err)
 	}
@@ -129,12 +133,12 @@ func TestRealIncompatible(t *testing.T) {
 	surf := readReal(t, "surf/webcam_SURF_L10.mat", nil)
 	decaf := readReal(t, "decaf/webcam_decaf.mat", nil)
 	err := CheckCompatible(surf, decaf)
-	errContains(t, err, "feature dimensions differ: "+filepath.Join(officeDir, "surf/webcam_SURF_L10.mat")+" has 800 features, "+
-		filepath.Join(officeDir, "decaf/webcam_decaf.mat")+" has 4096")
+	errContains(t, err, "feature dimensions differ: "+filepath.Join(officeDir(t), "surf/webcam_SURF_L10.mat")+" has 800 features, "+
+		filepath.Join(officeDir(t), "decaf/webcam_decaf.mat")+" has 4096")
 }
 
 func TestRealImageNamesFile(t *testing.T) {
-	path := filepath.Join(officeDir, "surf/dslr_SURF_L10_imgs.mat")
+	path := filepath.Join(officeDir(t), "surf/dslr_SURF_L10_imgs.mat")
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("skipping: real data file %s is not available (%v)", path, err)
 	}
@@ -145,7 +149,7 @@ func TestRealImageNamesFile(t *testing.T) {
 }
 
 func TestRealCWRUSignal(t *testing.T) {
-	path := "/work/shared/data/cwru/12k_DE/106.mat"
+	path := filepath.Join(testdata.Dir(t, "cwru/12k_DE/106.mat"), "cwru/12k_DE/106.mat")
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("skipping: real data file %s is not available (%v)", path, err)
 	}

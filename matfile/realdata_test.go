@@ -8,17 +8,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dadil/dadil/internal/testdata"
 )
 
-// dataDir holds the real benchmark data described in its README files. It
-// is not part of the repository; tests that need it skip when it is
-// absent.
-const dataDir = "/work/shared/data"
-
-// openReal opens a file under dataDir, skipping the test if it is absent.
+// openReal opens a file of the real benchmark data (see internal/testdata),
+// skipping the test if it is absent.
 func openReal(t *testing.T, rel string) *File {
 	t.Helper()
-	path := filepath.Join(dataDir, rel)
+	path := filepath.Join(testdata.Dir(t, rel), rel)
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("skipping: real data file %s is not available (%v)", path, err)
 	}
