@@ -3,8 +3,6 @@ package adapt
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -13,9 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
-	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/synth"
-	"github.com/dadil/dadil/internal/testdata"
 	"github.com/dadil/dadil/ot"
 )
 
@@ -476,61 +472,10 @@ func TestJCPOTErrors(t *testing.T) {
 	}
 }
 
-// jwOfficeCaltech reads the four SURF domains (amazon, caltech, dslr,
-// webcam), min-max scaled together, with class indices.
-func jwOfficeCaltech(t *testing.T) ([]*dataset.Domain, [][]int) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("skipping the Caltech-Office smoke test in -short mode")
-	}
-	files := []string{"amazon_SURF_L10.mat", "Caltech10_SURF_L10.mat", "dslr_SURF_L10.mat", "webcam_SURF_L10.mat"}
-	var doms []*dataset.Domain
-	for _, f := range files {
-		path := filepath.Join(testdata.Dir(t, "office-caltech10/surf"), "office-caltech10/surf", f)
-		if _, err := os.Stat(path); err != nil {
-			t.Skipf("skipping: Caltech-Office data %s not available (%v)", path, err)
-		}
-		d, err := dataset.Read(path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doms = append(doms, d)
-	}
-	sc, err := dataset.FitScaler(dataset.ScaleMinMax, doms...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, err := dataset.NewClasses(doms...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ys [][]int
-	for i := range doms {
-		if doms[i], err = sc.TransformDomain(doms[i]); err != nil {
-			t.Fatal(err)
-		}
-		y, err := cl.Encode(doms[i].Labels)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ys = append(ys, y)
-	}
-	return doms, ys
-}
-
-// TestJCPOTWJDOTOfficeCaltech runs JCPOT and WJDOT with sources amazon,
-// caltech and dslr and the whole webcam domain as target (its labels only
-// score the predictions), and logs the accuracies.
 func TestJCPOTWJDOTOfficeCaltech(t *testing.T) {
-	doms, ys := jwOfficeCaltech(t)
-	const target = 3 // webcam
-	var src []Domain
-	for k := range doms {
-		if k != target {
-			src = append(src, Domain{Name: doms[k].Name, X: doms[k].X, Y: ys[k]})
-		}
-	}
-	tgt, truth := doms[target].X, ys[target]
+	doms, _ := baselinesOfficeSURF(t)
+	src := []Domain{doms["amazon"], doms["caltech"], doms["dslr"]}
+	tgt, truth := doms["webcam"].X, doms["webcam"].Y
 	t.Logf("source-only: %.2f%%", 100*jwSourceOnlyAccuracy(t, src, tgt, truth, 10))
 	for _, m := range []Method{&JCPOT{}, &JCPOT{Reweight: true}, &WJDOT{}} {
 		start := time.Now()
