@@ -1,0 +1,36 @@
+// Package signal turns sampled signals, such as the vibration recordings of
+// bearing fault diagnosis, into feature vectors for domain adaptation: windows
+// of consecutive samples drawn at random positions, and the magnitudes of
+// their discrete Fourier transforms.
+//
+// This is the preprocessing of the CWRU experiment of DaDiL (Montesuma,
+// Ngolè Mboula & Souloumiac, ECAI 2023, appendix "Dataset Description"): from
+// each recording, windows of 4096 consecutive samples are drawn at random
+// starts, and each window is represented by its first 2048 Fourier
+// coefficients. The paper does not say whether the coefficients are complex
+// or magnitudes; a real feature vector needs one or the other, and the
+// magnitude is the usual choice (Zhang et al., "A new deep learning model for
+// fault diagnosis with good anti-noise and domain adaptation ability on raw
+// vibration signals", Sensors 17(2), 2017, whom the paper follows).
+//
+// # Spectrum
+//
+// For a window x_0 … x_{N−1} the discrete Fourier transform is
+//
+//	X_k = Σ_{t=0}^{N−1} x_t e^{−2πikt/N},   k = 0 … N−1,
+//
+// unnormalised, and the feature vector is (|X_0|, …, |X_{m−1}|) for the
+// first m ≤ N/2+1 coefficients (for a real signal X_{N−k} is the complex
+// conjugate of X_k, so the first N/2+1 hold all the information). Spectrum
+// computes it with the real FFT of gonum's dsp/fourier package.
+//
+// # Windows
+//
+// RandomStarts draws window start positions uniformly from 0 … n−N with a
+// caller-supplied *rand.Rand (math/rand/v2), so the windows are reproducible
+// for a seed; Features stacks the spectra of the windows of a signal as the
+// rows of a matrix, in parallel, with a result that does not depend on the
+// number of goroutines. ReadMAT reads a signal from a MATLAB file.
+//
+// Errors returned by this package are prefixed with "signal: ".
+package signal
