@@ -112,10 +112,10 @@ func TestFoldErrors(t *testing.T) {
 }
 
 func TestSelectMethodsAndTable(t *testing.T) {
-	if _, err := selectMethods([]string{"dadil-r", "nope"}); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+	if _, err := selectMethods([]string{"dadil-r", "nope"}, MethodNames()); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("unknown method: %v", err)
 	}
-	all, err := selectMethods([]string{"all"})
+	all, err := selectMethods([]string{"all"}, MethodNames())
 	if err != nil || len(all) != len(MethodNames()) {
 		t.Errorf("all: %v, %d methods", err, len(all))
 	}

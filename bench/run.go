@@ -142,7 +142,7 @@ func RunOfficeCaltech(o *OfficeCaltech, opt Options) ([]Result, error) {
 			return nil, fmt.Errorf("bench: fold %d is not in 1…5", f)
 		}
 	}
-	want, err := selectMethods(opt.Methods)
+	want, err := selectMethods(opt.Methods, MethodNames())
 	if err != nil {
 		return nil, err
 	}
@@ -209,10 +209,9 @@ func namesOf(e experiment) []string {
 	return n
 }
 
-// selectMethods resolves the requested names ("all" or nil for every
-// method).
-func selectMethods(names []string) (map[string]bool, error) {
-	all := MethodNames()
+// selectMethods resolves the requested names among all ("all" or nil for
+// every method).
+func selectMethods(names, all []string) (map[string]bool, error) {
 	want := map[string]bool{}
 	if len(names) == 0 || (len(names) == 1 && names[0] == "all") {
 		for _, n := range all {
@@ -332,10 +331,11 @@ func meanStd(v []float64) (mean, std float64) {
 	return mean, math.Sqrt(std / float64(len(v)))
 }
 
-// SortResults orders results by method (table order), target and fold.
-func SortResults(rs []Result, targets []string) {
+// SortResults orders results by method (in the order of methods), target
+// (in the order of targets) and fold.
+func SortResults(rs []Result, methods, targets []string) {
 	order := map[string]int{}
-	for i, m := range MethodNames() {
+	for i, m := range methods {
 		order[m] = i
 	}
 	torder := map[string]int{}

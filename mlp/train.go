@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -322,9 +325,39 @@ func (t *trainer) adam(lr float64) {
 	a := lr / bc1
 	s2 := 1 / math.Sqrt(bc2)
 	for l, layer := range t.net.Layers {
-		adamUpdate(layer.W.RawMatrix().Data, t.dW[l], t.mW[l], t.vW[l], a, s2)
+		w := layer.W.RawMatrix().Data
+		parallel(len(w), 1<<14, func(lo, hi int) {
+			adamUpdate(w[lo:hi], t.dW[l][lo:hi], t.mW[l][lo:hi], t.vW[l][lo:hi], a, s2)
+		})
 		adamUpdate(layer.B, t.db[l], t.mb[l], t.vb[l], a, s2)
 	}
+}
+
+// parallel calls fn on consecutive chunks of 0 … n−1 of the given size, in
+// parallel. The chunks do not depend on the number of goroutines.
+func parallel(n, chunk int, fn func(lo, hi int)) {
+	if n <= chunk {
+		fn(0, n)
+		return
+	}
+	chunks := (n + chunk - 1) / chunk
+	workers := min(runtime.GOMAXPROCS(0), chunks)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				c := int(next.Add(1)) - 1
+				if c >= chunks {
+					return
+				}
+				fn(c*chunk, min(n, (c+1)*chunk))
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // adamUpdate sets m ← β₁m + (1−β₁)g, v ← β₂v + (1−β₂)g² and
@@ -343,11 +376,23 @@ func adamUpdate(p, g, m, v []float64, a, s2 float64) {
 // transpose writes the c×r transpose of the r×c row-major src into dst.
 func transpose(dst, src []float64, r, c int) {
 	const blk = 32
+	if r*c < 1<<15 {
+		transposeCols(dst, src, r, c, 0, c)
+		return
+	}
+	parallel((c+blk-1)/blk, 4, func(lo, hi int) {
+		transposeCols(dst, src, r, c, lo*blk, min(c, hi*blk))
+	})
+}
+
+// transposeCols writes columns j0 … j1−1 of src as rows of dst.
+func transposeCols(dst, src []float64, r, c, j0, j1 int) {
+	const blk = 32
 	for i0 := 0; i0 < r; i0 += blk {
-		for j0 := 0; j0 < c; j0 += blk {
+		for j0 := j0; j0 < j1; j0 += blk {
 			for i := i0; i < min(r, i0+blk); i++ {
 				row := src[i*c : (i+1)*c]
-				for j := j0; j < min(c, j0+blk); j++ {
+				for j := j0; j < min(j1, j0+blk); j++ {
 					dst[j*r+i] = row[j]
 				}
 			}

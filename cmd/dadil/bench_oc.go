@@ -72,7 +72,7 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	bench.SortResults(res, tl)
+	bench.SortResults(res, bench.MethodNames(), tl)
 	names := ml
 	if len(ml) == 0 || (len(ml) == 1 && ml[0] == "all") {
 		names = bench.MethodNames()

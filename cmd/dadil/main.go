@@ -10,7 +10,11 @@
 //	dadil ot emd --cost C.npy [--a a.npy] [--b b.npy] [--plan P.npy] [--json]
 //	dadil ot sinkhorn --cost C.npy --reg ε [--a a.npy] [--b b.npy] [--plan P.npy] [--json]
 //	dadil ot demo [--n N] [--seed s]
+//	dadil features fft --out FILE.npz (--input PATH [--label L] ... | --files MAP.csv --domain D) [--window 4096] [--coeffs 2048] [--windows 800]
 //	dadil bench emd [--sizes 200,1000,...] [--pot PYTHON] [--json FILE]
+//	dadil bench office-caltech10 --data DIR [--features surf|decaf] [--methods LIST] [--json FILE]
+//	dadil bench cwru --data DIR [--methods LIST] [--targets 1772,1750,1730] [--seeds 5] [--json FILE]
+//	dadil bench dadil [--data DIR] [--python PYTHON]
 //
 // Run "dadil help" or "dadil <command> -h" for details.
 package main
@@ -60,10 +64,14 @@ func groups() map[string]map[string]command {
 			"sinkhorn": {"entropic optimal transport (log-domain Sinkhorn)", runSinkhorn},
 			"demo":     {"solve a generated problem with EMD and Sinkhorn and compare them", runOTDemo},
 		},
+		"features": {
+			"fft": {"random windows of recordings → FFT magnitude features (.mat → .npz), the CWRU preprocessing", runFeaturesFFT},
+		},
 		"bench": {
 			"emd":              {"time EMD on Gaussian problems, side by side with POT when available", runBenchEMD},
 			"office-caltech10": {"reproduce the paper's Caltech-Office 10 experiments (Tables 2 and 3)", runBenchOfficeCaltech},
 			"dadil":            {"time one DaDiL fit (paper setting) side by side with a Python reference", runBenchDaDiL},
+			"cwru":             {"reproduce the paper's CWRU fault-diagnosis experiment (Table 5) from the raw recordings", runBenchCWRU},
 		},
 	}
 }

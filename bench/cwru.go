@@ -1,0 +1,234 @@
+package bench
+
+import (
+	_ "embed"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/dadil/dadil/signal"
+)
+
+// CWRUDomains are the domains of the paper's CWRU experiment, named by the
+// nominal shaft speed of each motor load: 1 HP (1772 rpm), 2 HP (1750 rpm)
+// and 3 HP (1730 rpm).
+var CWRUDomains = []string{"1772", "1750", "1730"}
+
+//go:embed cwru_files.csv
+var cwruFilesCSV string
+
+// CWRUFile is one recording of the CWRU file map.
+type CWRUFile struct {
+	Path     string // relative to the data folder, with forward slashes
+	Label    int    // class label (the paper's numbering: 0 normal, 1–9 faults)
+	Class    string // class name
+	Domain   string // domain name (nominal rpm)
+	Variable string // the MATLAB variable holding the signal
+}
+
+// CWRUFiles returns the file map of the paper's experiment (appendix, table
+// of file ids): the 12 kHz drive-end recordings of ten classes — normal,
+// and inner-race, ball and outer-race (@6:00) faults of 0.007, 0.014 and
+// 0.021 in — under the three motor loads. The map is data (cwru_files.csv
+// in this package), not code; ReadCWRUFiles reads another one.
+func CWRUFiles() []CWRUFile {
+	files, err := parseCWRUFiles("cwru_files.csv", strings.NewReader(cwruFilesCSV))
+	if err != nil {
+		panic(err) // the embedded map is tested
+	}
+	return files
+}
+
+// ReadCWRUFiles reads a file map in the format of CWRUFiles' cwru_files.csv:
+// lines starting with # are comments, then a header row
+// "file,label,class,domain,variable" and one row per recording. Errors name
+// the file, the line and the problem.
+func ReadCWRUFiles(path string) ([]CWRUFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	defer f.Close()
+	return parseCWRUFiles(path, f)
+}
+
+func parseCWRUFiles(name string, r io.Reader) ([]CWRUFile, error) {
+	cr := csv.NewReader(r)
+	cr.Comment = '#'
+	cr.FieldsPerRecord = 5
+	cr.TrimLeadingSpace = true
+	head, err := cr.Read()
+	if err != nil {
+		if err == io.EOF {
+			return nil, fmt.Errorf("bench: %s: empty file map", name)
+		}
+		return nil, fmt.Errorf("bench: %s: %w", name, err)
+	}
+	if want := []string{"file", "label", "class", "domain", "variable"}; !slices.Equal(head, want) {
+		return nil, fmt.Errorf("bench: %s: header %q, want %q", name, strings.Join(head, ","), strings.Join(want, ","))
+	}
+	var files []CWRUFile
+	seen := map[string]int{}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("bench: %s: %w", name, err)
+		}
+		line, _ := cr.FieldPos(0)
+		label, err := strconv.Atoi(rec[1])
+		if err != nil {
+			return nil, fmt.Errorf("bench: %s: line %d: label %q is not an integer", name, line, rec[1])
+		}
+		for i, field := range []string{"file", "", "class", "domain", "variable"} {
+			if field != "" && rec[i] == "" {
+				return nil, fmt.Errorf("bench: %s: line %d: empty %s", name, line, field)
+			}
+		}
+		if prev, ok := seen[rec[0]]; ok {
+			return nil, fmt.Errorf("bench: %s: line %d: file %s is already listed on line %d", name, line, rec[0], prev)
+		}
+		seen[rec[0]] = line
+		files = append(files, CWRUFile{Path: filepath.ToSlash(rec[0]), Label: label, Class: rec[2], Domain: rec[3], Variable: rec[4]})
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("bench: %s: the file map lists no files", name)
+	}
+	names := map[int]string{}
+	for _, f := range files {
+		if n, ok := names[f.Label]; ok && n != f.Class {
+			return nil, fmt.Errorf("bench: %s: label %d is called both %q and %q", name, f.Label, n, f.Class)
+		}
+		names[f.Label] = f.Class
+	}
+	return files, nil
+}
+
+// CWRU holds the recordings of the CWRU benchmark, grouped by domain and
+// class.
+type CWRU struct {
+	Dir     string
+	Domains []string // in the order of the file map
+	// Labels[k] is the label of class index k (sorted), Names[k] its name.
+	Labels []int
+	Names  []string
+	// Dropped lists the classes of the map with no recording present in
+	// any domain (such as "normal" when 98.mat, 99.mat and 100.mat are
+	// absent), which the benchmark leaves out.
+	Dropped []string
+	// rec[d][k] holds the recordings of domain d and class k.
+	rec [][][]recording
+}
+
+type recording struct {
+	path string
+	x    []float64
+}
+
+// LoadCWRU reads the recordings of the file map files from dir, each at
+// least window samples long. A class none of whose files is present is
+// dropped (listed in Dropped); a class with only some of its files present
+// is an error naming the missing ones, since a class missing from a domain
+// would silently change the problem. Every file must hold its variable as a
+// numeric vector of finite values of at least window samples; errors name
+// the file. Files are read in parallel.
+func LoadCWRU(dir string, files []CWRUFile, window int) (*CWRU, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("bench: cwru: empty file map")
+	}
+	c := &CWRU{Dir: dir}
+	present := map[int][]CWRUFile{}
+	missing := map[int][]string{}
+	var labels []int
+	names := map[int]string{}
+	for _, f := range files {
+		if !slices.Contains(c.Domains, f.Domain) {
+			c.Domains = append(c.Domains, f.Domain)
+		}
+		if _, ok := names[f.Label]; !ok {
+			labels = append(labels, f.Label)
+			names[f.Label] = f.Class
+		}
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		switch {
+		case err == nil:
+			present[f.Label] = append(present[f.Label], f)
+		case errors.Is(err, fs.ErrNotExist):
+			missing[f.Label] = append(missing[f.Label], f.Path)
+		default:
+			return nil, fmt.Errorf("bench: cwru: %w", err)
+		}
+	}
+	slices.Sort(labels)
+	for _, l := range labels {
+		switch {
+		case len(present[l]) == 0:
+			c.Dropped = append(c.Dropped, fmt.Sprintf("%d (%s)", l, names[l]))
+		case len(missing[l]) > 0:
+			return nil, fmt.Errorf("bench: cwru: class %d (%s): %s missing from %s (the other files of the class are present; remove its rows from the file map to leave the class out)",
+				l, names[l], strings.Join(missing[l], ", "), dir)
+		default:
+			c.Labels = append(c.Labels, l)
+			c.Names = append(c.Names, names[l])
+		}
+	}
+	if len(c.Labels) < 2 {
+		return nil, fmt.Errorf("bench: cwru: %d classes with recordings in %s (want at least 2); is it the CWRU data folder?", len(c.Labels), dir)
+	}
+	c.rec = make([][][]recording, len(c.Domains))
+	for d := range c.rec {
+		c.rec[d] = make([][]recording, len(c.Labels))
+	}
+	type job struct {
+		f    CWRUFile
+		d, k int
+	}
+	var jobs []job
+	for k, l := range c.Labels {
+		for _, f := range present[l] {
+			jobs = append(jobs, job{f, slices.Index(c.Domains, f.Domain), k})
+		}
+	}
+	out := make([]recording, len(jobs))
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for i, j := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			path := filepath.Join(dir, filepath.FromSlash(j.f.Path))
+			x, err := signal.ReadMAT(path, j.f.Variable)
+			if err == nil && len(x) < window {
+				err = fmt.Errorf("%s: variable %s has %d samples, fewer than a window of %d", path, j.f.Variable, len(x), window)
+			}
+			out[i], errs[i] = recording{path: path, x: x}, err
+		}()
+	}
+	wg.Wait()
+	for i, j := range jobs {
+		if errs[i] != nil {
+			return nil, fmt.Errorf("bench: cwru: %w", errs[i])
+		}
+		c.rec[j.d][j.k] = append(c.rec[j.d][j.k], out[i])
+	}
+	for d, dom := range c.Domains {
+		for k, l := range c.Labels {
+			if len(c.rec[d][k]) == 0 {
+				return nil, fmt.Errorf("bench: cwru: class %d (%s) has no file for domain %s in the file map", l, c.Names[k], dom)
+			}
+		}
+	}
+	return c, nil
+}

@@ -1,0 +1,251 @@
+package bench
+
+import (
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/mlp"
+	"github.com/dadil/dadil/signal"
+)
+
+// CWRUProtocol holds the parameters of the paper's CWRU preprocessing
+// (appendix "Dataset Description"). Zero fields take the paper's values.
+type CWRUProtocol struct {
+	Window  int           `json:"window"`  // samples per window; default 4096
+	Coeffs  int           `json:"coeffs"`  // Fourier magnitudes kept; default 2048
+	Windows int           `json:"windows"` // windows per class and domain; default 800
+	Train   int           `json:"train"`   // of which training windows; default 600, the rest are test windows
+	Encoder *mlp.Settings `json:"encoder"` // nil: CWRUEncoder()
+	// Scaling is applied to the encoded features, fitted on the sources
+	// and the target's training rows together as in the Caltech-Office
+	// protocol: "minmax" (the default), "standard" or "none".
+	Scaling string `json:"scaling"`
+}
+
+// CWRUEncoder returns the encoder settings of the benchmark: the paper's
+// 2048 → 1024 → 512 → 256 → classes ReLU network (its training schedule is
+// not reported; these are ours).
+func CWRUEncoder() *mlp.Settings {
+	return &mlp.Settings{Hidden: mlp.DefaultHidden(), Epochs: 10, Batch: 128, LearningRate: 1e-3}
+}
+
+// resolve fills in the defaults and checks the values.
+func (p *CWRUProtocol) resolve() (CWRUProtocol, error) {
+	var r CWRUProtocol
+	if p != nil {
+		r = *p
+	}
+	def := func(v *int, d int) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&r.Window, 4096)
+	def(&r.Coeffs, 2048)
+	def(&r.Windows, 800)
+	def(&r.Train, 600)
+	if r.Encoder == nil {
+		r.Encoder = CWRUEncoder()
+	}
+	if r.Scaling == "" {
+		r.Scaling = "minmax"
+	}
+	if _, err := dataset.ParseScaling(r.Scaling); err != nil {
+		return r, fmt.Errorf("bench: cwru: %w", err)
+	}
+	if _, err := signal.NewSpectrum(r.Window, r.Coeffs); err != nil {
+		return r, fmt.Errorf("bench: cwru: %w", err)
+	}
+	if r.Windows < 2 || r.Train < 1 || r.Train >= r.Windows {
+		return r, fmt.Errorf("bench: cwru: %d training windows of %d per class (want 1 ≤ train < windows)", r.Train, r.Windows)
+	}
+	return r, nil
+}
+
+// CWRUSpectra are the window spectra of one domain: rows class by class,
+// the first Train windows of each class for training, the others for test.
+type CWRUSpectra struct {
+	X          *mat.Dense
+	Y          []int // class indices
+	Train      []int // rows of the training windows
+	Test       []int // rows of the test windows
+	Recordings []string
+}
+
+// Spectra draws the windows of domain dom for seed and returns their
+// spectra. Windows of a class are drawn in turn from each of its
+// recordings, at uniformly random starts; the draw of every (domain,
+// class) has its own random stream, a function of the seed, the domain
+// name and the class label only.
+func (c *CWRU) Spectra(dom string, seed uint64, p *CWRUProtocol) (*CWRUSpectra, error) {
+	pr, err := p.resolve()
+	if err != nil {
+		return nil, err
+	}
+	d := slices.Index(c.Domains, dom)
+	if d < 0 {
+		return nil, fmt.Errorf("bench: cwru: unknown domain %q (have %v)", dom, c.Domains)
+	}
+	s := &CWRUSpectra{X: mat.NewDense(len(c.Labels)*pr.Windows, pr.Coeffs, nil)}
+	for k, label := range c.Labels {
+		h := fnv.New64a()
+		h.Write([]byte(dom + "/" + strconv.Itoa(label)))
+		rng := rand.New(rand.NewPCG(seed, h.Sum64()))
+		recs := c.rec[d][k]
+		for r, rec := range recs {
+			s.Recordings = append(s.Recordings, rec.path)
+			// Windows r, r+R, r+2R, … of the class come from recording r.
+			count := (pr.Windows - r + len(recs) - 1) / len(recs)
+			starts, err := signal.RandomStarts(rng, len(rec.x), pr.Window, count)
+			if err != nil {
+				return nil, fmt.Errorf("bench: cwru: %s: %w", rec.path, err)
+			}
+			F, err := signal.Features(rec.x, starts, pr.Window, pr.Coeffs)
+			if err != nil {
+				return nil, fmt.Errorf("bench: cwru: %s: %w", rec.path, err)
+			}
+			for i := range count {
+				row := k*pr.Windows + r + i*len(recs)
+				s.X.SetRow(row, F.RawRowView(i))
+			}
+		}
+		for i := range pr.Windows {
+			s.Y = append(s.Y, k)
+			if i < pr.Train {
+				s.Train = append(s.Train, k*pr.Windows+i)
+			} else {
+				s.Test = append(s.Test, k*pr.Windows+i)
+			}
+		}
+	}
+	return s, nil
+}
+
+// CWRUExperiment is one prepared (target, seed) experiment: the encoder
+// trained on the sources' spectra and every domain in its feature space.
+type CWRUExperiment struct {
+	Target string
+	Seed   uint64
+	// Split holds the encoded sources (all their windows, labeled), the
+	// target's encoded training windows (labels hidden) and test windows.
+	Split *Split
+	// Encoder is the network trained on the sources' spectra, and
+	// TestSpectra the target's test spectra, on which the encoder's own
+	// classification is the source-only baseline.
+	Encoder        *mlp.Network
+	TestSpectra    *mat.Dense
+	EncoderSeconds float64
+}
+
+// Prepare draws the windows of every domain for seed, trains the encoder
+// on all windows of the sources (the domains other than target) and encodes
+// every domain. progress, if not nil, receives the encoder's epochs.
+func (c *CWRU) Prepare(target string, seed uint64, p *CWRUProtocol, progress func(epoch, epochs int, loss, acc float64)) (*CWRUExperiment, error) {
+	pr, err := p.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(c.Domains, target) {
+		return nil, fmt.Errorf("bench: cwru: unknown target %q (have %v)", target, c.Domains)
+	}
+	var srcSpec []*CWRUSpectra
+	var srcNames []string
+	var tgt *CWRUSpectra
+	for _, dom := range c.Domains {
+		s, err := c.Spectra(dom, seed, &pr)
+		if err != nil {
+			return nil, err
+		}
+		if dom == target {
+			tgt = s
+		} else {
+			srcSpec = append(srcSpec, s)
+			srcNames = append(srcNames, dom)
+		}
+	}
+	// The encoder learns from every window of every source.
+	var rows int
+	for _, s := range srcSpec {
+		r, _ := s.X.Dims()
+		rows += r
+	}
+	Xs := mat.NewDense(rows, pr.Coeffs, nil)
+	var ys []int
+	r0 := 0
+	for _, s := range srcSpec {
+		r, _ := s.X.Dims()
+		Xs.Slice(r0, r0+r, 0, pr.Coeffs).(*mat.Dense).Copy(s.X)
+		ys = append(ys, s.Y...)
+		r0 += r
+	}
+	enc := *pr.Encoder
+	enc.Seed = seed
+	enc.Progress = progress
+	t0 := time.Now()
+	net, err := mlp.Train(Xs, ys, len(c.Labels), &enc)
+	if err != nil {
+		return nil, fmt.Errorf("bench: cwru: encoder for target %s: %w", target, err)
+	}
+	e := &CWRUExperiment{Target: target, Seed: seed, Encoder: net, EncoderSeconds: time.Since(t0).Seconds(), Split: &Split{}}
+	for i, s := range srcSpec {
+		Z, err := net.Embed(s.X)
+		if err != nil {
+			return nil, err
+		}
+		e.Split.Sources = append(e.Split.Sources, adapt.Domain{Name: srcNames[i], X: Z, Y: s.Y})
+	}
+	e.TestSpectra = rowsOf(tgt.X, tgt.Test)
+	if e.Split.Train, err = net.Embed(rowsOf(tgt.X, tgt.Train)); err != nil {
+		return nil, err
+	}
+	if e.Split.Test, err = net.Embed(e.TestSpectra); err != nil {
+		return nil, err
+	}
+	for _, i := range tgt.Test {
+		e.Split.TestY = append(e.Split.TestY, tgt.Y[i])
+	}
+	kind, _ := dataset.ParseScaling(pr.Scaling)
+	if kind != dataset.ScaleNone {
+		var fit []*dataset.Domain
+		for _, s := range e.Split.Sources {
+			fit = append(fit, &dataset.Domain{X: s.X})
+		}
+		fit = append(fit, &dataset.Domain{X: e.Split.Train})
+		sc, err := dataset.FitScaler(kind, fit...)
+		if err != nil {
+			return nil, fmt.Errorf("bench: cwru: %w", err)
+		}
+		for _, X := range append([]*mat.Dense{e.Split.Train, e.Split.Test}, sourcesX(e.Split.Sources)...) {
+			if err := sc.Transform(X, X); err != nil {
+				return nil, fmt.Errorf("bench: cwru: %w", err)
+			}
+		}
+	}
+	return e, nil
+}
+
+func sourcesX(ds []adapt.Domain) []*mat.Dense {
+	var out []*mat.Dense
+	for _, d := range ds {
+		out = append(out, d.X)
+	}
+	return out
+}
+
+// rowsOf returns the rows idx of X as a new matrix.
+func rowsOf(X *mat.Dense, idx []int) *mat.Dense {
+	_, c := X.Dims()
+	out := mat.NewDense(len(idx), c, nil)
+	for i, r := range idx {
+		out.SetRow(i, X.RawRowView(r))
+	}
+	return out
+}
