@@ -30,7 +30,7 @@ func PaperCWRUDaDiL(atoms int, seed uint64) *dictionary.Settings {
 
 // CWRUOTRows caps the rows each domain contributes to the fits of the
 // transport-based baselines on CWRU (OTDA with Sinkhorn, JCPOT, WB, WBT_reg,
-// WJDOT): a uniform draw without replacement from each source and from the
+// WJDOT, WBR): a uniform draw without replacement from each source and from the
 // target's training rows. With 7200 windows per source and 5400 target
 // training windows, their full transport problems take minutes each, and
 // the benchmark would not fit its hour; DaDiL itself learns from mini-batches
@@ -127,7 +127,7 @@ func cwruFamilies() []cwruFamily {
 	fams = append(fams,
 		fromFamily(pair("wbr-r", "wbr-e", func(seed uint64) adapt.Method {
 			return &adapt.WBR{Settings: &dictionary.Settings{Seed: seed}}
-		}), 0),
+		}), CWRUOTRows),
 		dadilMember("dadil-r-paper", func(seed uint64) *dictionary.Settings { return PaperCWRUDaDiL(8, seed) }, true),
 		dadilMember("dadil-e-paper", func(seed uint64) *dictionary.Settings { return PaperCWRUDaDiL(3, seed) }, false),
 		fromFamily(pair("dadil-r", "dadil-e", func(seed uint64) adapt.Method {

@@ -23,7 +23,7 @@ func runBenchCWRU(args []string, e *env) error {
 	window := fs.Int("window", 4096, "samples per window")
 	coeffs := fs.Int("coeffs", 2048, "Fourier magnitudes per window")
 	encEpochs := fs.Int("encoder-epochs", bench.CWRUEncoder().Epochs, "epochs of the encoder's training")
-	scaling := fs.String("scaling", "minmax", "scaling of the encoded features: minmax, standard or none")
+	scaling := fs.String("scale", "minmax", "scaling of the encoded features: minmax, standard or none")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil bench cwru --data DIR [--methods LIST] [--targets 1772,1750,1730] [--seeds 5] [--json FILE]")
 		fmt.Fprintln(fs.Output(), "\nReproduces the CWRU cross-domain fault-diagnosis experiment of the DaDiL paper (Table 5): from the")
@@ -43,6 +43,11 @@ func runBenchCWRU(args []string, e *env) error {
 	}
 	if *encEpochs < 1 {
 		return usageError{fmt.Errorf("--encoder-epochs must be at least 1")}
+	}
+	if *jsonPath != "" {
+		if err := checkOutput("--json", *jsonPath); err != nil {
+			return err
+		}
 	}
 	fileMap := bench.CWRUFiles()
 	if *files != "" {

@@ -225,6 +225,17 @@ func writeJSON(path string, v any) error {
 	return writeFileAtomic(path, append(b, '\n'))
 }
 
+// checkOutput reports, before a long run, whether path can be written
+// later: its folder must exist and accept new files.
+func checkOutput(flag, path string) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".check*")
+	if err != nil {
+		return usageError{fmt.Errorf("%s %s: cannot write there: %w", flag, path, err)}
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
 // writeFileAtomic writes data to a temporary file next to path and renames
 // it into place, so path is never left half-written.
 func writeFileAtomic(path string, data []byte) error {

@@ -44,6 +44,11 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 	if *data == "" {
 		return usageError{fmt.Errorf("--data is required")}
 	}
+	if *jsonPath != "" {
+		if err := checkOutput("--json", *jsonPath); err != nil {
+			return err
+		}
+	}
 	var fl []int
 	for _, f := range splitList(*folds) {
 		v, err := strconv.Atoi(f)

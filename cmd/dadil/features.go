@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,6 +48,9 @@ func runFeaturesFFT(args []string, e *env) error {
 	if !strings.HasSuffix(*out, ".npz") {
 		return usageError{fmt.Errorf("--out %s: the output is a .npz archive", *out)}
 	}
+	if err := checkOutput("--out", *out); err != nil {
+		return err
+	}
 	if *windows < 1 {
 		return usageError{fmt.Errorf("--windows must be at least 1")}
 	}
@@ -79,7 +83,7 @@ func runFeaturesFFT(args []string, e *env) error {
 			if f.Domain == *domain {
 				recs = append(recs, rec{filepath.Join(dir, filepath.FromSlash(f.Path)), f.Variable, f.Label, true})
 			}
-			if !strings.Contains(","+strings.Join(doms, ",")+",", ","+f.Domain+",") {
+			if !slices.Contains(doms, f.Domain) {
 				doms = append(doms, f.Domain)
 			}
 		}

@@ -1,0 +1,307 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/mattest"
+	"github.com/dadil/dadil/internal/testdata"
+	"github.com/dadil/dadil/mlp"
+)
+
+func TestCWRUFilesEmbedded(t *testing.T) {
+	files := CWRUFiles()
+	if len(files) != 30 {
+		t.Fatalf("%d files, want 30 (10 classes × 3 loads)", len(files))
+	}
+	perClass := map[int][]string{}
+	for _, f := range files {
+		if !slices.Contains(CWRUDomains, f.Domain) {
+			t.Errorf("%s: domain %q not in %v", f.Path, f.Domain, CWRUDomains)
+		}
+		if !strings.HasSuffix(f.Variable, "_DE_time") {
+			t.Errorf("%s: variable %q is not a drive-end signal", f.Path, f.Variable)
+		}
+		perClass[f.Label] = append(perClass[f.Label], f.Domain)
+	}
+	for l := 0; l <= 9; l++ {
+		got := slices.Sorted(slices.Values(perClass[l]))
+		want := slices.Sorted(slices.Values(CWRUDomains))
+		if !slices.Equal(got, want) {
+			t.Errorf("class %d has domains %v, want one file per domain %v", l, got, want)
+		}
+	}
+}
+
+func TestParseCWRUFilesErrors(t *testing.T) {
+	const head = "file,label,class,domain,variable\n"
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"empty", "# only a comment\n", "empty file map"},
+		{"header", "path,label,class,domain,variable\n", "header"},
+		{"no rows", head, "lists no files"},
+		{"label", head + "a.mat,one,x,1772,X_DE_time\n", `line 2: label "one" is not an integer`},
+		{"empty field", head + "a.mat,1,x,,X_DE_time\n", "line 2: empty domain"},
+		{"fields", head + "a.mat,1,x,1772\n", "wrong number of fields"},
+		{"duplicate", head + "a.mat,1,x,1772,A_DE_time\na.mat,1,x,1750,A_DE_time\n", "line 3: file a.mat is already listed on line 2"},
+		{"two names", head + "a.mat,1,x,1772,A_DE_time\nb.mat,1,y,1750,B_DE_time\n", `label 1 is called both "x" and "y"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := parseCWRUFiles("map.csv", strings.NewReader(tc.text))
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "map.csv") {
+				t.Fatalf("error %v, want one naming map.csv and containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// synthCWRU writes a CWRU-like data folder: for each of the domains and
+// classes one recording of n samples whose spectrum has a class-specific
+// peak (shifted slightly by the domain, like a change of shaft speed) in
+// noise. It returns the folder and the file map.
+func synthCWRU(t *testing.T, domains []string, classes, n int) (string, []CWRUFile) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sig"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	var files []CWRUFile
+	id := 100
+	for k := range classes {
+		for d, dom := range domains {
+			id++
+			freq := 0.02*float64(k+1) + 0.002*float64(d)
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = math.Sin(2*math.Pi*freq*float64(i)) + 0.3*math.Sin(2*math.Pi*(freq*3.1)*float64(i)) + 0.5*rng.NormFloat64()
+			}
+			f := CWRUFile{
+				Path: fmt.Sprintf("sig/%d.mat", id), Label: k + 1, Class: fmt.Sprintf("fault %d", k+1),
+				Domain: dom, Variable: fmt.Sprintf("X%d_DE_time", id),
+			}
+			mattest.WriteFile(t, filepath.Join(dir, filepath.FromSlash(f.Path)), mattest.Column(f.Variable, x))
+			files = append(files, f)
+		}
+	}
+	return dir, files
+}
+
+func TestLoadCWRU(t *testing.T) {
+	doms := []string{"a", "b", "c"}
+	dir, files := synthCWRU(t, doms, 3, 2000)
+	c, err := LoadCWRU(dir, files, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Domains, doms) || !slices.Equal(c.Labels, []int{1, 2, 3}) || len(c.Dropped) != 0 {
+		t.Fatalf("domains %v labels %v dropped %v", c.Domains, c.Labels, c.Dropped)
+	}
+
+	// A class none of whose files exists is dropped, as "normal" is when
+	// 98.mat, 99.mat and 100.mat are absent.
+	absent := append(slices.Clone(files),
+		CWRUFile{Path: "normal/98.mat", Label: 0, Class: "normal", Domain: "a", Variable: "X098_DE_time"},
+		CWRUFile{Path: "normal/99.mat", Label: 0, Class: "normal", Domain: "b", Variable: "X099_DE_time"},
+		CWRUFile{Path: "normal/100.mat", Label: 0, Class: "normal", Domain: "c", Variable: "X100_DE_time"},
+	)
+	c, err = LoadCWRU(dir, absent, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(c.Dropped, []string{"0 (normal)"}) || !slices.Equal(c.Labels, []int{1, 2, 3}) {
+		t.Fatalf("dropped %v labels %v, want class 0 dropped", c.Dropped, c.Labels)
+	}
+
+	t.Run("errors", func(t *testing.T) {
+		for _, tc := range []struct {
+			name  string
+			edit  func(t *testing.T, files []CWRUFile) []CWRUFile
+			want  []string
+			short int
+		}{
+			{"missing file", func(t *testing.T, fs []CWRUFile) []CWRUFile {
+				fs[4].Path = "sig/nope.mat"
+				return fs
+			}, []string{"sig/nope.mat missing", "class 2 (fault 2)"}, 0},
+			{"no variable", func(t *testing.T, fs []CWRUFile) []CWRUFile {
+				fs[1].Variable = "X999_DE_time"
+				return fs
+			}, []string{files[1].Path, "X999_DE_time"}, 0},
+			{"short signal", nil, []string{"fewer than a window of 4096"}, 4096},
+			{"class without a domain", func(t *testing.T, fs []CWRUFile) []CWRUFile {
+				return slices.Delete(fs, 5, 6) // class 2 in domain c
+			}, []string{"class 2 (fault 2) has no file for domain c"}, 0},
+			{"one class", func(t *testing.T, fs []CWRUFile) []CWRUFile {
+				return fs[:3]
+			}, []string{"1 classes"}, 0},
+			{"not a MAT-file", func(t *testing.T, fs []CWRUFile) []CWRUFile {
+				if err := os.WriteFile(filepath.Join(dir, "sig", "junk.mat"), []byte("MATLAB 7.3 MAT-file, this is not"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				fs[0].Path = "sig/junk.mat"
+				return fs
+			}, []string{"sig/junk.mat"}, 0},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				fs := slices.Clone(files)
+				if tc.edit != nil {
+					fs = tc.edit(t, fs)
+				}
+				w := 256
+				if tc.short > 0 {
+					w = tc.short
+				}
+				_, err := LoadCWRU(dir, fs, w)
+				if err == nil {
+					t.Fatal("no error")
+				}
+				for _, s := range tc.want {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not contain %q", err, s)
+					}
+				}
+			})
+		}
+	})
+}
+
+func smallCWRUProtocol() *CWRUProtocol {
+	return &CWRUProtocol{
+		Window: 256, Coeffs: 128, Windows: 40, Train: 30,
+		Encoder: &mlp.Settings{Hidden: []int{32, 16}, Epochs: 15, Batch: 32, LearningRate: 3e-3},
+	}
+}
+
+func TestCWRUSpectra(t *testing.T) {
+	doms := []string{"a", "b", "c"}
+	dir, files := synthCWRU(t, doms, 3, 3000)
+	c, err := LoadCWRU(dir, files, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := smallCWRUProtocol()
+	s1, err := c.Spectra("b", 5, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, cols := s1.X.Dims(); r != 3*40 || cols != 128 {
+		t.Fatalf("spectra %d×%d, want 120×128", r, cols)
+	}
+	if len(s1.Train) != 3*30 || len(s1.Test) != 3*10 || len(s1.Y) != 120 {
+		t.Fatalf("%d train, %d test, %d labels", len(s1.Train), len(s1.Test), len(s1.Y))
+	}
+	for _, i := range s1.Test {
+		if slices.Contains(s1.Train, i) {
+			t.Fatalf("row %d is both train and test", i)
+		}
+	}
+	s2, _ := c.Spectra("b", 5, p)
+	if !mat.Equal(s1.X, s2.X) {
+		t.Error("the same seed drew different windows")
+	}
+	s3, _ := c.Spectra("b", 6, p)
+	if mat.Equal(s1.X, s3.X) {
+		t.Error("another seed drew the same windows")
+	}
+	if _, err := c.Spectra("z", 5, p); err == nil || !strings.Contains(err.Error(), `"z"`) {
+		t.Errorf("unknown domain: %v", err)
+	}
+	bad := *p
+	bad.Train = 40
+	if _, err := c.Spectra("b", 5, &bad); err == nil || !strings.Contains(err.Error(), "training windows") {
+		t.Errorf("train = windows: %v", err)
+	}
+}
+
+// TestRunCWRUSynthetic runs the whole pipeline on synthetic recordings whose
+// classes differ by their spectral peaks: every method must classify the
+// target well, and the results must not depend on the number of workers.
+func TestRunCWRUSynthetic(t *testing.T) {
+	dir, files := synthCWRU(t, []string{"a", "b", "c"}, 3, 3000)
+	c, err := LoadCWRU(dir, files, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := CWRUOptions{
+		Methods: []string{"mlp", "source-only", "otda-emd", "dadil-r", "dadil-e"},
+		Targets: []string{"c"}, Seeds: 1, Seed: 3, Protocol: smallCWRUProtocol(),
+	}
+	opt.Workers = 1
+	r1, err := RunCWRU(c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Workers = 3
+	r3, err := RunCWRU(c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r1) != len(opt.Methods) || len(r3) != len(r1) {
+		t.Fatalf("%d and %d results, want %d", len(r1), len(r3), len(opt.Methods))
+	}
+	SortResults(r1, opt.Methods, opt.Targets)
+	SortResults(r3, opt.Methods, opt.Targets)
+	for i := range r1 {
+		if r1[i].Method != r3[i].Method || r1[i].Accuracy != r3[i].Accuracy {
+			t.Errorf("workers 1: %s %.2f%%; workers 3: %s %.2f%%", r1[i].Method, r1[i].Accuracy, r3[i].Method, r3[i].Accuracy)
+		}
+		if r1[i].Target != "c" || r1[i].Fold != 1 {
+			t.Errorf("result %+v: want target c, seed 1", r1[i])
+		}
+		if r1[i].Accuracy < 90 {
+			t.Errorf("%s: %.2f%% on well-separated synthetic classes", r1[i].Method, r1[i].Accuracy)
+		}
+	}
+	if _, err := RunCWRU(c, CWRUOptions{Targets: []string{"d"}, Protocol: smallCWRUProtocol()}); err == nil || !strings.Contains(err.Error(), `"d"`) {
+		t.Errorf("unknown target: %v", err)
+	}
+	if _, err := RunCWRU(c, CWRUOptions{Methods: []string{"dadil-x"}, Protocol: smallCWRUProtocol()}); err == nil || !strings.Contains(err.Error(), "dadil-x") {
+		t.Errorf("unknown method: %v", err)
+	}
+}
+
+// TestCWRUSmokeReal runs the benchmark on the real CWRU recordings with
+// fewer windows and encoder epochs, for one target and seed.
+func TestCWRUSmokeReal(t *testing.T) {
+	root := testdata.Dir(t, "cwru/12k_DE")
+	if testing.Short() {
+		t.Skip("-short: skipping the CWRU smoke run")
+	}
+	c, err := LoadCWRU(filepath.Join(root, "cwru"), CWRUFiles(), 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Labels) < 9 {
+		t.Fatalf("%d classes, want at least the 9 fault classes", len(c.Labels))
+	}
+	enc := CWRUEncoder()
+	enc.Epochs = 2
+	methods := []string{"mlp", "dadil-r", "dadil-e"}
+	rs, err := RunCWRU(c, CWRUOptions{
+		Methods: methods, Targets: []string{"1772"}, Seeds: 1, Seed: 1,
+		Protocol: &CWRUProtocol{Windows: 120, Train: 90, Encoder: enc},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acc := map[string]float64{}
+	for _, r := range rs {
+		acc[r.Method] = r.Accuracy
+		t.Logf("%s on 1772: %.2f%% (%.1f s)", r.Method, r.Accuracy, r.Seconds)
+	}
+	for _, m := range []string{"dadil-r", "dadil-e"} {
+		if acc[m] < 95 {
+			t.Errorf("%s: %.2f%% on target 1772, want ≥ 95%%", m, acc[m])
+		}
+	}
+}

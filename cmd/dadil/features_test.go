@@ -1,0 +1,248 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dadil/dadil/internal/mattest"
+	"github.com/dadil/dadil/npy"
+)
+
+// cwruFixture writes CWRU-like recordings for domains × 2 classes into
+// dir/sig and a file map dir/map.csv; classes differ by their main
+// frequency, domains shift it slightly.
+func cwruFixture(t *testing.T, dir string, domains []string, n int) string {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "sig"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 1))
+	lines := []string{"# test map", "file,label,class,domain,variable"}
+	id := 200
+	for k, label := range []int{4, 7} {
+		for d, dom := range domains {
+			id++
+			x := make([]float64, n)
+			f := 0.03*float64(k+1) + 0.003*float64(d)
+			for i := range x {
+				x[i] = math.Sin(2*math.Pi*f*float64(i)) + 0.5*rng.NormFloat64()
+			}
+			name := fmt.Sprintf("X%d_DE_time", id)
+			mattest.WriteFile(t, filepath.Join(dir, "sig", fmt.Sprintf("%d.mat", id)), mattest.Column(name, x))
+			lines = append(lines, fmt.Sprintf("sig/%d.mat,%d,class %d,%s,%s", id, label, label, dom, name))
+		}
+	}
+	mp := filepath.Join(dir, "map.csv")
+	if err := os.WriteFile(mp, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return mp
+}
+
+// TestFeaturesFFTThenFit extracts the spectra of three domains with dadil
+// features fft and adapts across them with dadil fit.
+func TestFeaturesFFTThenFit(t *testing.T) {
+	dir := t.TempDir()
+	mp := cwruFixture(t, dir, []string{"a", "b", "c"}, 4000)
+	var npz []string
+	for _, dom := range []string{"a", "b", "c"} {
+		out := filepath.Join(dir, dom+".npz")
+		code, stdout, stderr := runCLI("features", "fft", "--files", mp, "--domain", dom, "--window", "256", "--coeffs", "64", "--windows", "60", "--seed", "3", "--out", out)
+		if code != 0 {
+			t.Fatalf("features fft: exit %d: %s", code, stderr)
+		}
+		if !strings.Contains(stdout, "120 windows × 64 magnitudes from 2 recordings (labeled") {
+			t.Errorf("stdout %q", stdout)
+		}
+		npz = append(npz, out)
+	}
+	arrs, err := npy.ReadNPZ(npz[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	X, y, start := arrs["X"], arrs["y"], arrs["start"]
+	if X == nil || y == nil || start == nil || arrs["file"] == nil {
+		t.Fatalf("arrays %v, want X, y, file, start", keys(arrs))
+	}
+	if len(X.Shape) != 2 || X.Shape[0] != 120 || X.Shape[1] != 64 || len(y.Data) != 120 {
+		t.Fatalf("X %v, y %d", X.Shape, len(y.Data))
+	}
+	for i, v := range y.Data {
+		if want := []float64{4, 7}[i/60]; v != want {
+			t.Fatalf("y[%d] = %v, want %v", i, v, want)
+		}
+		if s := start.Data[i]; s < 0 || s > 4000-256 || s != math.Trunc(s) {
+			t.Fatalf("start[%d] = %v outside the recording", i, s)
+		}
+	}
+	for _, v := range X.Data {
+		if v < 0 || math.IsNaN(v) {
+			t.Fatalf("magnitude %v", v)
+		}
+	}
+	// The same seed gives the same file.
+	again := filepath.Join(dir, "again.npz")
+	if code, _, stderr := runCLI("features", "fft", "--files", mp, "--domain", "a", "--window", "256", "--coeffs", "64", "--windows", "60", "--seed", "3", "--out", again); code != 0 {
+		t.Fatal(stderr)
+	}
+	b1, _ := os.ReadFile(npz[0])
+	b2, _ := os.ReadFile(again)
+	if string(b1) != string(b2) {
+		t.Error("features fft is not deterministic for a seed")
+	}
+
+	out := filepath.Join(dir, "model")
+	code, stdout, stderr := runCLI("fit", "--source", npz[0], "--source", npz[1], "--target", npz[2], "--scale", "standard", "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "target accuracy: DaDiL-R") {
+		t.Errorf("fit stdout %q", stdout)
+	}
+	pred, err := os.ReadFile(filepath.Join(out, "predictions.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := 0
+	lines := strings.Split(strings.TrimSpace(string(pred)), "\n")[1:]
+	for i, l := range lines {
+		f := strings.Split(l, ",")
+		if want := []string{"4", "7"}[i/60]; f[1] != want {
+			wrong++
+		}
+	}
+	if len(lines) != 120 || wrong > 6 {
+		t.Errorf("%d predictions, %d wrong (DaDiL-R on separable spectra)", len(lines), wrong)
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestFeaturesFFTBadInput(t *testing.T) {
+	dir := t.TempDir()
+	mp := cwruFixture(t, dir, []string{"a", "b"}, 1000)
+	rec := filepath.Join(dir, "sig", "201.mat")
+	out := filepath.Join(dir, "f.npz")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no out", []string{"--input", rec}, "--out is required"},
+		{"not npz", []string{"--input", rec, "--out", filepath.Join(dir, "f.csv")}, "is a .npz archive"},
+		{"missing folder", []string{"--input", rec, "--out", filepath.Join(dir, "no", "f.npz")}, "cannot write there"},
+		{"no input", []string{"--out", out}, "give the recordings"},
+		{"both", []string{"--input", rec, "--files", mp, "--domain", "a", "--out", out}, "not both"},
+		{"labels", []string{"--input", rec, "--input", rec, "--label", "1", "--out", out}, "1 --label for 2 --input"},
+		{"label", []string{"--input", rec, "--label", "x", "--out", out}, `--label "x"`},
+		{"domain", []string{"--files", mp, "--domain", "q", "--out", out}, `--domain "q"`},
+		{"short", []string{"--input", rec, "--window", "2048", "--coeffs", "64", "--out", out}, "201.mat"},
+		{"variable", []string{"--input", rec, "--variable", "X999_DE_time", "--out", out}, "X999_DE_time"},
+		{"coeffs", []string{"--input", rec, "--window", "64", "--coeffs", "64", "--out", out}, "64"},
+		{"missing file", []string{"--input", filepath.Join(dir, "nope.mat"), "--out", out}, "nope.mat"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(append([]string{"features", "fft"}, tc.args...)...)
+			if code == 0 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q, want an error containing %q", code, stderr, tc.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was written", out)
+			}
+		})
+	}
+}
+
+func TestBenchCWRUBadInput(t *testing.T) {
+	dir := t.TempDir()
+	mp := cwruFixture(t, dir, []string{"1772", "1750", "1730"}, 3000)
+	js := filepath.Join(dir, "r.json")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no data", nil, "--data is required"},
+		{"json folder", []string{"--data", dir, "--files", mp, "--json", filepath.Join(dir, "no", "r.json")}, "cannot write there"},
+		{"map", []string{"--data", dir, "--files", filepath.Join(dir, "nomap.csv")}, "nomap.csv"},
+		{"paper map on other data", []string{"--data", dir, "--json", js}, "classes with recordings"},
+		{"short", []string{"--data", dir, "--files", mp, "--json", js}, "fewer than a window of 4096"},
+		{"target", []string{"--data", dir, "--files", mp, "--window", "256", "--coeffs", "64", "--targets", "1800", "--json", js}, `"1800"`},
+		{"method", []string{"--data", dir, "--files", mp, "--window", "256", "--coeffs", "64", "--methods", "dadil", "--json", js}, "dadil"},
+		{"seeds", []string{"--data", dir, "--seeds", "0"}, "--seeds"},
+		{"scaling", []string{"--data", dir, "--files", mp, "--window", "256", "--coeffs", "64", "--scale", "log", "--json", js}, "log"},
+		{"train", []string{"--data", dir, "--files", mp, "--window", "256", "--coeffs", "64", "--windows", "10", "--train", "10", "--json", js}, "training windows"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(append([]string{"bench", "cwru"}, tc.args...)...)
+			if code == 0 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q, want an error containing %q", code, stderr, tc.want)
+			}
+			if _, err := os.Stat(js); err == nil {
+				t.Errorf("%s was written", js)
+			}
+		})
+	}
+}
+
+// TestBenchCWRUJSON runs dadil bench cwru end to end on fixture recordings.
+func TestBenchCWRUJSON(t *testing.T) {
+	dir := t.TempDir()
+	mp := cwruFixture(t, dir, []string{"1772", "1750", "1730"}, 3000)
+	js := filepath.Join(dir, "r.json")
+	code, stdout, stderr := runCLI("bench", "cwru", "--data", dir, "--files", mp, "--window", "256", "--coeffs", "64",
+		"--windows", "40", "--train", "30", "--encoder-epochs", "3", "--methods", "mlp,source-only,dadil-r",
+		"--targets", "1730", "--seeds", "2", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "| dadil-r |") || !strings.Contains(stdout, "1730") {
+		t.Errorf("table:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "encoder for 1730 seed 2: epoch 3/3") || !strings.Contains(stderr, "[6/6]") {
+		t.Errorf("progress:\n%s", stderr)
+	}
+	v := readJSON(t, js)
+	if v["benchmark"] != "cwru" {
+		t.Errorf("benchmark %v", v["benchmark"])
+	}
+	rs, _ := v["results"].([]any)
+	if len(rs) != 6 {
+		t.Fatalf("%d results, want 3 methods × 2 seeds", len(rs))
+	}
+	for _, r := range rs {
+		m := r.(map[string]any)
+		if m["target"] != "1730" || m["accuracy"].(float64) < 0 || m["accuracy"].(float64) > 100 || m["seconds"].(float64) < 0 {
+			t.Errorf("result %v", m)
+		}
+		if f := m["fold"].(float64); f != 1 && f != 2 {
+			t.Errorf("seed %v", f)
+		}
+	}
+}
+
+// readJSON decodes the JSON object in the file path.
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return v
+}
