@@ -63,13 +63,9 @@ func NewModel(d *Dictionary, target int, s *classify.Settings, seed uint64) (*Mo
 		return nil, fmt.Errorf("dictionary: target row %d outside the %d domains", target, N)
 	}
 	m := &Model{Dict: d, Target: target, Alpha: mat.Row(nil, target, d.Alpha)}
-	rec, err := d.Reconstruct(m.Alpha, seed)
-	if err != nil {
+	var err error
+	if m.R, m.Reconstruction, err = d.ClassifierR(m.Alpha, s, seed); err != nil {
 		return nil, err
-	}
-	m.Reconstruction = rec
-	if m.R, _, err = classify.Fit(rec.X, normalizeRows(rec.Y), nil, s); err != nil {
-		return nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
 	}
 	m.E = make([]*classify.Softmax, K)
 	for k, a := range d.Atoms {
@@ -78,6 +74,26 @@ func NewModel(d *Dictionary, target int, s *classify.Settings, seed uint64) (*Mo
 		}
 	}
 	return m, nil
+}
+
+// ClassifierR trains DaDiL-R's classifier for the coordinates alpha: a
+// softmax regression (settings s, nil for defaults) on the reconstruction
+// B(α; P) with its propagated soft labels, which it also returns. With α_T
+// it is the R of NewModel; other α explore the Wasserstein hull of the
+// atoms (paper Figure 4).
+func (d *Dictionary) ClassifierR(alpha []float64, s *classify.Settings, seed uint64) (*classify.Softmax, *barycenter.Result, error) {
+	if len(alpha) != len(d.Atoms) {
+		return nil, nil, fmt.Errorf("dictionary: %d coordinates for %d atoms", len(alpha), len(d.Atoms))
+	}
+	rec, err := d.Reconstruct(alpha, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, _, err := classify.Fit(rec.X, normalizeRows(rec.Y), nil, s)
+	if err != nil {
+		return nil, nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
+	}
+	return h, rec, nil
 }
 
 // normalizeRows rescales every row of Y to sum to one (the propagated

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,23 +70,12 @@ type fitReport struct {
 
 func runFit(args []string, e *env) error {
 	fs := newFlags("dadil fit", e)
-	var sources multiFlag
-	fs.Var(&sources, "source", "labeled source domain `PATH` (.csv, .npy, .npz or .mat); repeat for every source")
-	target := fs.String("target", "", "target domain `PATH`; its labels, if any, are only used to report accuracy")
+	var data dataFlags
+	data.register(fs)
 	out := fs.String("out", "", "output `DIR` (predictions.csv, report.json, model.dadil)")
-	atoms := fs.Int("atoms", 0, "number of atoms `K` (default: the number of sources)")
-	samples := fs.Int("samples", 0, "support size `n` of every atom (default 100 per class; rounded to a multiple of the number of classes)")
-	batch := fs.Int("batch", 0, "mini-batch size `n_b` (default 20 per class)")
-	lr := fs.Float64("lr", 0.1, "Adam learning rate `η` (for the features, scaled by the data's spread unless --init gaussian)")
-	epochs := fs.Int("epochs", 100, "maximal number of epochs `N`")
-	plateau := fs.Float64("plateau-tol", 0.01, "stop when the loss of the last 5 epochs is within `r` (relative) of the 5 before; 0 runs exactly --epochs epochs")
-	seed := fs.Uint64("seed", 1, "random seed")
-	scale := fs.String("scale", "minmax", "feature scaling over all domains together: `minmax`, standard or none")
-	initName := fs.String("init", "data", "atom initialisation: `data` (from the sources) or gaussian (the paper's N(0, I), with unscaled learning rate)")
-	paper := fs.Bool("paper", false, "the paper's Caltech-Office setting: K = 8 and 10 fixed epochs (unless --atoms/--epochs are given), N(0, I) atoms, η in data units, the authors' α update")
+	var df dictFlags
+	df.register(fs)
 	quiet := fs.Bool("quiet", false, "no progress output")
-	var rf readerFlags
-	rf.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil fit --source PATH [--source PATH ...] --target PATH --out DIR [flags]")
 		fmt.Fprintln(fs.Output(), "\nLearns a dataset dictionary (DaDiL) from labeled sources and an unlabeled target, and")
@@ -97,144 +85,47 @@ func runFit(args []string, e *env) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case len(sources) == 0:
-		return usageError{errors.New("at least one --source is required")}
-	case *target == "":
-		return usageError{errors.New("--target is required")}
-	case *out == "":
+	if err := data.check(); err != nil {
+		return err
+	}
+	if *out == "" {
 		return usageError{errors.New("--out is required")}
 	}
-	if *atoms < 0 {
-		return usageError{fmt.Errorf("--atoms %d: need at least one atom", *atoms)}
-	}
-	kind, err := dataset.ParseScaling(*scale)
-	if err != nil {
-		return usageError{err}
-	}
-	var init dictionary.Init
-	if err := init.UnmarshalText([]byte(*initName)); err != nil {
-		return usageError{err}
+	if err := df.check(); err != nil {
+		return err
 	}
 	start := time.Now()
-	opt := rf.options()
-	var src []*dataset.Domain
-	for _, p := range sources {
-		d, err := dataset.Read(p, opt)
-		if err != nil {
-			return err
-		}
-		if !d.Labeled() {
-			return fmt.Errorf("source %s has no labels (no label column or labels variable)", p)
-		}
-		src = append(src, d)
-	}
-	topt := *opt
-	topt.LabelsOptional = true
-	tgt, err := dataset.Read(*target, &topt)
-	if err != nil {
-		return err
-	}
-	all := append(append([]*dataset.Domain(nil), src...), tgt)
-	if err := dataset.CheckCompatible(all...); err != nil {
-		return err
-	}
-	classes, err := dataset.NewClasses(src...)
-	if err != nil {
-		return err
-	}
-	c := classes.Len()
-	rep := &fitReport{Target: *target, Classes: classes.Values, Scaling: kind.String()}
-	_, rep.Features = tgt.X.Dims()
+	var notes []string
 	note := func(format string, a ...any) {
 		s := fmt.Sprintf(format, a...)
-		rep.Notes = append(rep.Notes, s)
+		notes = append(notes, s)
 		if !*quiet {
 			fmt.Fprintln(e.stderr, "note:", s)
 		}
 	}
-	// Target labels are only used for scoring.
-	var truth []int
-	if tgt.Labeled() {
-		truth = make([]int, len(tgt.Labels))
-		for i, y := range tgt.Labels {
-			k, ok := classes.Index(y)
-			if !ok {
-				k = -1
-				if !containsInt(rep.UnknownTargetLabels, y) {
-					rep.UnknownTargetLabels = append(rep.UnknownTargetLabels, y)
-				}
-			}
-			truth[i] = k
-		}
-		note("the target %s carries labels: they are used only to report accuracy, never to fit", *target)
-		if len(rep.UnknownTargetLabels) > 0 {
-			note("target labels %v do not occur in the sources; those rows count as errors", rep.UnknownTargetLabels)
-		}
-	}
-	scaler, err := dataset.FitScaler(kind, all...)
+	ld, err := data.load(note)
 	if err != nil {
 		return err
 	}
-	var doms []dictionary.Domain
-	for _, d := range src {
-		sd, err := scaler.TransformDomain(d)
-		if err != nil {
-			return err
-		}
-		y, err := classes.Encode(d.Labels)
-		if err != nil {
-			return fmt.Errorf("%s: %w", d.Path, err)
-		}
-		doms = append(doms, dictionary.Domain{Name: d.Path, X: sd.X, Y: y})
-		rep.Sources = append(rep.Sources, d.Path)
-	}
-	st, err := scaler.TransformDomain(tgt)
+	doms, st, truth, classes, scaler := ld.domains, ld.target, ld.truth, ld.classes, ld.scaler
+	rep := &fitReport{Target: data.target, Classes: classes.Values, Scaling: ld.scaling.String(), Sources: ld.sourcePaths, UnknownTargetLabels: ld.unknown}
+	_, rep.Features = st.X.Dims()
+	set, err := df.settings(fs, classes.Len(), note)
 	if err != nil {
 		return err
 	}
-	doms = append(doms, dictionary.Domain{Name: tgt.Path, X: st.X})
-
-	set := dictionary.Settings{
-		Atoms: *atoms, Samples: *samples, Batch: *batch, LearningRate: *lr,
-		Epochs: *epochs, PlateauTol: *plateau, Seed: *seed, Init: init,
-	}
-	if *plateau == 0 {
-		set.PlateauTol = -1
-	}
-	if init == dictionary.InitGaussian {
-		set.FeatureScale = dictionary.ScaleNone
-	}
-	if *paper {
-		given := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-		if !given["atoms"] {
-			set.Atoms = 8
-		}
-		if !given["epochs"] {
-			set.Epochs = 10
-		}
-		set.PlateauTol = -1
-		set.Init = dictionary.InitGaussian
-		set.FeatureScale = dictionary.ScaleNone
-		set.RawAlphaGradient = true
-	}
-	if n := set.Samples; n > 0 && n%c != 0 {
-		r := max(c, (n+c/2)/c*c)
-		note("--samples %d is not a multiple of the %d classes: rounded to %d", n, c, r)
-		set.Samples = r
-	}
-	bar := newProgress(e, *quiet, *epochs)
+	rep.Notes = notes
+	bar := newProgress(e, *quiet, set.Epochs)
 	set.Progress = bar.epoch
 	t0 := time.Now()
-	dict, err := dictionary.Fit(doms, c, &set)
+	dict, err := dictionary.Fit(doms, classes.Len(), &set)
 	bar.done()
 	if err != nil {
 		return err
 	}
 	fitSecs := time.Since(t0).Seconds()
 	t0 = time.Now()
-	model, err := dictionary.NewModel(dict, len(doms)-1, nil, *seed)
+	model, err := dictionary.NewModel(dict, len(doms)-1, nil, set.Seed)
 	if err != nil {
 		return err
 	}

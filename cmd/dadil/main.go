@@ -11,6 +11,7 @@
 //	dadil ot sinkhorn --cost C.npy --reg ε [--a a.npy] [--b b.npy] [--plan P.npy] [--json]
 //	dadil ot demo [--n N] [--seed s]
 //	dadil features fft --out FILE.npz (--input PATH [--label L] ... | --files MAP.csv --domain D) [--window 4096] [--coeffs 2048] [--windows 800]
+//	dadil analyze sweep|hull|stability --out DIR (--source PATH ... --target PATH | --bench office-caltech10 --data DIR) [flags]
 //	dadil bench emd [--sizes 200,1000,...] [--pot PYTHON] [--json FILE]
 //	dadil bench office-caltech10 --data DIR [--features surf|decaf] [--methods LIST] [--json FILE]
 //	dadil bench cwru --data DIR [--methods LIST] [--targets 1772,1750,1730] [--seeds 5] [--json FILE]
@@ -66,6 +67,11 @@ func groups() map[string]map[string]command {
 		},
 		"features": {
 			"fft": {"random windows of recordings → FFT magnitude features (.mat → .npz), the CWRU preprocessing", runFeaturesFFT},
+		},
+		"analyze": {
+			"sweep":     {"accuracy, sparsity and density as K, n and n_b vary (paper Tables 7–11)", runAnalyzeSweep},
+			"hull":      {"reconstruction loss and accuracy over the Wasserstein hull of the atoms (Figures 4–6)", runAnalyzeHull},
+			"stability": {"loss curves over seeds and update magnitudes (Figures 7 and 8)", runAnalyzeStability},
 		},
 		"bench": {
 			"emd":              {"time EMD on Gaussian problems, side by side with POT when available", runBenchEMD},

@@ -45,3 +45,38 @@ func (p *progress) done() {
 		p.bar.Finish()
 	}
 }
+
+// countBar is a bar over a count of jobs, on stderr when it is a terminal.
+type countBar struct {
+	bar *progressbar.ProgressBar
+	e   *env
+	d   string
+}
+
+func newCountBar(e *env, description string) *countBar {
+	return &countBar{e: e, d: description}
+}
+
+// show advances the bar and reports whether it is shown; when it is not
+// (stderr is not a terminal) the caller prints a line instead.
+func (c *countBar) show(done, total int, what string) bool {
+	f, ok := c.e.stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return false
+	}
+	if c.bar == nil {
+		c.bar = progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(f),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+			progressbar.OptionClearOnFinish(),
+			progressbar.OptionSetWidth(30),
+		)
+	}
+	c.bar.Describe(c.d + ": " + what)
+	c.bar.Set(done)
+	if done == total {
+		c.bar.Finish()
+	}
+	return true
+}

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/dadil/dadil/analyze"
+	"github.com/dadil/dadil/internal/figure"
+)
+
+// sweepReport is DIR/sweep.json.
+type sweepReport struct {
+	Analysis string `json:"analysis"`
+	settingsReport
+	Runs []analyze.SweepRun `json:"runs"`
+}
+
+func runAnalyzeSweep(args []string, e *env) error {
+	a := newAnalyzeFlags("sweep", e)
+	ks := a.fs.String("sweep-atoms", "3,4,5,6,7,8", "values of `K` to try (the others fixed at --samples and --batch)")
+	ns := a.fs.String("sweep-samples", "500,1000,2000", "values of `n` to try (rounded to multiples of the number of classes)")
+	nbs := a.fs.String("sweep-batches", "50,100,200", "values of `n_b` to try")
+	neighbours := a.fs.Int("neighbours", 5, "nearest neighbours of the density score")
+	a.usage("Accuracy of DaDiL-R and DaDiL-E as K, n and n_b vary one at a time (paper Tables 7, 9, 11), the\n"+
+		"sparsity of the barycentric coordinates per K (Table 8) and the density of the atoms' supports per n\n"+
+		"(Table 10). An empty list (e.g. --sweep-batches '') skips that sweep.")
+	start := time.Now()
+	ps, set, notes, err := a.problems(args, e)
+	if err != nil {
+		return err
+	}
+	K, err := parseInts("sweep-atoms", *ks)
+	if err != nil {
+		return err
+	}
+	N, err := parseInts("sweep-samples", *ns)
+	if err != nil {
+		return err
+	}
+	c := ps[0].Classes
+	for i, n := range N {
+		N[i] = roundSamples("--sweep-samples", n, c, func(f string, v ...any) {
+			notes = append(notes, fmt.Sprintf(f, v...))
+			if !a.quiet {
+				fmt.Fprintln(e.stderr, "note:", fmt.Sprintf(f, v...))
+			}
+		})
+	}
+	NB, err := parseInts("sweep-batches", *nbs)
+	if err != nil {
+		return err
+	}
+	if len(K)+len(N)+len(NB) == 0 {
+		return usageError{fmt.Errorf("nothing to sweep: --sweep-atoms, --sweep-samples and --sweep-batches are all empty")}
+	}
+	if *neighbours < 1 {
+		return usageError{fmt.Errorf("--neighbours %d", *neighbours)}
+	}
+	runs, err := analyze.Sweep(ps, &analyze.SweepSettings{
+		Dictionary: set, Atoms: K, Samples: N, Batches: NB, Neighbours: *neighbours,
+		Workers: a.workers, Progress: a.progress(e),
+	})
+	if err != nil {
+		return err
+	}
+	out := newOutput()
+	rep := sweepReport{Analysis: "sweep", settingsReport: a.report(ps, set, notes, start), Runs: runs}
+	if err := out.json("sweep.json", rep); err != nil {
+		return err
+	}
+	var md markdown
+	md.h(1, "DaDiL hyper-parameter sweep")
+	md.p("Problems: %s. Base settings: K = %s, n = %s, n_b = %s, seed %d; one hyper-parameter varies at a time. Accuracies in %% (DaDiL-R / DaDiL-E) on the scored target rows.",
+		joinNames(ps), baseOf(runs, "K", set.Atoms), baseOf(runs, "n", set.Samples), baseOf(runs, "n_b", set.Batch), set.Seed)
+	accRow := make([][]*plot.Plot, 2)
+	for _, sw := range []struct{ param, title, table string }{
+		{"K", "number of atoms K", "Table 7"},
+		{"n", "atom support size n", "Table 9"},
+		{"n_b", "batch size n_b", "Table 11"},
+	} {
+		sel := selectRuns(runs, sw.param)
+		if len(sel) == 0 {
+			continue
+		}
+		vals := valuesOf(sel)
+		md.h(2, "Accuracy against %s (paper %s)", sw.title, sw.table)
+		head := []string{sw.param}
+		for _, p := range ps {
+			head = append(head, p.Name)
+		}
+		var rows [][]string
+		for _, v := range vals {
+			row := []string{strconv.Itoa(v)}
+			for _, p := range ps {
+				r := findRun(sel, p.Name, v)
+				row = append(row, pct(r.AccuracyR)+" / "+pct(r.AccuracyE))
+			}
+			rows = append(rows, row)
+		}
+		md.table(head, rows)
+		for m, name := range []string{"DaDiL-R", "DaDiL-E"} {
+			x := make([]float64, len(vals))
+			for i, v := range vals {
+				x[i] = float64(v)
+			}
+			var series []string
+			var ys [][]float64
+			for _, p := range ps {
+				y := make([]float64, len(vals))
+				for i, v := range vals {
+					r := findRun(sel, p.Name, v)
+					y[i] = float64(r.AccuracyR)
+					if m == 1 {
+						y[i] = float64(r.AccuracyE)
+					}
+				}
+				series = append(series, p.Name)
+				ys = append(ys, y)
+			}
+			pl, err := figure.Band(name+" accuracy against "+sw.param, sw.param, "accuracy (%)", series, x, ys, ys, ys, false)
+			if err != nil {
+				return err
+			}
+			accRow[m] = append(accRow[m], pl)
+		}
+		switch sw.param {
+		case "K":
+			md.h(2, "Sparsity of the target's coordinates against K (paper Table 8)")
+			md.p("Sparsity score 100 (1 − ‖α‖₀ / K) in %%; ‖α‖₀ counts coordinates above %g. Every domain's score is in sweep.json.", analyze.SparsityTol)
+			values := make([][]float64, len(ps))
+			rows = nil
+			for _, v := range vals {
+				row := []string{strconv.Itoa(v)}
+				for i, p := range ps {
+					r := findRun(sel, p.Name, v)
+					s := r.Sparsity[len(r.Sparsity)-1]
+					row = append(row, fmt.Sprintf("%.1f", s))
+					values[i] = append(values[i], s)
+				}
+				rows = append(rows, row)
+			}
+			md.table(head, rows)
+			pl, err := figure.Bars("sparsity of α_T against K", "sparsity score (%)", intNames("K = ", vals), names(ps), values, 16*vg.Centimeter)
+			if err != nil {
+				return err
+			}
+			pl.Y.Min, pl.Y.Max = 0, 100 // the score's range, legend room above the largest, 100 (1 − 1/K)
+			out.figure("sweep_sparsity", [][]*plot.Plot{{pl}}, 16*vg.Centimeter, 9*vg.Centimeter)
+			md.image("sparsity against K", "sweep_sparsity.png")
+		case "n":
+			md.h(2, "Density of the atoms' supports against n (paper Table 10)")
+			md.p("Mean squared distance of every support point to its %d nearest neighbours in its atom (in the units of the scaled features).", *neighbours)
+			values := make([][]float64, len(ps))
+			rows = nil
+			for _, v := range vals {
+				row := []string{strconv.Itoa(v)}
+				for i, p := range ps {
+					r := findRun(sel, p.Name, v)
+					row = append(row, fmt.Sprintf("%.4g", r.Density))
+					values[i] = append(values[i], r.Density)
+				}
+				rows = append(rows, row)
+			}
+			md.table(head, rows)
+			pl, err := figure.Bars("support density against n", "density score", intNames("n = ", vals), names(ps), values, 16*vg.Centimeter)
+			if err != nil {
+				return err
+			}
+			out.figure("sweep_density", [][]*plot.Plot{{pl}}, 16*vg.Centimeter, 9*vg.Centimeter)
+			md.image("density against n", "sweep_density.png")
+		}
+	}
+	out.figure("sweep_accuracy", accRow, 11*vg.Centimeter, 8*vg.Centimeter)
+	md.h(2, "Figures")
+	md.image("accuracy against each hyper-parameter", "sweep_accuracy.png")
+	out.bytes("sweep.md", md.Bytes())
+	if err := out.write(a.out); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s", md.String())
+	if !a.quiet {
+		fmt.Fprintf(e.stderr, "wrote %s (%d fits, %.0f s)\n", a.out, len(runs), time.Since(start).Seconds())
+	}
+	return nil
+}
+
+func selectRuns(runs []analyze.SweepRun, param string) []analyze.SweepRun {
+	var out []analyze.SweepRun
+	for _, r := range runs {
+		if r.Param == param {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// valuesOf returns the distinct values of runs, in order of appearance.
+func valuesOf(runs []analyze.SweepRun) []int {
+	var vals []int
+	seen := map[int]bool{}
+	for _, r := range runs {
+		if !seen[r.Value] {
+			seen[r.Value] = true
+			vals = append(vals, r.Value)
+		}
+	}
+	return vals
+}
+
+func findRun(runs []analyze.SweepRun, problem string, value int) analyze.SweepRun {
+	for _, r := range runs {
+		if r.Problem == problem && r.Value == value {
+			return r
+		}
+	}
+	return analyze.SweepRun{}
+}
+
+func names(ps []analyze.Problem) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+func joinNames(ps []analyze.Problem) string {
+	s := ""
+	for i, p := range ps {
+		if i > 0 {
+			s += ", "
+		}
+		s += p.Name
+	}
+	return s
+}
+
+func intNames(prefix string, vals []int) []string {
+	var out []string
+	for _, v := range vals {
+		out = append(out, prefix+strconv.Itoa(v))
+	}
+	return out
+}
+
+// baseOf returns the value of param in the runs that do not sweep it (the
+// base setting), or the setting given when every run sweeps it.
+func baseOf(runs []analyze.SweepRun, param string, given int) string {
+	for _, r := range runs {
+		if r.Param != param {
+			switch param {
+			case "K":
+				return strconv.Itoa(r.Atoms)
+			case "n":
+				return strconv.Itoa(r.Samples)
+			default:
+				return strconv.Itoa(r.Batch)
+			}
+		}
+	}
+	if given == 0 {
+		return "default"
+	}
+	return strconv.Itoa(given)
+}

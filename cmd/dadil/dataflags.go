@@ -1,0 +1,206 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
+)
+
+// dataFlags are the flags of the commands that read a user's domains:
+// labeled sources, a target whose labels (if any) only score, scaling and
+// the readers' options.
+type dataFlags struct {
+	sources multiFlag
+	target  string
+	scale   string
+	rf      readerFlags
+}
+
+func (d *dataFlags) register(fs *flag.FlagSet) {
+	fs.Var(&d.sources, "source", "labeled source domain `PATH` (.csv, .npy, .npz or .mat); repeat for every source")
+	fs.StringVar(&d.target, "target", "", "target domain `PATH`; its labels, if any, are only used to report accuracy")
+	fs.StringVar(&d.scale, "scale", "minmax", "feature scaling over all domains together: `minmax`, standard or none")
+	d.rf.register(fs)
+}
+
+// check reports missing or malformed flags.
+func (d *dataFlags) check() error {
+	switch {
+	case len(d.sources) == 0:
+		return usageError{errors.New("at least one --source is required")}
+	case d.target == "":
+		return usageError{errors.New("--target is required")}
+	}
+	if _, err := dataset.ParseScaling(d.scale); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// userData is a user's problem, read, checked and scaled.
+type userData struct {
+	// domains holds the scaled sources (class indices) and, last, the
+	// unlabeled target.
+	domains     []dictionary.Domain
+	target      *dataset.Domain // scaled, with the user's labels if any
+	truth       []int           // target class indices (−1: unknown to the sources); nil without labels
+	unknown     []int           // target label values absent from the sources
+	classes     *dataset.Classes
+	scaler      *dataset.Scaler
+	scaling     dataset.Scaling
+	sourcePaths []string
+}
+
+// load reads the domains; note receives remarks for the user.
+func (d *dataFlags) load(note func(format string, a ...any)) (*userData, error) {
+	kind, err := dataset.ParseScaling(d.scale)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	opt := d.rf.options()
+	var src []*dataset.Domain
+	for _, p := range d.sources {
+		dom, err := dataset.Read(p, opt)
+		if err != nil {
+			return nil, err
+		}
+		if !dom.Labeled() {
+			return nil, fmt.Errorf("source %s has no labels (no label column or labels variable)", p)
+		}
+		src = append(src, dom)
+	}
+	topt := *opt
+	topt.LabelsOptional = true
+	tgt, err := dataset.Read(d.target, &topt)
+	if err != nil {
+		return nil, err
+	}
+	all := append(append([]*dataset.Domain(nil), src...), tgt)
+	if err := dataset.CheckCompatible(all...); err != nil {
+		return nil, err
+	}
+	classes, err := dataset.NewClasses(src...)
+	if err != nil {
+		return nil, err
+	}
+	u := &userData{classes: classes, scaling: kind}
+	if tgt.Labeled() {
+		u.truth = make([]int, len(tgt.Labels))
+		for i, y := range tgt.Labels {
+			k, ok := classes.Index(y)
+			if !ok {
+				k = -1
+				if !containsInt(u.unknown, y) {
+					u.unknown = append(u.unknown, y)
+				}
+			}
+			u.truth[i] = k
+		}
+		note("the target %s carries labels: they are used only to report accuracy, never to fit", d.target)
+		if len(u.unknown) > 0 {
+			note("target labels %v do not occur in the sources; those rows count as errors", u.unknown)
+		}
+	}
+	if u.scaler, err = dataset.FitScaler(kind, all...); err != nil {
+		return nil, err
+	}
+	for _, dom := range src {
+		sd, err := u.scaler.TransformDomain(dom)
+		if err != nil {
+			return nil, err
+		}
+		y, err := classes.Encode(dom.Labels)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", dom.Path, err)
+		}
+		u.domains = append(u.domains, dictionary.Domain{Name: dom.Path, X: sd.X, Y: y})
+		u.sourcePaths = append(u.sourcePaths, dom.Path)
+	}
+	if u.target, err = u.scaler.TransformDomain(tgt); err != nil {
+		return nil, err
+	}
+	u.domains = append(u.domains, dictionary.Domain{Name: tgt.Path, X: u.target.X})
+	return u, nil
+}
+
+// dictFlags are the DaDiL hyper-parameter flags of fit and analyze.
+type dictFlags struct {
+	atoms, samples, batch, epochs int
+	lr, plateau                   float64
+	seed                          uint64
+	init                          string
+	paper                         bool
+}
+
+func (f *dictFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.atoms, "atoms", 0, "number of atoms `K` (default: the number of sources)")
+	fs.IntVar(&f.samples, "samples", 0, "support size `n` of every atom (default 100 per class; rounded to a multiple of the number of classes)")
+	fs.IntVar(&f.batch, "batch", 0, "mini-batch size `n_b` (default 20 per class)")
+	fs.Float64Var(&f.lr, "lr", 0.1, "Adam learning rate `η` (for the features, scaled by the data's spread unless --init gaussian)")
+	fs.IntVar(&f.epochs, "epochs", 100, "maximal number of epochs `N`")
+	fs.Float64Var(&f.plateau, "plateau-tol", 0.01, "stop when the loss of the last 5 epochs is within `r` (relative) of the 5 before; 0 runs exactly --epochs epochs")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
+	fs.StringVar(&f.init, "init", "data", "atom initialisation: `data` (from the sources) or gaussian (the paper's N(0, I), with unscaled learning rate)")
+	fs.BoolVar(&f.paper, "paper", false, "the paper's Caltech-Office setting: K = 8 and 10 fixed epochs (unless --atoms/--epochs are given), N(0, I) atoms, η in data units, the authors' α update")
+}
+
+// check reports malformed values before any data is read.
+func (f *dictFlags) check() error {
+	if f.atoms < 0 {
+		return usageError{fmt.Errorf("--atoms %d: need at least one atom", f.atoms)}
+	}
+	var init dictionary.Init
+	if err := init.UnmarshalText([]byte(f.init)); err != nil {
+		return usageError{err}
+	}
+	return nil
+}
+
+// settings returns the dictionary settings of the flags for a problem with
+// classes classes; note receives the adjustments made.
+func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format string, a ...any)) (dictionary.Settings, error) {
+	var init dictionary.Init
+	if err := init.UnmarshalText([]byte(f.init)); err != nil {
+		return dictionary.Settings{}, usageError{err}
+	}
+	set := dictionary.Settings{
+		Atoms: f.atoms, Samples: f.samples, Batch: f.batch, LearningRate: f.lr,
+		Epochs: f.epochs, PlateauTol: f.plateau, Seed: f.seed, Init: init,
+	}
+	if f.plateau == 0 {
+		set.PlateauTol = -1
+	}
+	if init == dictionary.InitGaussian {
+		set.FeatureScale = dictionary.ScaleNone
+	}
+	if f.paper {
+		given := map[string]bool{}
+		fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
+		if !given["atoms"] {
+			set.Atoms = 8
+		}
+		if !given["epochs"] {
+			set.Epochs = 10
+		}
+		set.PlateauTol = -1
+		set.Init = dictionary.InitGaussian
+		set.FeatureScale = dictionary.ScaleNone
+		set.RawAlphaGradient = true
+	}
+	set.Samples = roundSamples("--samples", set.Samples, classes, note)
+	return set, nil
+}
+
+// roundSamples rounds a support size n to a positive multiple of the
+// number of classes c (atoms hold n/c points per class), with a note.
+func roundSamples(flag string, n, c int, note func(format string, a ...any)) int {
+	if n <= 0 || n%c == 0 {
+		return n
+	}
+	r := max(c, (n+c/2)/c*c)
+	note("%s %d is not a multiple of the %d classes: rounded to %d", flag, n, c, r)
+	return r
+}
