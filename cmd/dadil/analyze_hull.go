@@ -26,9 +26,9 @@ func runAnalyzeHull(args []string, e *env) error {
 	steps := a.fs.Int("steps", 10, "grid step 1/`m` over the simplex Δ₃ ((m+1)(m+2)/2 points); 0 skips the grid")
 	ks := a.fs.String("hull-atoms", "3,4,5,6,7,8", "values of `K` for the uniformly drawn coordinates ('' skips them)")
 	draws := a.fs.Int("draws", 20, "coordinates drawn uniformly from Δ_K for every K")
-	a.usage("Explores the Wasserstein hull of the atoms (paper Figures 4–6): for K = 3, the reconstruction loss\n"+
-		"W₂(B(α; P), Q̂_T) and the accuracies of DaDiL-R and DaDiL-E at every α of a grid over Δ₃, with the\n"+
-		"learned α_T marked, and their correlation; for every K, the accuracy of coordinates drawn uniformly\n"+
+	a.usage("Explores the Wasserstein hull of the atoms (paper Figures 4–6): for K = 3, the reconstruction loss\n" +
+		"W₂(B(α; P), Q̂_T) and the accuracies of DaDiL-R and DaDiL-E at every α of a grid over Δ₃, with the\n" +
+		"learned α_T marked, and their correlation; for every K, the accuracy of coordinates drawn uniformly\n" +
 		"from Δ_K against the learned α_T. --atoms is ignored (the analysis sets K).")
 	start := time.Now()
 	ps, set, notes, err := a.problems(args, e)

@@ -25,8 +25,8 @@ func runAnalyzeSweep(args []string, e *env) error {
 	ns := a.fs.String("sweep-samples", "500,1000,2000", "values of `n` to try (rounded to multiples of the number of classes)")
 	nbs := a.fs.String("sweep-batches", "50,100,200", "values of `n_b` to try")
 	neighbours := a.fs.Int("neighbours", 5, "nearest neighbours of the density score")
-	a.usage("Accuracy of DaDiL-R and DaDiL-E as K, n and n_b vary one at a time (paper Tables 7, 9, 11), the\n"+
-		"sparsity of the barycentric coordinates per K (Table 8) and the density of the atoms' supports per n\n"+
+	a.usage("Accuracy of DaDiL-R and DaDiL-E as K, n and n_b vary one at a time (paper Tables 7, 9, 11), the\n" +
+		"sparsity of the barycentric coordinates per K (Table 8) and the density of the atoms' supports per n\n" +
 		"(Table 10). An empty list (e.g. --sweep-batches '') skips that sweep.")
 	start := time.Now()
 	ps, set, notes, err := a.problems(args, e)
