@@ -203,7 +203,19 @@ func (o *output) json(name string, v any) error {
 	return nil
 }
 
-func (o *output) write(dir string) error { return writeDirAtomic(dir, o.files) }
+// finish writes the report and every file of the analysis into --out
+// (atomically) and prints the report.
+func (a *analyzeFlags) finish(e *env, out *output, md *markdown, start time.Time) error {
+	out.bytes(a.name+".md", md.Bytes())
+	if err := writeDirAtomic(a.out, out.files); err != nil {
+		return err
+	}
+	fmt.Fprint(e.stdout, md.String())
+	if !a.quiet {
+		fmt.Fprintf(e.stderr, "wrote %s (%.0f s)\n", a.out, time.Since(start).Seconds())
+	}
+	return nil
+}
 
 // markdown builds a Markdown document.
 type markdown struct{ bytes.Buffer }

@@ -188,15 +188,7 @@ func runAnalyzeHull(args []string, e *env) error {
 			md.image("accuracy of uniformly drawn coordinates", "hull_draws.png")
 		}
 	}
-	out.bytes("hull.md", md.Bytes())
-	if err := out.write(a.out); err != nil {
-		return err
-	}
-	fmt.Fprint(e.stdout, md.String())
-	if !a.quiet {
-		fmt.Fprintf(e.stderr, "wrote %s (%.0f s)\n", a.out, time.Since(start).Seconds())
-	}
-	return nil
+	return a.finish(e, out, &md, start)
 }
 
 func fmtAlpha(a []float64) string {

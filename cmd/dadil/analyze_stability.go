@@ -102,15 +102,7 @@ func runAnalyzeStability(args []string, e *env) error {
 	out.figure("stability_updates", deltaPlots, 11*vg.Centimeter, 8*vg.Centimeter)
 	md.image("loss curves over seeds", "stability_loss.png")
 	md.image("update magnitudes", "stability_updates.png")
-	out.bytes("stability.md", md.Bytes())
-	if err := out.write(a.out); err != nil {
-		return err
-	}
-	fmt.Fprint(e.stdout, md.String())
-	if !a.quiet {
-		fmt.Fprintf(e.stderr, "wrote %s (%.0f s)\n", a.out, time.Since(start).Seconds())
-	}
-	return nil
+	return a.finish(e, out, &md, start)
 }
 
 // index returns 1, 2, …, n.

@@ -131,19 +131,7 @@ func runAnalyzeSweep(args []string, e *env) error {
 		case "K":
 			md.h(2, "Sparsity of the target's coordinates against K (paper Table 8)")
 			md.p("Sparsity score 100 (1 − ‖α‖₀ / K) in %%; ‖α‖₀ counts coordinates above %g. Every domain's score is in sweep.json.", analyze.SparsityTol)
-			values := make([][]float64, len(ps))
-			rows = nil
-			for _, v := range vals {
-				row := []string{strconv.Itoa(v)}
-				for i, p := range ps {
-					r := findRun(sel, p.Name, v)
-					s := r.Sparsity[len(r.Sparsity)-1]
-					row = append(row, fmt.Sprintf("%.1f", s))
-					values[i] = append(values[i], s)
-				}
-				rows = append(rows, row)
-			}
-			md.table(head, rows)
+			values := scoreTable(&md, head, sel, ps, vals, "%.1f", func(r analyze.SweepRun) float64 { return r.Sparsity[len(r.Sparsity)-1] })
 			pl, err := figure.Bars("sparsity of α_T against K", "sparsity score (%)", intNames("K = ", vals), names(ps), values, 16*vg.Centimeter)
 			if err != nil {
 				return err
@@ -154,18 +142,7 @@ func runAnalyzeSweep(args []string, e *env) error {
 		case "n":
 			md.h(2, "Density of the atoms' supports against n (paper Table 10)")
 			md.p("Mean squared distance of every support point to its %d nearest neighbours in its atom (in the units of the scaled features).", *neighbours)
-			values := make([][]float64, len(ps))
-			rows = nil
-			for _, v := range vals {
-				row := []string{strconv.Itoa(v)}
-				for i, p := range ps {
-					r := findRun(sel, p.Name, v)
-					row = append(row, fmt.Sprintf("%.4g", r.Density))
-					values[i] = append(values[i], r.Density)
-				}
-				rows = append(rows, row)
-			}
-			md.table(head, rows)
+			values := scoreTable(&md, head, sel, ps, vals, "%.4g", func(r analyze.SweepRun) float64 { return r.Density })
 			pl, err := figure.Bars("support density against n", "density score", intNames("n = ", vals), names(ps), values, 16*vg.Centimeter)
 			if err != nil {
 				return err
@@ -177,15 +154,25 @@ func runAnalyzeSweep(args []string, e *env) error {
 	out.figure("sweep_accuracy", accRow, 11*vg.Centimeter, 8*vg.Centimeter)
 	md.h(2, "Figures")
 	md.image("accuracy against each hyper-parameter", "sweep_accuracy.png")
-	out.bytes("sweep.md", md.Bytes())
-	if err := out.write(a.out); err != nil {
-		return err
+	return a.finish(e, out, &md, start)
+}
+
+// scoreTable writes a table of score(run) with a row per value and a
+// column per problem, and returns the scores by problem.
+func scoreTable(md *markdown, head []string, sel []analyze.SweepRun, ps []analyze.Problem, vals []int, format string, score func(analyze.SweepRun) float64) [][]float64 {
+	values := make([][]float64, len(ps))
+	var rows [][]string
+	for _, v := range vals {
+		row := []string{strconv.Itoa(v)}
+		for i, p := range ps {
+			s := score(findRun(sel, p.Name, v))
+			row = append(row, fmt.Sprintf(format, s))
+			values[i] = append(values[i], s)
+		}
+		rows = append(rows, row)
 	}
-	fmt.Fprintf(e.stdout, "%s", md.String())
-	if !a.quiet {
-		fmt.Fprintf(e.stderr, "wrote %s (%d fits, %.0f s)\n", a.out, len(runs), time.Since(start).Seconds())
-	}
-	return nil
+	md.table(head, rows)
+	return values
 }
 
 func selectRuns(runs []analyze.SweepRun, param string) []analyze.SweepRun {
