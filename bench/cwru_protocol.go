@@ -31,10 +31,11 @@ type CWRUProtocol struct {
 }
 
 // CWRUEncoder returns the encoder settings of the benchmark: the paper's
-// 2048 → 1024 → 512 → 256 → classes ReLU network (its training schedule is
-// not reported; these are ours).
+// 2048 → 1024 → 512 → 256 → classes ReLU network. Its training schedule is
+// not reported; ours is 5 epochs of Adam (η = 10⁻³, batches of 128): the
+// training loss on the 14 400 source windows is near zero after 3.
 func CWRUEncoder() *mlp.Settings {
-	return &mlp.Settings{Hidden: mlp.DefaultHidden(), Epochs: 10, Batch: 128, LearningRate: 1e-3}
+	return &mlp.Settings{Hidden: mlp.DefaultHidden(), Epochs: 5, Batch: 128, LearningRate: 1e-3}
 }
 
 // resolve fills in the defaults and checks the values.
