@@ -138,34 +138,48 @@ func finish(name string, err error, e *env) int {
 func usage(w io.Writer, g map[string]map[string]command) {
 	fmt.Fprintln(w, "usage: dadil <command> [<subcommand>] [flags]")
 	fmt.Fprintln(w)
+	var lines [][2]string
 	s := singles()
-	names := make([]string, 0, len(s))
-	for k := range s {
-		names = append(names, k)
+	for _, k := range sortedKeys(s) {
+		lines = append(lines, [2]string{k, s[k].summary})
 	}
-	sort.Strings(names)
-	for _, k := range names {
-		fmt.Fprintf(w, "  dadil %-13s %s\n", k, s[k].summary)
+	for _, k := range sortedKeys(g) {
+		lines = append(lines, groupLines(k, g[k])...)
 	}
-	keys := make([]string, 0, len(g))
-	for k := range g {
-		keys = append(keys, k)
+	printCommands(w, lines)
+}
+
+// usageGroup lists the sub-commands of group name.
+func usageGroup(w io.Writer, name string, sub map[string]command) {
+	printCommands(w, groupLines(name, sub))
+}
+
+func groupLines(name string, sub map[string]command) [][2]string {
+	var lines [][2]string
+	for _, k := range sortedKeys(sub) {
+		lines = append(lines, [2]string{name + " " + k, sub[k].summary})
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		usageGroup(w, k, g[k])
+	return lines
+}
+
+// printCommands prints "dadil <name>  <summary>" lines, aligned.
+func printCommands(w io.Writer, lines [][2]string) {
+	width := 0
+	for _, l := range lines {
+		width = max(width, len(l[0]))
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "  dadil %-*s  %s\n", width, l[0], l[1])
 	}
 }
 
-func usageGroup(w io.Writer, name string, sub map[string]command) {
-	keys := make([]string, 0, len(sub))
-	for k := range sub {
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(w, "  dadil %s %-10s %s\n", name, k, sub[k].summary)
-	}
+	return keys
 }
 
 // newFlags returns a flag set that reports errors instead of exiting and
