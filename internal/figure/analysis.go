@@ -579,6 +579,7 @@ func Band(title, xlabel, ylabel string, names []string, x []float64, mean, lo, h
 			p.Y.Min, p.Y.Max = math.Pow(10, lo), math.Pow(10, hi)
 		}
 	} else {
+		p.Y.Tick.Marker = shortTicks{plot.DefaultTicks{}}
 		legendRoom(p, len(names))
 	}
 	return p, nil
