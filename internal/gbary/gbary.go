@@ -101,6 +101,7 @@ type pairScratch struct {
 	C      *mat.Dense
 	assign ot.AssignmentSolver
 	perm   ot.AssignmentResult
+	yt     []float64 // the measure's labels by class, then β‖y_l‖²
 }
 
 // ensure allocates the buffers for the stack's shape.
@@ -293,20 +294,44 @@ func (b *Barycenter) pairCost(s *Stack, k int, beta float64) (float64, error) {
 		if bt <= 0 {
 			bt = maxF
 		}
+		// β‖y_l − y_j‖² = β‖y_l‖² + β‖y_j‖² − 2β Σ_q y_jq y_lq: with the
+		// measure's labels transposed (class by class), each row of C
+		// takes one scaled vector addition per class.
 		c := s.C
 		ya := s.YA.RawMatrix()
-		yk := ya.Data[k*n*ya.Stride:]
+		if len(p.yt) < (c+1)*n {
+			p.yt = make([]float64, (c+1)*n)
+		}
+		ynA := p.yt[c*n : (c+1)*n]
+		for l := range n {
+			yl := ya.Data[(k*n+l)*ya.Stride : (k*n+l)*ya.Stride+c]
+			var nn float64
+			for q, v := range yl {
+				p.yt[q*n+l] = v
+				nn += v * v
+			}
+			ynA[l] = bt * nn
+		}
 		for j := 0; j < n; j++ {
 			y := b.YB.RawRowView(j)
 			row := C.Data[j*C.Stride : j*C.Stride+n]
-			for l := range row {
-				yl := yk[l*ya.Stride : l*ya.Stride+c]
-				var d2 float64
-				for q, v := range yl {
-					e := v - y[q]
-					d2 += e * e
+			var yj float64
+			for _, v := range y {
+				yj += v * v
+			}
+			floats.AddScaledTo(row, row, 1, ynA)
+			for q, v := range y {
+				if v != 0 {
+					floats.AddScaled(row, -2*bt*v, p.yt[q*n:q*n+n])
 				}
-				row[l] += bt * d2
+			}
+			yj *= bt
+			for l, v := range row {
+				v += yj
+				if v < 0 {
+					v = 0 // rounding: the label term is a squared distance
+				}
+				row[l] = v
 			}
 		}
 	}
