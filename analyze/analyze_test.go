@@ -399,3 +399,22 @@ func TestRangeBand(t *testing.T) {
 		t.Errorf("band %+v", b)
 	}
 }
+
+// TestHullWorkers: the hull study does not depend on the number of
+// goroutines.
+func TestHullWorkers(t *testing.T) {
+	p := synthProblem()
+	var got [2]*HullResult
+	for i, w := range []int{1, 3} {
+		r, err := Hull([]Problem{p}, &HullSettings{Dictionary: quick(4), Steps: 2, Atoms: []int{3}, Draws: 3, Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[i] = r
+	}
+	a, _ := json.Marshal(got[0])
+	b, _ := json.Marshal(got[1])
+	if string(a) != string(b) {
+		t.Errorf("1 and 3 workers differ:\n%s\n%s", a, b)
+	}
+}
