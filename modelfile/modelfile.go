@@ -41,7 +41,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -49,6 +48,7 @@ import (
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/npy"
 )
 
@@ -94,7 +94,7 @@ func Save(path string, f *File) error {
 	if err := write(&buf, f); err != nil {
 		return fmt.Errorf("modelfile: %s: %w", path, err)
 	}
-	if err := writeAtomic(path, buf.Bytes()); err != nil {
+	if err := atomicfile.Write(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("modelfile: %w", err)
 	}
 	return nil
@@ -358,31 +358,4 @@ func readMember(m *zip.File, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("member larger than %d bytes", limit)
 	}
 	return b, nil
-}
-
-// writeAtomic writes data to a temporary file next to path, syncs it and
-// renames it into place.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	err = tmp.Chmod(0o644)
-	if err == nil {
-		_, err = tmp.Write(data)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-	}
-	return err
 }

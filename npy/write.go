@@ -1,9 +1,7 @@
 package npy
 
 import (
-	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,6 +10,8 @@ import (
 	"path/filepath"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/atomicfile"
 )
 
 // Write writes data, the elements of an array with the given shape in
@@ -119,16 +119,11 @@ func writeNPY(w io.Writer, hdr []byte, data []float64) error {
 }
 
 // writeAtomic creates or replaces the file at path with the bytes written
-// by fill. It writes to a temporary file in the same directory, syncs it
-// and renames it to path, so that path is either unchanged or complete.
-// On any error, including a panic in fill, the temporary file is removed.
-// Returned errors are prefixed with "npy: " and path.
+// by fill, through internal/atomicfile: path is either unchanged or
+// complete, also when fill panics. A file that is replaced keeps its
+// permissions. Returned errors are prefixed with "npy: " and path.
 func writeAtomic(path string, fill func(io.Writer) error) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	if base == "" {
+	if _, base := filepath.Split(path); base == "" {
 		return fmt.Errorf("npy: %s: path names a directory", path)
 	}
 	perm := fs.FileMode(0o644)
@@ -138,53 +133,8 @@ func writeAtomic(path string, fill func(io.Writer) error) error {
 		}
 		perm = fi.Mode().Perm()
 	}
-
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return fileError(path, fmt.Errorf("creating temporary file: %w", err))
-	}
-	tmp := f.Name()
-	closed, done := false, false
-	// This also runs if fill panics.
-	defer func() {
-		if !done {
-			if !closed {
-				f.Close()
-			}
-			os.Remove(tmp)
-		}
-	}()
-
-	bw := bufio.NewWriterSize(f, chunkSize)
-	if err := fill(bw); err != nil {
+	if err := atomicfile.WriteFunc(path, perm, fill); err != nil {
 		return fileError(path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fileError(path, fmt.Errorf("writing: %w", err))
-	}
-	if err := f.Chmod(perm); err != nil {
-		return fileError(path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fileError(path, err)
-	}
-	closed = true
-	if err := f.Close(); err != nil {
-		return fileError(path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		var le *os.LinkError
-		if errors.As(err, &le) {
-			err = le.Err
-		}
-		return fmt.Errorf("npy: %s: renaming temporary file: %w", path, err)
-	}
-	done = true
-	// Make the rename durable. Not every platform can sync a directory,
-	// and the file is already in place, so failure is not reported.
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/npy"
 	"github.com/dadil/dadil/ot"
 )
@@ -222,7 +223,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, append(b, '\n'))
+	return atomicfile.Write(path, append(b, '\n'))
 }
 
 // checkOutput reports, before a long run, whether path can be written
@@ -234,38 +235,4 @@ func checkOutput(flag, path string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
-}
-
-// writeFileAtomic writes data to a temporary file next to path and renames
-// it into place, so path is never left half-written.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/modelfile"
 )
 
@@ -68,5 +69,5 @@ func runPredict(args []string, e *env) error {
 		_, err = e.stdout.Write(b.Bytes())
 		return err
 	}
-	return writeFileAtomic(*out, b.Bytes())
+	return atomicfile.Write(*out, b.Bytes())
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -20,6 +19,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/dadil/dadil/internal/atomicfile"
 )
 
 // ClassColor returns the colour of class k.
@@ -187,35 +188,15 @@ func SaveGrid(path string, plots [][]*plot.Plot, w, h vg.Length) error {
 	if _, err := canvas.WriteTo(&buf); err != nil {
 		return fmt.Errorf("figure: %s: %w", path, err)
 	}
-	return writeAtomic(path, buf.Bytes())
+	if err := atomicfile.Write(path, buf.Bytes()); err != nil {
+		return fmt.Errorf("figure: %s: %w", path, err)
+	}
+	return nil
 }
 
 // Save writes one plot of size w×h to path (PNG or SVG by extension).
 func Save(path string, p *plot.Plot, w, h vg.Length) error {
 	return SaveGrid(path, [][]*plot.Plot{{p}}, w, h)
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("figure: %w", err)
-	}
-	name := tmp.Name()
-	err = tmp.Chmod(0o644)
-	if err == nil {
-		_, err = tmp.Write(data)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
-		return fmt.Errorf("figure: %w", err)
-	}
-	return nil
 }
 
 func argmax(v []float64) int {
