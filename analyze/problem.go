@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dictionary"
 )
 
@@ -67,13 +68,11 @@ func (p *Problem) accuracy(predict func(*mat.Dense) ([]int, error)) (Score, erro
 	if err != nil {
 		return 0, err
 	}
-	ok := 0
-	for i, y := range p.TestY {
-		if pred[i] == y {
-			ok++
-		}
+	acc, err := classify.Accuracy(pred, p.TestY)
+	if err != nil {
+		return 0, fmt.Errorf("analyze: %s: %w", p.Name, err)
 	}
-	return Score(100 * float64(ok) / float64(len(pred))), nil
+	return Score(100 * acc), nil
 }
 
 // fit learns a dictionary on the problem and its DaDiL-R/E model.

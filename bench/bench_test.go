@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/internal/testdata"
 )
 
@@ -37,6 +38,10 @@ func BenchmarkDaDiLFitOfficeCaltech(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.ReportMetric(100*agreement(p, s.TestY), "accuracy%")
+		acc, err := classify.Accuracy(p, s.TestY)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(100*acc, "accuracy%")
 	}
 }

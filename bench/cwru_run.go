@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dictionary"
 )
 
@@ -287,9 +288,13 @@ func runCWRUJob(e *CWRUExperiment, f cwruFamily, members []int, classes int, see
 		if err != nil {
 			return nil, err
 		}
+		acc, err := classify.Accuracy(p, e.Split.TestY)
+		if err != nil {
+			return nil, err
+		}
 		out = append(out, Result{
 			Method: f.members[i], Target: e.Target, Fold: rep,
-			Accuracy: 100 * agreement(p, e.Split.TestY),
+			Accuracy: 100 * acc,
 			Seconds:  fitSecs + time.Since(t1).Seconds(),
 		})
 	}

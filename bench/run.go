@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dictionary"
 )
 
@@ -253,23 +254,17 @@ func runExperiment(o *OfficeCaltech, e experiment, seed uint64) ([]Result, error
 		if err != nil {
 			return nil, err
 		}
+		acc, err := classify.Accuracy(p, s.TestY)
+		if err != nil {
+			return nil, err
+		}
 		out = append(out, Result{
 			Method: e.fam.members[i], Target: e.target, Fold: e.fold,
-			Accuracy: 100 * agreement(p, s.TestY),
+			Accuracy: 100 * acc,
 			Seconds:  fitSecs + time.Since(t1).Seconds(),
 		})
 	}
 	return out, nil
-}
-
-func agreement(p, y []int) float64 {
-	ok := 0
-	for i := range p {
-		if p[i] == y[i] {
-			ok++
-		}
-	}
-	return float64(ok) / float64(len(p))
 }
 
 // Table formats results as a Markdown table laid out like the paper's:

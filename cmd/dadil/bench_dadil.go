@@ -13,6 +13,7 @@ import (
 
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/bench"
+	"github.com/dadil/dadil/classify"
 )
 
 // dadilTiming is one implementation's row of "dadil bench dadil".
@@ -77,9 +78,17 @@ func runBenchDaDiL(args []string, e *env) error {
 		if err != nil {
 			return err
 		}
+		accR, err := classify.Accuracy(pr, s.TestY)
+		if err != nil {
+			return err
+		}
+		accE, err := classify.Accuracy(pe, s.TestY)
+		if err != nil {
+			return err
+		}
 		learn := m.Dict.History.Elapsed.Seconds()
 		rows = append(rows, dadilTiming{Implementation: "dadil (Go)", Threads: threads, LearnSeconds: learn,
-			ModelSeconds: total - learn, TotalSeconds: total, AccuracyR: 100 * agree(pr, s.TestY), AccuracyE: 100 * agree(pe, s.TestY)})
+			ModelSeconds: total - learn, TotalSeconds: total, AccuracyR: 100 * accR, AccuracyE: 100 * accE})
 		fmt.Fprintf(e.stderr, "%.1f s\n", total)
 		if procs == 1 {
 			break

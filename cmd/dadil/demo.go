@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/figure"
 	"github.com/dadil/dadil/internal/synth"
@@ -66,7 +67,11 @@ func runDemo(args []string, e *env) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "%-12s %6.2f%%\n", r.name, 100*agree(pred, truth))
+		acc, err := classify.Accuracy(pred, truth)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "%-12s %6.2f%%\n", r.name, 100*acc)
 	}
 	fmt.Fprintf(e.stdout, "\nDaDiL: K = %d atoms, %d epochs (stopped by %s); target coordinates α_T = %.3f\n",
 		len(d.Atoms), len(d.History.Loss), d.History.Stopped, m.Alpha)

@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/modelfile"
@@ -153,7 +154,15 @@ func runFit(args []string, e *env) error {
 		rep.Alpha[d.Name] = mat.Row(nil, l, dict.Alpha)
 	}
 	if truth != nil {
-		rep.TargetAccuracy = map[string]float64{"dadil_r": 100 * agree(predR, truth), "dadil_e": 100 * agree(predE, truth)}
+		accR, err := classify.Accuracy(predR, truth)
+		if err != nil {
+			return err
+		}
+		accE, err := classify.Accuracy(predE, truth)
+		if err != nil {
+			return err
+		}
+		rep.TargetAccuracy = map[string]float64{"dadil_r": 100 * accR, "dadil_e": 100 * accE}
 	}
 	rep.Seconds = map[string]float64{"fit": fitSecs, "classifiers": modelSecs, "total": time.Since(start).Seconds()}
 
@@ -192,17 +201,6 @@ func containsInt(s []int, v int) bool {
 		}
 	}
 	return false
-}
-
-// agree returns the fraction of equal entries.
-func agree(pred, truth []int) float64 {
-	ok := 0
-	for i, p := range pred {
-		if p == truth[i] {
-			ok++
-		}
-	}
-	return float64(ok) / float64(len(pred))
 }
 
 // writeDirAtomic creates the files of a command's output directory: each
