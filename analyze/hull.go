@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strconv"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/dadil/dadil/dictionary"
 )
 
@@ -163,7 +161,7 @@ func Hull(problems []Problem, s *HullSettings) (*HullResult, error) {
 	}
 	for f := range fits {
 		learnedEval[f] = len(evals)
-		evals = append(evals, evalJob{f, nil}) // α filled in after the fit
+		evals = append(evals, evalJob{f, nil}) // nil: the learned α_T
 	}
 
 	total := len(fits) + len(evals)
@@ -186,9 +184,6 @@ func Hull(problems []Problem, s *HullSettings) (*HullResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	for f := range fits {
-		evals[learnedEval[f]].alpha = models[f].Alpha
-	}
 	points := make([]HullPoint, len(evals))
 	err = forEach(len(evals), s.Workers, func(i int) error {
 		e := evals[i]
@@ -196,7 +191,11 @@ func Hull(problems []Problem, s *HullSettings) (*HullResult, error) {
 		var err error
 		points[i], err = evaluate(p, dicts[e.fit], models[e.fit], e.alpha, s.Dictionary.Seed)
 		if err != nil {
-			return fmt.Errorf("analyze: %s: α = %v: %w", p.Name, e.alpha, err)
+			at := fmt.Sprint(e.alpha)
+			if e.alpha == nil {
+				at = "the learned α_T"
+			}
+			return fmt.Errorf("analyze: %s: α = %s: %w", p.Name, at, err)
 		}
 		return nil
 	}, func(i int) {
@@ -236,45 +235,25 @@ func Hull(problems []Problem, s *HullSettings) (*HullResult, error) {
 	return res, nil
 }
 
-// evaluate scores one point α of the hull of d.
+// evaluate scores one point α of the hull of d; a nil alpha is the
+// learned α_T, whose reconstruction and DaDiL-R classifier m already holds.
 func evaluate(p *Problem, d *dictionary.Dictionary, m *dictionary.Model, alpha []float64, seed uint64) (HullPoint, error) {
-	pt := HullPoint{Alpha: slices.Clone(alpha)}
-	h, rec, err := d.ClassifierR(alpha, nil, seed)
-	if err != nil {
-		return pt, err
-	}
-	if pt.W2, err = W2(rec.X, p.Target.X); err != nil {
-		return pt, err
-	}
-	if pt.AccuracyR, err = p.accuracy(func(X *mat.Dense) ([]int, error) {
-		var P mat.Dense
-		if err := h.Proba(&P, X); err != nil {
-			return nil, err
-		}
-		return argmaxRows(&P), nil
-	}); err != nil {
-		return pt, err
-	}
-	pt.AccuracyE, err = p.accuracy(func(X *mat.Dense) ([]int, error) {
-		P, err := m.ProbaEWith(alpha, X)
+	at := *m
+	if alpha != nil {
+		h, rec, err := d.ClassifierR(alpha, nil, seed)
 		if err != nil {
-			return nil, err
+			return HullPoint{}, err
 		}
-		return argmaxRows(P), nil
-	})
-	return pt, err
-}
-
-func argmaxRows(P *mat.Dense) []int {
-	r, _ := P.Dims()
-	out := make([]int, r)
-	for i := range out {
-		row := P.RawRowView(i)
-		for q, v := range row {
-			if v > row[out[i]] {
-				out[i] = q
-			}
-		}
+		at.Alpha, at.R, at.Reconstruction = alpha, h, rec
 	}
-	return out
+	pt := HullPoint{Alpha: slices.Clone(at.Alpha)}
+	var err error
+	if pt.W2, err = W2(at.Reconstruction.X, p.Target.X); err != nil {
+		return pt, err
+	}
+	if pt.AccuracyR, err = p.accuracy(at.PredictR); err != nil {
+		return pt, err
+	}
+	pt.AccuracyE, err = p.accuracy(at.PredictE)
+	return pt, err
 }
