@@ -37,10 +37,12 @@ type analyzeFlags struct {
 	folds    string
 	workers  int
 	quiet    bool
+	e        *env
+	notes    []string // remarks for the user, also kept in the JSON
 }
 
 func newAnalyzeFlags(name string, e *env) *analyzeFlags {
-	a := &analyzeFlags{name: name, fs: newFlags("dadil analyze "+name, e)}
+	a := &analyzeFlags{name: name, fs: newFlags("dadil analyze "+name, e), e: e}
 	fs := a.fs
 	fs.StringVar(&a.out, "out", "", "output `DIR`: figures (PNG and SVG), "+name+".json and "+name+".md")
 	a.data.register(fs)
@@ -68,39 +70,40 @@ func (a *analyzeFlags) usage(what string, lines ...string) {
 	}
 }
 
-// problems parses the flags and builds the problems with their dictionary
-// settings. note receives remarks for the user.
-func (a *analyzeFlags) problems(args []string, e *env) ([]analyze.Problem, dictionary.Settings, []string, error) {
-	var notes []string
-	note := func(format string, v ...any) {
-		s := fmt.Sprintf(format, v...)
-		notes = append(notes, s)
-		if !a.quiet {
-			fmt.Fprintln(e.stderr, "note:", s)
-		}
+// note records a remark for the user and prints it unless quiet.
+func (a *analyzeFlags) note(format string, v ...any) {
+	s := fmt.Sprintf(format, v...)
+	a.notes = append(a.notes, s)
+	if !a.quiet {
+		fmt.Fprintln(a.e.stderr, "note:", s)
 	}
+}
+
+// problems parses the flags and builds the problems with their dictionary
+// settings.
+func (a *analyzeFlags) problems(args []string) ([]analyze.Problem, dictionary.Settings, error) {
 	if err := parse(a.fs, args); err != nil {
-		return nil, dictionary.Settings{}, nil, err
+		return nil, dictionary.Settings{}, err
 	}
 	if a.out == "" {
-		return nil, dictionary.Settings{}, nil, usageError{errors.New("--out is required")}
+		return nil, dictionary.Settings{}, usageError{errors.New("--out is required")}
 	}
 	if err := a.dict.check(); err != nil {
-		return nil, dictionary.Settings{}, nil, err
+		return nil, dictionary.Settings{}, err
 	}
 	if a.workers < 0 {
-		return nil, dictionary.Settings{}, nil, usageError{fmt.Errorf("--workers %d", a.workers)}
+		return nil, dictionary.Settings{}, usageError{fmt.Errorf("--workers %d", a.workers)}
 	}
 	if a.bench == "" {
 		if a.benchDir != "" {
-			return nil, dictionary.Settings{}, nil, usageError{errors.New("--data goes with --bench; give user files with --source and --target")}
+			return nil, dictionary.Settings{}, usageError{errors.New("--data goes with --bench; give user files with --source and --target")}
 		}
 		if err := a.data.check(); err != nil {
-			return nil, dictionary.Settings{}, nil, err
+			return nil, dictionary.Settings{}, err
 		}
-		u, err := a.data.load(note)
+		u, err := a.data.load(a.note)
 		if err != nil {
-			return nil, dictionary.Settings{}, nil, err
+			return nil, dictionary.Settings{}, err
 		}
 		n := len(u.domains)
 		p := analyze.Problem{
@@ -108,31 +111,31 @@ func (a *analyzeFlags) problems(args []string, e *env) ([]analyze.Problem, dicti
 			Classes: u.classes.Len(), TestX: u.target.X, TestY: u.truth,
 		}
 		if u.truth == nil {
-			note("the target %s has no labels: accuracies are not reported", a.data.target)
+			a.note("the target %s has no labels: accuracies are not reported", a.data.target)
 		}
-		set, err := a.dict.settings(a.fs, u.classes.Len(), note)
-		return []analyze.Problem{p}, set, notes, err
+		set, err := a.dict.settings(a.fs, u.classes.Len(), a.note)
+		return []analyze.Problem{p}, set, err
 	}
 	if len(a.data.sources) > 0 || a.data.target != "" {
-		return nil, dictionary.Settings{}, nil, usageError{errors.New("give either --bench or --source/--target, not both")}
+		return nil, dictionary.Settings{}, usageError{errors.New("give either --bench or --source/--target, not both")}
 	}
 	if a.bench != "office-caltech10" {
-		return nil, dictionary.Settings{}, nil, usageError{fmt.Errorf("--bench %q: the benchmark analyses run on office-caltech10", a.bench)}
+		return nil, dictionary.Settings{}, usageError{fmt.Errorf("--bench %q: the benchmark analyses run on office-caltech10", a.bench)}
 	}
 	if a.benchDir == "" {
-		return nil, dictionary.Settings{}, nil, usageError{errors.New("--bench needs --data DIR")}
+		return nil, dictionary.Settings{}, usageError{errors.New("--bench needs --data DIR")}
 	}
 	var folds []int
 	for _, f := range splitList(a.folds) {
 		v, err := strconv.Atoi(f)
 		if err != nil {
-			return nil, dictionary.Settings{}, nil, usageError{fmt.Errorf("--folds: %q is not a number", f)}
+			return nil, dictionary.Settings{}, usageError{fmt.Errorf("--folds: %q is not a number", f)}
 		}
 		folds = append(folds, v)
 	}
 	o, err := bench.LoadOfficeCaltech(a.benchDir, a.features)
 	if err != nil {
-		return nil, dictionary.Settings{}, nil, err
+		return nil, dictionary.Settings{}, err
 	}
 	var ps []analyze.Problem
 	for _, t := range splitList(a.targets) {
@@ -140,7 +143,7 @@ func (a *analyzeFlags) problems(args []string, e *env) ([]analyze.Problem, dicti
 		for _, f := range folds {
 			s, err := o.Split(t, f)
 			if err != nil {
-				return nil, dictionary.Settings{}, nil, usageError{err}
+				return nil, dictionary.Settings{}, usageError{err}
 			}
 			p := analyze.Problem{
 				Name: fmt.Sprintf("%s fold %d", t, f), Classes: o.Classes.Len(),
@@ -153,10 +156,10 @@ func (a *analyzeFlags) problems(args []string, e *env) ([]analyze.Problem, dicti
 		}
 	}
 	if len(ps) == 0 {
-		return nil, dictionary.Settings{}, nil, usageError{errors.New("no target or fold given")}
+		return nil, dictionary.Settings{}, usageError{errors.New("no target or fold given")}
 	}
-	set, err := a.dict.settings(a.fs, o.Classes.Len(), note)
-	return ps, set, notes, err
+	set, err := a.dict.settings(a.fs, o.Classes.Len(), a.note)
+	return ps, set, err
 }
 
 // progress returns a progress callback writing to stderr unless quiet.
@@ -271,8 +274,8 @@ type settingsReport struct {
 	Seconds  float64             `json:"seconds"`
 }
 
-func (a *analyzeFlags) report(ps []analyze.Problem, set dictionary.Settings, notes []string, start time.Time) settingsReport {
-	r := settingsReport{Source: "files", Settings: set, Notes: notes, Seconds: time.Since(start).Seconds()}
+func (a *analyzeFlags) report(ps []analyze.Problem, set dictionary.Settings, start time.Time) settingsReport {
+	r := settingsReport{Source: "files", Settings: set, Notes: a.notes, Seconds: time.Since(start).Seconds()}
 	if a.bench != "" {
 		r.Source = a.bench + " " + a.features
 	}

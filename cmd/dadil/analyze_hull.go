@@ -31,7 +31,7 @@ func runAnalyzeHull(args []string, e *env) error {
 		"learned α_T marked, and their correlation; for every K, the accuracy of coordinates drawn uniformly\n" +
 		"from Δ_K against the learned α_T. --atoms is ignored (the analysis sets K).")
 	start := time.Now()
-	ps, set, notes, err := a.problems(args, e)
+	ps, set, err := a.problems(args)
 	if err != nil {
 		return err
 	}
@@ -67,12 +67,12 @@ func runAnalyzeHull(args []string, e *env) error {
 		return err
 	}
 	out := newOutput()
-	if err := out.json("hull.json", hullReport{Analysis: "hull", settingsReport: a.report(ps, set, notes, start), HullResult: *res}); err != nil {
+	if err := out.json("hull.json", hullReport{Analysis: "hull", settingsReport: a.report(ps, set, start), HullResult: *res}); err != nil {
 		return err
 	}
 	var md markdown
 	md.h(1, "The Wasserstein hull of the atoms")
-	md.p("Problems: %s. W₂ is measured between B(α; P) and the target's unlabeled rows; accuracies (%%) on the scored target rows.", joinNames(ps))
+	md.p("Problems: %s. W₂ is measured between B(α; P) and the target's unlabeled rows; accuracies (%%) on the scored target rows.", strings.Join(names(ps), ", "))
 	if len(res.Grids) > 0 {
 		md.h(2, "Grid over Δ₃ (paper Figures 4 and 5)")
 		md.p("Grid step 1/%d (%d points). \"best\" is the best grid point; the correlations are Pearson's between W₂ and accuracy over the grid.", *steps, len(res.Grids[0].Points))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
@@ -28,7 +29,7 @@ func runAnalyzeStability(args []string, e *env) error {
 	a.usage("Learning stability (paper Figures 7 and 8): the loss curves of independent runs, mean ± 2σ over\n" +
 		"seeds, and the update magnitudes Δ_X, Δ_Y, Δ_A of eq. 13 after every batch.")
 	start := time.Now()
-	ps, set, notes, err := a.problems(args, e)
+	ps, set, err := a.problems(args)
 	if err != nil {
 		return err
 	}
@@ -39,11 +40,11 @@ func runAnalyzeStability(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	rep := stabilityReport{Analysis: "stability", settingsReport: a.report(ps, set, notes, start), Runs: runs, Bands: map[string]map[string]analyze.Band{}}
+	rep := stabilityReport{Analysis: "stability", settingsReport: a.report(ps, set, start), Runs: runs, Bands: map[string]map[string]analyze.Band{}}
 	var md markdown
 	md.h(1, "Learning stability")
 	md.p("Problems: %s; %d runs each (seeds %d … %d). The loss band is mean ± 2σ, the update bands mean and min–max, over the runs that reached an epoch or batch (runs stopped by the plateau rule end at different epochs); the drops of the updates are the plateau rule's ×0.1 learning-rate steps.",
-		joinNames(ps), *seeds, set.Seed, set.Seed+uint64(*seeds)-1)
+		strings.Join(names(ps), ", "), *seeds, set.Seed, set.Seed+uint64(*seeds)-1)
 	var rows [][]string
 	var lossPlots []*plot.Plot
 	var deltaPlots [][]*plot.Plot

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -29,7 +30,7 @@ func runAnalyzeSweep(args []string, e *env) error {
 		"sparsity of the barycentric coordinates per K (Table 8) and the density of the atoms' supports per n\n" +
 		"(Table 10). An empty list (e.g. --sweep-batches '') skips that sweep.")
 	start := time.Now()
-	ps, set, notes, err := a.problems(args, e)
+	ps, set, err := a.problems(args)
 	if err != nil {
 		return err
 	}
@@ -43,12 +44,7 @@ func runAnalyzeSweep(args []string, e *env) error {
 	}
 	c := ps[0].Classes
 	for i, n := range N {
-		N[i] = roundSamples("--sweep-samples", n, c, func(f string, v ...any) {
-			notes = append(notes, fmt.Sprintf(f, v...))
-			if !a.quiet {
-				fmt.Fprintln(e.stderr, "note:", fmt.Sprintf(f, v...))
-			}
-		})
+		N[i] = roundSamples("--sweep-samples", n, c, a.note)
 	}
 	NB, err := parseInts("sweep-batches", *nbs)
 	if err != nil {
@@ -68,14 +64,14 @@ func runAnalyzeSweep(args []string, e *env) error {
 		return err
 	}
 	out := newOutput()
-	rep := sweepReport{Analysis: "sweep", settingsReport: a.report(ps, set, notes, start), Runs: runs}
+	rep := sweepReport{Analysis: "sweep", settingsReport: a.report(ps, set, start), Runs: runs}
 	if err := out.json("sweep.json", rep); err != nil {
 		return err
 	}
 	var md markdown
 	md.h(1, "DaDiL hyper-parameter sweep")
 	md.p("Problems: %s. Base settings: K = %s, n = %s, n_b = %s, seed %d; one hyper-parameter varies at a time. Accuracies in %% (DaDiL-R / DaDiL-E) on the scored target rows.",
-		joinNames(ps), baseOf(runs, "K", set.Atoms), baseOf(runs, "n", set.Samples), baseOf(runs, "n_b", set.Batch), set.Seed)
+		strings.Join(names(ps), ", "), baseOf(runs, "K", set.Atoms), baseOf(runs, "n", set.Samples), baseOf(runs, "n_b", set.Batch), set.Seed)
 	accRow := make([][]*plot.Plot, 2)
 	for _, sw := range []struct{ param, title, table string }{
 		{"K", "number of atoms K", "Table 7"},
@@ -213,17 +209,6 @@ func names(ps []analyze.Problem) []string {
 		out = append(out, p.Name)
 	}
 	return out
-}
-
-func joinNames(ps []analyze.Problem) string {
-	s := ""
-	for i, p := range ps {
-		if i > 0 {
-			s += ", "
-		}
-		s += p.Name
-	}
-	return s
 }
 
 func intNames(prefix string, vals []int) []string {

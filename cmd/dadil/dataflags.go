@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
@@ -93,7 +94,7 @@ func (d *dataFlags) load(note func(format string, a ...any)) (*userData, error) 
 			k, ok := classes.Index(y)
 			if !ok {
 				k = -1
-				if !containsInt(u.unknown, y) {
+				if !slices.Contains(u.unknown, y) {
 					u.unknown = append(u.unknown, y)
 				}
 			}

@@ -194,15 +194,6 @@ func runFit(args []string, e *env) error {
 	return nil
 }
 
-func containsInt(s []int, v int) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
 // writeDirAtomic creates the files of a command's output directory: each
 // writer fills a file in a fresh temporary directory next to dir; only when
 // all succeeded are the files renamed into dir (created if needed), so a
