@@ -6,12 +6,12 @@ import (
 	"math"
 	"runtime"
 	"strconv"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/par"
 )
 
 // Problem is one adaptation task: labeled sources, the unlabeled target
@@ -120,27 +120,8 @@ func (s *Score) UnmarshalJSON(b []byte) error {
 // the error of the lowest index that failed. progress, if not nil, is
 // called after every finished call, serialised.
 func forEach(n, workers int, fn func(i int) error, progress func(i int)) error {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	errs := make([]error, n)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, workers)
-	for i := range n {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			errs[i] = fn(i)
-			if progress != nil {
-				mu.Lock()
-				progress(i)
-				mu.Unlock()
-			}
-		}()
-	}
-	wg.Wait()
+	par.ForEach(n, workers, func(i int) { errs[i] = fn(i) }, progress)
 	for _, err := range errs {
 		if err != nil {
 			return err

@@ -3,10 +3,8 @@ package bench
 import (
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -14,6 +12,7 @@ import (
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/par"
 )
 
 // PaperCWRUDaDiL returns the DaDiL settings of the paper for CWRU (appendix,
@@ -211,10 +210,6 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 			jobs = append(jobs, job{f, mem})
 		}
 	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	total := len(targets) * seeds * len(jobs)
 	done := 0
 	start := time.Now()
@@ -232,28 +227,18 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 			}
 			results := make([][]Result, len(jobs))
 			errs := make([]error, len(jobs))
-			var mu sync.Mutex
-			var wg sync.WaitGroup
-			sem := make(chan struct{}, workers)
-			for i, j := range jobs {
-				wg.Add(1)
-				sem <- struct{}{}
-				go func() {
-					defer func() { <-sem; wg.Done() }()
-					results[i], errs[i] = runCWRUJob(e, j.fam, j.members, len(c.Labels), expSeed, rep)
-					if opt.Progress != nil {
-						mu.Lock()
-						done++
-						var names []string
-						for _, m := range j.members {
-							names = append(names, j.fam.members[m])
-						}
-						opt.Progress(done, total, fmt.Sprintf("%s on %s seed %d", strings.Join(names, "/"), target, rep), time.Since(start))
-						mu.Unlock()
+			par.ForEach(len(jobs), opt.Workers, func(i int) {
+				results[i], errs[i] = runCWRUJob(e, jobs[i].fam, jobs[i].members, len(c.Labels), expSeed, rep)
+			}, func(i int) {
+				done++
+				if opt.Progress != nil {
+					var names []string
+					for _, m := range jobs[i].members {
+						names = append(names, jobs[i].fam.members[m])
 					}
-				}()
-			}
-			wg.Wait()
+					opt.Progress(done, total, fmt.Sprintf("%s on %s seed %d", strings.Join(names, "/"), target, rep), time.Since(start))
+				}
+			})
 			for i, r := range results {
 				if errs[i] != nil {
 					return nil, fmt.Errorf("bench: cwru: %s on %s seed %d: %w", strings.Join(jobs[i].fam.members, "/"), target, rep, errs[i])

@@ -3,10 +3,8 @@ package bench
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -14,6 +12,7 @@ import (
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/par"
 )
 
 // Result is the accuracy of one method on one experiment.
@@ -164,33 +163,19 @@ func RunOfficeCaltech(o *OfficeCaltech, opt Options) ([]Result, error) {
 			}
 		}
 	}
-	workers := opt.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	results := make([][]Result, len(exps))
 	errs := make([]error, len(exps))
 	start := time.Now()
-	var mu sync.Mutex
 	done := 0
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, workers)
-	for i := range exps {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int) {
-			defer func() { <-sem; wg.Done() }()
-			results[i], errs[i] = runExperiment(o, exps[i], opt.Seed)
-			if opt.Progress != nil {
-				mu.Lock()
-				done++
-				e := exps[i]
-				opt.Progress(done, len(exps), fmt.Sprintf("%s on %s fold %d", strings.Join(namesOf(e), "/"), e.target, e.fold), time.Since(start))
-				mu.Unlock()
-			}
-		}(i)
-	}
-	wg.Wait()
+	par.ForEach(len(exps), opt.Workers, func(i int) {
+		results[i], errs[i] = runExperiment(o, exps[i], opt.Seed)
+	}, func(i int) {
+		done++
+		if opt.Progress != nil {
+			e := exps[i]
+			opt.Progress(done, len(exps), fmt.Sprintf("%s on %s fold %d", strings.Join(namesOf(e), "/"), e.target, e.fold), time.Since(start))
+		}
+	})
 	var out []Result
 	for i, r := range results {
 		if errs[i] != nil {
