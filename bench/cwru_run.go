@@ -200,13 +200,7 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 	}
 	var jobs []job
 	for _, f := range cwruFamilies() {
-		var mem []int
-		for i, n := range f.members {
-			if want[n] {
-				mem = append(mem, i)
-			}
-		}
-		if len(mem) > 0 {
+		if mem := selected(f.members, want); len(mem) > 0 {
 			jobs = append(jobs, job{f, mem})
 		}
 	}

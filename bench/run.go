@@ -148,12 +148,7 @@ func RunOfficeCaltech(o *OfficeCaltech, opt Options) ([]Result, error) {
 	}
 	var exps []experiment
 	for _, fam := range families() {
-		var mem []int
-		for i, name := range fam.members {
-			if want[name] {
-				mem = append(mem, i)
-			}
-		}
+		mem := selected(fam.members, want)
 		if len(mem) == 0 {
 			continue
 		}
@@ -193,6 +188,18 @@ func namesOf(e experiment) []string {
 		n = append(n, e.fam.members[i])
 	}
 	return n
+}
+
+// selected returns the indices of the members of a family that want
+// holds.
+func selected(members []string, want map[string]bool) []int {
+	var idx []int
+	for i, name := range members {
+		if want[name] {
+			idx = append(idx, i)
+		}
+	}
+	return idx
 }
 
 // selectMethods resolves the requested names among all ("all" or nil for
