@@ -173,12 +173,12 @@ func (c *CWRU) Prepare(target string, seed uint64, p *CWRUProtocol, progress fun
 		}
 	}
 	// The encoder learns from every window of every source.
-	var rows int
+	var total int
 	for _, s := range srcSpec {
 		r, _ := s.X.Dims()
-		rows += r
+		total += r
 	}
-	Xs := mat.NewDense(rows, pr.Coeffs, nil)
+	Xs := mat.NewDense(total, pr.Coeffs, nil)
 	var ys []int
 	r0 := 0
 	for _, s := range srcSpec {
@@ -203,8 +203,8 @@ func (c *CWRU) Prepare(target string, seed uint64, p *CWRUProtocol, progress fun
 		}
 		e.Split.Sources = append(e.Split.Sources, adapt.Domain{Name: srcNames[i], X: Z, Y: s.Y})
 	}
-	e.TestSpectra = rowsOf(tgt.X, tgt.Test)
-	if e.Split.Train, err = net.Embed(rowsOf(tgt.X, tgt.Train)); err != nil {
+	e.TestSpectra = rows(tgt.X, tgt.Test)
+	if e.Split.Train, err = net.Embed(rows(tgt.X, tgt.Train)); err != nil {
 		return nil, err
 	}
 	if e.Split.Test, err = net.Embed(e.TestSpectra); err != nil {
@@ -237,16 +237,6 @@ func sourcesX(ds []adapt.Domain) []*mat.Dense {
 	var out []*mat.Dense
 	for _, d := range ds {
 		out = append(out, d.X)
-	}
-	return out
-}
-
-// rowsOf returns the rows idx of X as a new matrix.
-func rowsOf(X *mat.Dense, idx []int) *mat.Dense {
-	_, c := X.Dims()
-	out := mat.NewDense(len(idx), c, nil)
-	for i, r := range idx {
-		out.SetRow(i, X.RawRowView(r))
 	}
 	return out
 }

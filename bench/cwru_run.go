@@ -69,13 +69,13 @@ func capSplit(s *Split, n int, seed uint64) *Split {
 	out := &Split{Test: s.Test, TestY: s.TestY}
 	for _, src := range s.Sources {
 		idx := drawRows(rng, src.X.RawMatrix().Rows, n)
-		d := adapt.Domain{Name: src.Name, X: rowsOf(src.X, idx)}
+		d := adapt.Domain{Name: src.Name, X: rows(src.X, idx)}
 		for _, i := range idx {
 			d.Y = append(d.Y, src.Y[i])
 		}
 		out.Sources = append(out.Sources, d)
 	}
-	out.Train = rowsOf(s.Train, drawRows(rng, s.Train.RawMatrix().Rows, n))
+	out.Train = rows(s.Train, drawRows(rng, s.Train.RawMatrix().Rows, n))
 	return out
 }
 

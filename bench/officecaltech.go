@@ -201,6 +201,7 @@ func (o *OfficeCaltech) Split(target string, fold int) (*Split, error) {
 }
 
 // rows gathers the rows idx of X.
+// rows returns the rows idx of X as a new matrix.
 func rows(X *mat.Dense, idx []int) *mat.Dense {
 	_, d := X.Dims()
 	out := mat.NewDense(len(idx), d, nil)
