@@ -68,7 +68,7 @@ func TestFeaturesFFTThenFit(t *testing.T) {
 	}
 	X, y, start := arrs["X"], arrs["y"], arrs["start"]
 	if X == nil || y == nil || start == nil || arrs["file"] == nil {
-		t.Fatalf("arrays %v, want X, y, file, start", keys(arrs))
+		t.Fatalf("arrays %v, want X, y, file, start", sortedKeys(arrs))
 	}
 	if len(X.Shape) != 2 || X.Shape[0] != 120 || X.Shape[1] != 64 || len(y.Data) != 120 {
 		t.Fatalf("X %v, y %d", X.Shape, len(y.Data))
@@ -120,14 +120,6 @@ func TestFeaturesFFTThenFit(t *testing.T) {
 	if len(lines) != 120 || wrong > 6 {
 		t.Errorf("%d predictions, %d wrong (DaDiL-R on separable spectra)", len(lines), wrong)
 	}
-}
-
-func keys[V any](m map[string]V) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 func TestFeaturesFFTBadInput(t *testing.T) {
