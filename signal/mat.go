@@ -16,31 +16,39 @@ import (
 // cannot be read, the variable is missing, is not a numeric vector, is empty
 // or holds NaN or infinite values; errors name the file and the variable.
 func ReadMAT(path, variable string) ([]float64, error) {
+	x, _, err := ReadChannel(path, variable, "DE")
+	return x, err
+}
+
+// ReadChannel is ReadMAT with channel (such as "FE" or "BA") in place of
+// "DE" when variable is empty; it also returns the name of the variable
+// it read. The file is read once.
+func ReadChannel(path, variable, channel string) ([]float64, string, error) {
 	f, err := matfile.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("signal: %w", err)
+		return nil, "", fmt.Errorf("signal: %w", err)
 	}
 	if variable == "" {
-		variable, err = CWRUVariable(path, "DE", f)
+		variable, err = CWRUVariable(path, channel, f)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	v, err := f.Lookup(variable)
 	if err != nil {
-		return nil, fmt.Errorf("signal: %s: %w", path, err)
+		return nil, "", fmt.Errorf("signal: %s: %w", path, err)
 	}
 	x, err := v.Vector()
 	if err != nil {
-		return nil, fmt.Errorf("signal: %s: variable %s: %w", path, variable, err)
+		return nil, "", fmt.Errorf("signal: %s: variable %s: %w", path, variable, err)
 	}
 	if len(x) == 0 {
-		return nil, fmt.Errorf("signal: %s: variable %s is empty", path, variable)
+		return nil, "", fmt.Errorf("signal: %s: variable %s is empty", path, variable)
 	}
 	if i := nonFinite(x); i >= 0 {
-		return nil, fmt.Errorf("signal: %s: variable %s: sample %d (counting from 1) is %v", path, variable, i+1, x[i])
+		return nil, "", fmt.Errorf("signal: %s: variable %s: sample %d (counting from 1) is %v", path, variable, i+1, x[i])
 	}
-	return x, nil
+	return x, variable, nil
 }
 
 // CWRUVariable returns the name of the variable holding channel (such as

@@ -190,6 +190,12 @@ func TestReadMAT(t *testing.T) {
 	if _, err := ReadMAT(nan, ""); err == nil || !strings.Contains(err.Error(), "7.mat: variable X007_DE_time: sample 2 (counting from 1) is +Inf") {
 		t.Errorf("infinite sample: %v", err)
 	}
+	// Another channel, found by name in a file not named by its id.
+	fe := filepath.Join(dir, "load1.mat")
+	mattest.WriteFile(t, fe, mattest.Column("X200_DE_time", x), mattest.Column("X200_FE_time", []float64{7, 8}))
+	if got, name, err := ReadChannel(fe, "", "FE"); err != nil || name != "X200_FE_time" || len(got) != 2 || got[1] != 8 {
+		t.Errorf("ReadChannel(load1.mat, FE) = %v, %q, %v", got, name, err)
+	}
 	empty := filepath.Join(dir, "8.mat")
 	mattest.WriteFile(t, empty, mattest.Var{Name: "X008_DE_time", Dims: []int{0, 1}})
 	if _, err := ReadMAT(empty, ""); err == nil || !strings.Contains(err.Error(), "is empty") {

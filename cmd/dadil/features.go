@@ -112,14 +112,7 @@ func runFeaturesFFT(args []string, e *env) error {
 	X := make([]float64, 0, rows**coeffs)
 	var y, file, start []float64
 	for i, r := range recs {
-		v := r.variable
-		if v == "" {
-			var err error
-			if v, err = signal.CWRUVariable(r.path, *channel, nil); err != nil {
-				return err
-			}
-		}
-		x, err := signal.ReadMAT(r.path, v)
+		x, v, err := signal.ReadChannel(r.path, r.variable, *channel)
 		if err != nil {
 			return err
 		}
