@@ -162,13 +162,19 @@ type Atom struct {
 }
 
 // Labels returns the soft labels softmax(Logits) of the atom (n×c).
-func (a *Atom) Labels() *mat.Dense {
-	r, c := a.Logits.Dims()
-	Y := mat.NewDense(r, c, nil)
-	for i := 0; i < r; i++ {
-		softmax(Y.RawRowView(i), a.Logits.RawRowView(i))
+func (a *Atom) Labels() *mat.Dense { return labelsInto(nil, a.Logits) }
+
+// labelsInto writes softmax of every row of the logits Z into dst,
+// allocating it when nil, and returns it.
+func labelsInto(dst, Z *mat.Dense) *mat.Dense {
+	r, c := Z.Dims()
+	if dst == nil {
+		dst = mat.NewDense(r, c, nil)
 	}
-	return Y
+	for i := 0; i < r; i++ {
+		softmax(dst.RawRowView(i), Z.RawRowView(i))
+	}
+	return dst
 }
 
 // Dictionary is a learned dataset dictionary: K labeled atoms and one
@@ -454,8 +460,15 @@ func (f *fitter) run() error {
 		gZ[k] = mat.NewDense(r, f.classes, nil)
 	}
 	gA := mat.NewDense(N, K, nil)
-	prevX := make([]*mat.Dense, K)
+	live := make([][]bool, K)
+	for k := range live {
+		r, _ := f.X[k].Dims()
+		live[k] = make([]bool, r)
+	}
 	prevY := make([]*mat.Dense, K)
+	curY := make([]*mat.Dense, K)
+	dxs := make([]float64, K)
+	dys := make([]float64, K)
 	prevA := mat.NewDense(N, K, nil)
 	workers := set.Workers
 	if workers <= 0 {
@@ -487,10 +500,15 @@ func (f *fitter) run() error {
 					return err
 				}
 			}
-			// Reduce in domain order: deterministic.
-			for k := 0; k < K; k++ {
-				gX[k].Zero()
-				gZ[k].Zero()
+			// Reduce in domain order: deterministic. Only the batch's rows
+			// of the atoms carry gradients; the others are not read.
+			for k := 0; k < K && !f.fixed; k++ {
+				clear(live[k])
+				for _, r := range f.ab.idx[k] {
+					live[k][r] = true
+					clear(gX[k].RawRowView(r))
+					clear(gZ[k].RawRowView(r))
+				}
 			}
 			gA.Zero()
 			var batchLoss float64
@@ -515,14 +533,6 @@ func (f *fitter) run() error {
 			prevA.Copy(f.alpha)
 			var dx, dy float64
 			if !f.fixed {
-				for k := 0; k < K; k++ {
-					if prevX[k] == nil {
-						prevX[k] = mat.DenseCopyOf(f.X[k])
-					} else {
-						prevX[k].Copy(f.X[k])
-					}
-					prevY[k] = (&Atom{X: f.X[k], Logits: f.Z[k]}).Labels()
-				}
 				// Atoms are independent: one goroutine per atom.
 				var wg sync.WaitGroup
 				sem := make(chan struct{}, workers)
@@ -531,14 +541,17 @@ func (f *fitter) run() error {
 					sem <- struct{}{}
 					go func(k int) {
 						defer func() { <-sem; wg.Done() }()
-						f.optX[k].step(f.X[k].RawMatrix().Data, gX[k].RawMatrix().Data, lrScale*f.lrX)
-						f.optZ[k].step(f.Z[k].RawMatrix().Data, gZ[k].RawMatrix().Data, lrScale*set.LearningRate)
+						prevY[k] = labelsInto(prevY[k], f.Z[k])
+						dxs[k] = f.optX[k].stepRows(f.X[k].RawMatrix().Data, gX[k].RawMatrix().Data, f.d, live[k], lrScale*f.lrX)
+						f.optZ[k].stepRows(f.Z[k].RawMatrix().Data, gZ[k].RawMatrix().Data, f.classes, live[k], lrScale*set.LearningRate)
+						curY[k] = labelsInto(curY[k], f.Z[k])
+						dys[k] = sqDiff(curY[k], prevY[k])
 					}(k)
 				}
 				wg.Wait()
 				for k := 0; k < K; k++ {
-					dx += sqDiff(f.X[k], prevX[k])
-					dy += sqDiff((&Atom{X: f.X[k], Logits: f.Z[k]}).Labels(), prevY[k])
+					dx += dxs[k]
+					dy += dys[k]
 				}
 			}
 			// Only the component of ∂L/∂α_ℓ tangent to the simplex
