@@ -303,7 +303,7 @@ type fitter struct {
 	// Parameters and their Adam states.
 	X, Z  []*mat.Dense // atoms' features and logits
 	alpha *mat.Dense
-	optX  []adam
+	optX  []lazyAdam
 	optZ  []adam
 	optA  adam
 	lrX   float64
@@ -414,12 +414,12 @@ func (f *fitter) initAtoms() {
 // buffers for the atoms in f.X, f.Z.
 func (f *fitter) setup() {
 	K, d, c := f.K, f.d, f.classes
-	f.optX = make([]adam, K)
+	f.optX = make([]lazyAdam, K)
 	f.optZ = make([]adam, K)
 	if !f.fixed {
 		for k := 0; k < K; k++ {
 			r, _ := f.X[k].Dims()
-			f.optX[k].init(r * d)
+			f.optX[k].init(r, d)
 			f.optZ[k].init(r * c)
 		}
 	}
@@ -467,7 +467,6 @@ func (f *fitter) run() error {
 	}
 	prevY := make([]*mat.Dense, K)
 	curY := make([]*mat.Dense, K)
-	dxs := make([]float64, K)
 	dys := make([]float64, K)
 	prevA := mat.NewDense(N, K, nil)
 	workers := set.Workers
@@ -480,7 +479,7 @@ func (f *fitter) run() error {
 		var epochLoss float64
 		domLoss := make([]float64, N)
 		for b := 0; b < batches; b++ {
-			f.sampleBatch()
+			f.sampleBatch(workers)
 			f.ab.Gram()
 			// Domains in parallel; each writes only its own domainBatch.
 			errs := make([]error, N)
@@ -500,16 +499,6 @@ func (f *fitter) run() error {
 					return err
 				}
 			}
-			// Reduce in domain order: deterministic. Only the batch's rows
-			// of the atoms carry gradients; the others are not read.
-			for k := 0; k < K && !f.fixed; k++ {
-				clear(live[k])
-				for _, r := range f.ab.idx[k] {
-					live[k][r] = true
-					clear(gX[k].RawRowView(r))
-					clear(gZ[k].RawRowView(r))
-				}
-			}
 			gA.Zero()
 			var batchLoss float64
 			inv := 1 / float64(N)
@@ -520,37 +509,43 @@ func (f *fitter) run() error {
 				for k := 0; k < K; k++ {
 					gA.Set(l, k, db.gAlpha[k]*inv)
 				}
-				if !f.fixed {
-					f.scatter(db, gX, gZ, inv)
-				}
 			}
 			if math.IsNaN(batchLoss) || math.IsInf(batchLoss, 0) {
 				return errDiverged
 			}
 			epochLoss += batchLoss / float64(batches)
 
-			// Adam step, then α back onto the simplex.
+			// Adam steps, then α back onto the simplex. Atoms are
+			// independent: one goroutine per atom gathers the domains'
+			// gradients (in domain order, so the sums do not depend on the
+			// number of goroutines) and steps its features and logits. Only
+			// the batch's rows carry gradients; the other rows' steps are
+			// applied when they are next drawn (lazyAdam).
 			prevA.Copy(f.alpha)
-			var dx, dy float64
+			var dy float64
 			if !f.fixed {
-				// Atoms are independent: one goroutine per atom.
-				var wg sync.WaitGroup
-				sem := make(chan struct{}, workers)
+				f.eachAtom(workers, func(k int) {
+					clear(live[k])
+					for _, r := range f.ab.idx[k] {
+						live[k][r] = true
+						clear(gX[k].RawRowView(r))
+						clear(gZ[k].RawRowView(r))
+					}
+					for l := range f.dbs {
+						f.scatter(k, &f.dbs[l], gX[k], gZ[k], inv)
+					}
+					ox := &f.optX[k]
+					ox.advance(lrScale * f.lrX)
+					xk := f.X[k].RawMatrix().Data
+					for _, r := range f.ab.idx[k] {
+						ox.stepRow(xk, gX[k].RawRowView(r), r)
+					}
+					prevY[k] = labelsInto(prevY[k], f.Z[k])
+					f.optZ[k].stepRows(f.Z[k].RawMatrix().Data, gZ[k].RawMatrix().Data, f.classes, live[k], lrScale*set.LearningRate)
+					curY[k] = labelsInto(curY[k], f.Z[k])
+					dys[k] = sqDiff(curY[k], prevY[k])
+				})
 				for k := 0; k < K; k++ {
-					wg.Add(1)
-					sem <- struct{}{}
-					go func(k int) {
-						defer func() { <-sem; wg.Done() }()
-						prevY[k] = labelsInto(prevY[k], f.Z[k])
-						dxs[k] = f.optX[k].stepRows(f.X[k].RawMatrix().Data, gX[k].RawMatrix().Data, f.d, live[k], lrScale*f.lrX)
-						f.optZ[k].stepRows(f.Z[k].RawMatrix().Data, gZ[k].RawMatrix().Data, f.classes, live[k], lrScale*set.LearningRate)
-						curY[k] = labelsInto(curY[k], f.Z[k])
-						dys[k] = sqDiff(curY[k], prevY[k])
-					}(k)
-				}
-				wg.Wait()
-				for k := 0; k < K; k++ {
-					dx += dxs[k]
 					dy += dys[k]
 				}
 			}
@@ -574,7 +569,6 @@ func (f *fitter) run() error {
 				row := f.alpha.RawRowView(l)
 				ot.ProjectSimplex(row, row)
 			}
-			h.DeltaX = append(h.DeltaX, dx/float64(K))
 			h.DeltaY = append(h.DeltaY, dy/float64(K))
 			h.DeltaA = append(h.DeltaA, sqDiff(f.alpha, prevA))
 		}
@@ -595,6 +589,18 @@ func (f *fitter) run() error {
 			annealed = true
 			lrScale = 0.1
 			since = len(h.Loss)
+		}
+	}
+	if !f.fixed {
+		// Apply the steps the rows outside the last batches missed, and
+		// sum the features' step sizes over the atoms.
+		f.eachAtom(workers, func(k int) { f.optX[k].sync(f.X[k].RawMatrix().Data) })
+		h.DeltaX = make([]float64, len(h.DeltaY))
+		for u := range h.DeltaX {
+			for k := 0; k < K; k++ {
+				h.DeltaX[u] += f.optX[k].sq[u]
+			}
+			h.DeltaX[u] /= float64(K)
 		}
 	}
 	h.Elapsed = time.Since(start)
@@ -639,8 +645,9 @@ func sqDiff(A, B *mat.Dense) float64 {
 
 // sampleBatch draws the batch: atom rows (shared by all domains), every
 // domain's sample and every barycenter's initial support, all from the
-// fitter's generator in a fixed order.
-func (f *fitter) sampleBatch() {
+// fitter's generator in a fixed order; then it fills the atom batch, one
+// goroutine per atom, bringing the drawn rows up to date first.
+func (f *fitter) sampleBatch(workers int) {
 	K, nb, c := f.K, f.nb, f.classes
 	ab := &f.ab
 	for k := 0; k < K; k++ {
@@ -652,11 +659,6 @@ func (f *fitter) sampleBatch() {
 			f.cls = append(f.cls, argmax(Z.RawRowView(i)))
 		}
 		ab.idx[k] = dataset.BalancedBatch(f.rng, f.cls, c, nb, ab.idx[k])
-		for l, r := range ab.idx[k] {
-			t := k*nb + l
-			copy(ab.A.RawRowView(t), f.X[k].RawRowView(r))
-			softmax(ab.YA.RawRowView(t), Z.RawRowView(r))
-		}
 	}
 	var rows []int
 	for l := range f.dbs {
@@ -678,6 +680,17 @@ func (f *fitter) sampleBatch() {
 		perm := f.rng.Perm(K * nb)
 		copy(db.init, perm[:nb])
 	}
+	f.eachAtom(workers, func(k int) {
+		X, Z := f.X[k], f.Z[k]
+		for l, r := range ab.idx[k] {
+			if !f.fixed {
+				f.optX[k].catchUp(X.RawMatrix().Data, r, f.optX[k].t)
+			}
+			t := k*nb + l
+			copy(ab.A.RawRowView(t), X.RawRowView(r))
+			softmax(ab.YA.RawRowView(t), Z.RawRowView(r))
+		}
+	})
 }
 
 // domainStep computes domain l's barycenter, loss and gradients.
@@ -690,29 +703,42 @@ func (f *fitter) domainStep(l int) error {
 	return db.lossAndGradients(&f.ab, alpha, f.set.Beta)
 }
 
-// scatter adds scale × domain db's gradients to the atoms' full gradients,
-// converting label gradients to logit gradients through the softmax
-// Jacobian: ∂L/∂z = y ⊙ (g − ⟨g, y⟩).
-func (f *fitter) scatter(db *domainBatch, gX, gZ []*mat.Dense, scale float64) {
+// scatter adds scale × domain db's gradients of atom k's batch rows to the
+// atom's full gradients gX and gZ, converting label gradients to logit
+// gradients through the softmax Jacobian: ∂L/∂z = y ⊙ (g − ⟨g, y⟩).
+func (f *fitter) scatter(k int, db *domainBatch, gX, gZ *mat.Dense, scale float64) {
 	nb, c := f.nb, f.classes
 	gz := make([]float64, c)
-	for k := 0; k < f.K; k++ {
-		for l, r := range f.ab.idx[k] {
-			t := k*nb + l
-			dst := gX[k].RawRowView(r)
-			for q, v := range db.gX.RawRowView(t) {
-				dst[q] += scale * v
-			}
-			if db.YQ == nil {
-				continue
-			}
-			logitGrad(gz, f.ab.YA.RawRowView(t), db.gY.RawRowView(t))
-			dz := gZ[k].RawRowView(r)
-			for q, v := range gz {
-				dz[q] += scale * v
-			}
+	for l, r := range f.ab.idx[k] {
+		t := k*nb + l
+		dst := gX.RawRowView(r)
+		for q, v := range db.gX.RawRowView(t) {
+			dst[q] += scale * v
+		}
+		if db.YQ == nil {
+			continue
+		}
+		logitGrad(gz, f.ab.YA.RawRowView(t), db.gY.RawRowView(t))
+		dz := gZ.RawRowView(r)
+		for q, v := range gz {
+			dz[q] += scale * v
 		}
 	}
+}
+
+// eachAtom runs fn(k) for every atom on at most workers goroutines.
+func (f *fitter) eachAtom(workers int, fn func(k int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, workers)
+	for k := 0; k < f.K; k++ {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(k int) {
+			defer func() { <-sem; wg.Done() }()
+			fn(k)
+		}(k)
+	}
+	wg.Wait()
 }
 
 // logitGrad writes the gradient with respect to the logits z of a function

@@ -7,23 +7,28 @@ import "golang.org/x/sys/cpu"
 var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
-func dot3x4AVX2(a *float64, lda int, b *float64, ldb int, k int, out *[12]float64)
+func dot3x4accAVX2(a *float64, lda int, b *float64, ldb int, k int, acc *[48]float64, init int)
 
-// dot3x4 computes the 3×4 block of dot products of three rows of a (at
-// a[0], a[lda], a[2·lda]) with four rows of b over their first k4 entries
-// (k4 a multiple of 4), exactly as dot4 would.
-func dot3x4(a []float64, lda int, b []float64, ldb int, k4 int, out *[12]float64) {
-	if useAVX2 && k4 > 0 {
-		_ = a[2*lda+k4-1]
-		_ = b[3*ldb+k4-1]
-		dot3x4AVX2(&a[0], lda, &b[0], ldb, k4, out)
+// dot3x4acc advances the lane accumulators acc of the 3×4 block of dot
+// products of three rows of a with four rows of b over their first k4
+// entries (k4 a multiple of 4): lanes of row r against row s live at
+// acc[4(4r+s):], and start at zero when init is true. Reduced as
+// (l0+l2)+(l1+l3) after the last slice of k, they give the dot products
+// exactly as dot4 would.
+func dot3x4acc(a []float64, lda int, b []float64, ldb int, k4 int, acc *[48]float64, init bool) {
+	if useAVX2 {
+		if k4 > 0 {
+			_ = a[2*lda+k4-1]
+			_ = b[3*ldb+k4-1]
+		}
+		in := 0
+		if init {
+			in = 1
+		}
+		dot3x4accAVX2(&a[0], lda, &b[0], ldb, k4, acc, in)
 		return
 	}
-	for r := 0; r < 3; r++ {
-		for s := 0; s < 4; s++ {
-			out[4*r+s] = dot4(a[r*lda:r*lda+k4], b[s*ldb:s*ldb+k4])
-		}
-	}
+	dot3x4accGo(a, lda, b, ldb, k4, acc, init)
 }
 
 // setAVX2 switches the kernel (tests).

@@ -2,18 +2,24 @@
 
 #include "textflag.h"
 
-// func dot3x4AVX2(a *float64, lda int, b *float64, ldb int, k int, out *[12]float64)
+// func dot3x4accAVX2(a *float64, lda int, b *float64, ldb int, k int, acc *[48]float64, init int)
 //
-// out[4r+s] = Σ over t < k (a multiple of 4) of a[r·lda+t]·b[s·ldb+t], for
-// r < 3 and s < 4, each sum kept in 4 lanes (lane t mod 4, fused
-// multiply-adds in increasing t) and reduced as (l0+l2)+(l1+l3).
-TEXT ·dot3x4AVX2(SB), NOSPLIT, $0-48
+// Advances, over t < k (a multiple of 4), the 3×4 block of dot products
+// of rows r < 3 of a (stride lda) with rows s < 4 of b (stride ldb), each
+// kept in 4 lanes (lane t mod 4, fused multiply-adds in increasing t).
+// The lanes (l0, l1, l2, l3) of row r against row s live in memory at
+// acc[4(4r+s) : 4(4r+s)+4] between calls, so that a dot product can be
+// computed over consecutive slices of k; with init ≠ 0 they start at zero,
+// otherwise at acc's values. They are stored back unreduced; the caller
+// reduces them as (l0+l2)+(l1+l3).
+TEXT ·dot3x4accAVX2(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), SI
 	MOVQ lda+8(FP), R8
 	MOVQ b+16(FP), DI
 	MOVQ ldb+24(FP), R9
 	MOVQ k+32(FP), DX
-	MOVQ out+40(FP), BX
+	MOVQ acc+40(FP), BX
+	MOVQ init+48(FP), AX
 	SHLQ $3, R8
 	SHLQ $3, R9
 	SHLQ $3, DX
@@ -23,6 +29,8 @@ TEXT ·dot3x4AVX2(SB), NOSPLIT, $0-48
 	LEAQ (R12)(R9*1), R13
 	LEAQ (R13)(R9*1), R14
 
+	TESTQ AX, AX
+	JEQ   load
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
@@ -35,11 +43,29 @@ TEXT ·dot3x4AVX2(SB), NOSPLIT, $0-48
 	VXORPD Y9, Y9, Y9
 	VXORPD Y10, Y10, Y10
 	VXORPD Y11, Y11, Y11
-	XORQ   CX, CX
-	CMPQ   CX, DX
-	JGE    reduce
+	JMP    start
 
-loop:
+load:
+	// Y(3s+r) is row r against row s, at byte offset 32(4r+s).
+	VMOVUPD 0(BX), Y0
+	VMOVUPD 128(BX), Y1
+	VMOVUPD 256(BX), Y2
+	VMOVUPD 32(BX), Y3
+	VMOVUPD 160(BX), Y4
+	VMOVUPD 288(BX), Y5
+	VMOVUPD 64(BX), Y6
+	VMOVUPD 192(BX), Y7
+	VMOVUPD 320(BX), Y8
+	VMOVUPD 96(BX), Y9
+	VMOVUPD 224(BX), Y10
+	VMOVUPD 352(BX), Y11
+
+start:
+	XORQ CX, CX
+	CMPQ CX, DX
+	JGE  store
+
+accloop:
 	VMOVUPD     (SI)(CX*1), Y12
 	VMOVUPD     (R10)(CX*1), Y13
 	VMOVUPD     (R11)(CX*1), Y14
@@ -61,28 +87,20 @@ loop:
 	VFMADD231PD Y15, Y14, Y11
 	ADDQ        $32, CX
 	CMPQ        CX, DX
-	JLT         loop
+	JLT         accloop
 
-reduce:
-	// Accumulator Y(3s+r) holds row r of a against row s of b; it goes to
-	// out[4r+s]. Reduce (l0,l1,l2,l3) to (l0+l2)+(l1+l3).
-#define HSUM(Y, X, OFF) \
-	VEXTRACTF128 $1, Y, X15 \
-	VADDPD       X15, X, X  \
-	VHADDPD      X, X, X    \
-	VMOVSD       X, OFF(BX)
-
-	HSUM(Y0, X0, 0)
-	HSUM(Y1, X1, 32)
-	HSUM(Y2, X2, 64)
-	HSUM(Y3, X3, 8)
-	HSUM(Y4, X4, 40)
-	HSUM(Y5, X5, 72)
-	HSUM(Y6, X6, 16)
-	HSUM(Y7, X7, 48)
-	HSUM(Y8, X8, 80)
-	HSUM(Y9, X9, 24)
-	HSUM(Y10, X10, 56)
-	HSUM(Y11, X11, 88)
+store:
+	VMOVUPD Y0, 0(BX)
+	VMOVUPD Y1, 128(BX)
+	VMOVUPD Y2, 256(BX)
+	VMOVUPD Y3, 32(BX)
+	VMOVUPD Y4, 160(BX)
+	VMOVUPD Y5, 288(BX)
+	VMOVUPD Y6, 64(BX)
+	VMOVUPD Y7, 192(BX)
+	VMOVUPD Y8, 320(BX)
+	VMOVUPD Y9, 96(BX)
+	VMOVUPD Y10, 224(BX)
+	VMOVUPD Y11, 352(BX)
 	VZEROUPPER
 	RET

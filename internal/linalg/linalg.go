@@ -22,7 +22,7 @@ import (
 )
 
 const (
-	rowBlock = 48 // rows of C per task (a multiple of 3)
+	rowBlock = 96 // rows of C per task (a multiple of 3)
 	tileCols = 64 // rows of B kept hot per pass
 	parFlops = 1 << 21
 	kernRows = 3
@@ -89,15 +89,18 @@ func run(C, A, B *mat.Dense, m, k int, first func(i0 int) int) {
 	n, _ := B.Dims()
 	a, b, c := A.RawMatrix(), B.RawMatrix(), C.RawMatrix()
 	blocks := (m + rowBlock - 1) / rowBlock
-	work := func(blk int) {
+	// Lane accumulators of every 3×4 block of a row block × column tile.
+	accLen := (min(rowBlock, m) / kernRows) * (min(tileCols, n) / kernCols) * 48
+	work := func(blk int, acc []float64) {
 		i0 := blk * rowBlock
 		i1 := min(i0+rowBlock, m)
-		block(c, a, b, i0, i1, first(i0), n, k)
+		block(c, a, b, i0, i1, first(i0), n, k, acc)
 	}
 	workers := runtime.GOMAXPROCS(0)
 	if workers == 1 || blocks == 1 || float64(m)*float64(n)*float64(k) < parFlops {
+		acc := make([]float64, accLen)
 		for blk := 0; blk < blocks; blk++ {
-			work(blk)
+			work(blk, acc)
 		}
 		return
 	}
@@ -107,35 +110,56 @@ func run(C, A, B *mat.Dense, m, k int, first func(i0 int) int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			acc := make([]float64, accLen)
 			for {
 				blk := int(next.Add(1)) - 1
 				if blk >= blocks {
 					return
 				}
-				work(blk)
+				work(blk, acc)
 			}
 		}()
 	}
 	wg.Wait()
 }
 
-// block computes C_ij for rows i0 ≤ i < i1 and columns j0 ≤ j < n.
-func block(c, a, b blas64.General, i0, i1, j0, n, k int) {
+// kBlock is the length of the slices of k over which the 3×4 blocks of a
+// column tile are advanced in turn, so that the kernel's three rows of A
+// stay in the L1 cache while it runs over the tile's rows of B. Lane
+// accumulators carry over between slices, so the sums are those of one
+// pass.
+const kBlock = 256
+
+// block computes C_ij for rows i0 ≤ i < i1 and columns j0 ≤ j < n, using
+// acc for the lane accumulators of the full 3×4 blocks of a column tile.
+func block(c, a, b blas64.General, i0, i1, j0, n, k int, acc []float64) {
 	k4 := k &^ 3
-	var out [12]float64
+	r1 := i0 + (i1-i0)/kernRows*kernRows // end of the full row triples
 	for t0 := j0; t0 < n; t0 += tileCols {
 		t1 := min(t0+tileCols, n)
-		i := i0
-		for ; i+kernRows <= i1; i += kernRows {
-			ar := a.Data[i*a.Stride:]
-			j := t0
-			for ; j+kernCols <= t1; j += kernCols {
-				dot3x4(ar, a.Stride, b.Data[j*b.Stride:], b.Stride, k4, &out)
+		q1 := t0 + (t1-t0)/kernCols*kernCols // end of the full column quads
+		for k0 := 0; k0 == 0 || k0 < k4; k0 += kBlock {
+			kl := min(kBlock, k4-k0)
+			slot := 0
+			for i := i0; i < r1; i += kernRows {
+				ar := a.Data[i*a.Stride+k0:]
+				for j := t0; j < q1; j += kernCols {
+					dot3x4acc(ar, a.Stride, b.Data[j*b.Stride+k0:], b.Stride, kl, (*[48]float64)(acc[slot:slot+48]), k0 == 0)
+					slot += 48
+				}
+			}
+		}
+		slot := 0
+		for i := i0; i < r1; i += kernRows {
+			for j := t0; j < q1; j += kernCols {
+				lanes := (*[48]float64)(acc[slot : slot+48])
+				slot += 48
 				for r := 0; r < kernRows; r++ {
 					arow := a.Data[(i+r)*a.Stride : (i+r)*a.Stride+k]
 					crow := c.Data[(i+r)*c.Stride:]
 					for s := 0; s < kernCols; s++ {
-						v := out[4*r+s]
+						l := lanes[4*(4*r+s) : 4*(4*r+s)+4]
+						v := (l[0] + l[2]) + (l[1] + l[3])
 						if k4 < k {
 							brow := b.Data[(j+s)*b.Stride : (j+s)*b.Stride+k]
 							for t := k4; t < k; t++ {
@@ -146,18 +170,41 @@ func block(c, a, b blas64.General, i0, i1, j0, n, k int) {
 					}
 				}
 			}
-			for ; j < t1; j++ {
+			for j := q1; j < t1; j++ {
 				brow := b.Data[j*b.Stride : j*b.Stride+k]
 				for r := 0; r < kernRows; r++ {
 					c.Data[(i+r)*c.Stride+j] = dot(a.Data[(i+r)*a.Stride:(i+r)*a.Stride+k], brow)
 				}
 			}
 		}
-		for ; i < i1; i++ {
+		for i := r1; i < i1; i++ {
 			arow := a.Data[i*a.Stride : i*a.Stride+k]
 			for j := t0; j < t1; j++ {
 				c.Data[i*c.Stride+j] = dot(arow, b.Data[j*b.Stride:j*b.Stride+k])
 			}
+		}
+	}
+}
+
+// dot3x4accGo is the portable dot3x4acc: the same lanes, fused
+// multiply-adds and order as the assembly kernel.
+func dot3x4accGo(a []float64, lda int, b []float64, ldb int, k4 int, acc *[48]float64, init bool) {
+	if init {
+		clear(acc[:])
+	}
+	for r := 0; r < kernRows; r++ {
+		ar := a[r*lda : r*lda+k4]
+		for s := 0; s < kernCols; s++ {
+			br := b[s*ldb : s*ldb+k4]
+			l := acc[4*(4*r+s) : 4*(4*r+s)+4]
+			l0, l1, l2, l3 := l[0], l[1], l[2], l[3]
+			for t := 0; t+4 <= k4; t += 4 {
+				l0 = math.FMA(ar[t], br[t], l0)
+				l1 = math.FMA(ar[t+1], br[t+1], l1)
+				l2 = math.FMA(ar[t+2], br[t+2], l2)
+				l3 = math.FMA(ar[t+3], br[t+3], l3)
+			}
+			l[0], l[1], l[2], l[3] = l0, l1, l2, l3
 		}
 	}
 }
