@@ -75,10 +75,18 @@ func Gram(G, A *mat.Dense) {
 		panic(mat.ErrShape)
 	}
 	run(G, A, A, m, k, func(i0 int) int { return i0 })
+	// Mirror the upper triangle in square tiles, so that the strided
+	// writes stay within a few cache lines.
+	const tile = 32
 	g := G.RawMatrix()
-	for i := 0; i < m; i++ {
-		for j := i + 1; j < m; j++ {
-			g.Data[j*g.Stride+i] = g.Data[i*g.Stride+j]
+	for i0 := 0; i0 < m; i0 += tile {
+		for j0 := i0; j0 < m; j0 += tile {
+			for i := i0; i < min(i0+tile, m); i++ {
+				src := g.Data[i*g.Stride:]
+				for j := max(j0, i+1); j < min(j0+tile, m); j++ {
+					g.Data[j*g.Stride+i] = src[j]
+				}
+			}
 		}
 	}
 }
