@@ -21,7 +21,6 @@ import (
 	"math"
 	"sync"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/internal/linalg"
@@ -94,6 +93,19 @@ type Barycenter struct {
 
 	dirty []bool // rows of S to recompute
 	pairs []pairScratch
+	w     []float64   // scratch: weights of a sum of rows
+	xs    [][]float64 // scratch: its rows
+}
+
+// rows sets w and xs to the weights and rows of rows(t) for the terms ts
+// and returns them.
+func (b *Barycenter) rows(ts []Term, rows func(t int) []float64) ([]float64, [][]float64) {
+	b.w, b.xs = b.w[:0], b.xs[:0]
+	for _, tm := range ts {
+		b.w = append(b.w, tm.W)
+		b.xs = append(b.xs, rows(tm.T))
+	}
+	return b.w, b.xs
 }
 
 // pairScratch is the per-measure state of an iteration.
@@ -102,6 +114,8 @@ type pairScratch struct {
 	assign ot.AssignmentSolver
 	perm   ot.AssignmentResult
 	yt     []float64 // the measure's labels by class, then β‖y_l‖²
+	w      []float64
+	xs     [][]float64
 }
 
 // ensure allocates the buffers for the stack's shape.
@@ -235,9 +249,8 @@ func (b *Barycenter) support(s *Stack) {
 		}
 		row := sr.Data[j*sr.Stride : j*sr.Stride+m]
 		clear(row)
-		for _, tm := range ts {
-			floats.AddScaled(row, tm.W, s.G.RawRowView(tm.T))
-		}
+		w, xs := b.rows(ts, s.G.RawRowView)
+		linalg.AddScaledRows(row, w, xs)
 		var nrm float64
 		for _, tm := range ts {
 			nrm += tm.W * row[tm.T]
@@ -254,11 +267,8 @@ func (b *Barycenter) labels(s *Stack) {
 		}
 		row := b.YB.RawRowView(j)
 		clear(row)
-		for _, tm := range ts {
-			for q, v := range s.YA.RawRowView(tm.T) {
-				row[q] += tm.W * v
-			}
-		}
+		w, xs := b.rows(ts, s.YA.RawRowView)
+		linalg.AddScaledRows(row, w, xs)
 	}
 }
 
@@ -319,12 +329,15 @@ func (b *Barycenter) pairCost(s *Stack, k int, beta float64) (float64, error) {
 			for _, v := range y {
 				yj += v * v
 			}
-			floats.AddScaledTo(row, row, 1, ynA)
+			p.w = append(p.w[:0], 1)
+			p.xs = append(p.xs[:0], ynA)
 			for q, v := range y {
 				if v != 0 {
-					floats.AddScaled(row, -2*bt*v, p.yt[q*n:q*n+n])
+					p.w = append(p.w, -2*bt*v)
+					p.xs = append(p.xs, p.yt[q*n:q*n+n])
 				}
 			}
+			linalg.AddScaledRows(row, p.w, p.xs)
 			yj *= bt
 			for l, v := range row {
 				v += yj
@@ -353,11 +366,8 @@ func (b *Barycenter) Materialize(s *Stack) {
 	for j, ts := range b.Terms {
 		xr := xb.Data[j*xb.Stride : j*xb.Stride+d]
 		clear(xr)
-		for _, tm := range ts {
-			for q, v := range s.A.RawRowView(tm.T) {
-				xr[q] += tm.W * v
-			}
-		}
+		w, xs := b.rows(ts, s.A.RawRowView)
+		linalg.AddScaledRows(xr, w, xs)
 	}
 	if s.C > 0 {
 		b.labels(s)

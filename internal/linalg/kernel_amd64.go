@@ -31,5 +31,20 @@ func dot3x4acc(a []float64, lda int, b []float64, ldb int, k4 int, acc *[48]floa
 	dot3x4accGo(a, lda, b, ldb, k4, acc, init)
 }
 
+//go:noescape
+func axpysAVX2(dst *float64, n int, w *float64, xs *[]float64, terms int)
+
+// addScaledRows is addScaledRowsGo with the first len(dst)&^3 entries
+// computed four at a time by AVX2, with the same operations.
+func addScaledRows(dst, w []float64, xs [][]float64) {
+	n4 := len(dst) &^ 3
+	if !useAVX2 || n4 == 0 || len(xs) == 0 {
+		addScaledRowsGo(dst, w, xs, 0)
+		return
+	}
+	axpysAVX2(&dst[0], n4, &w[0], &xs[0], len(xs))
+	addScaledRowsGo(dst, w, xs, n4)
+}
+
 // setAVX2 switches the kernel (tests).
 func setAVX2(on bool) { useAVX2 = on && cpu.X86.HasAVX2 && cpu.X86.HasFMA }

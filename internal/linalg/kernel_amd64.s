@@ -104,3 +104,81 @@ store:
 	VMOVUPD Y11, 352(BX)
 	VZEROUPPER
 	RET
+
+// func axpysAVX2(dst *float64, n int, w *float64, xs *[]float64, terms int)
+//
+// For i < n (a multiple of 4): dst[i] = (…((dst[i] + w[0]·xs[0][i]) +
+// w[1]·xs[1][i]) + …) + w[terms−1]·xs[terms−1][i], every product and sum
+// rounded on its own (no fused multiply-add). Sixteen entries per pass
+// while they last, then four.
+TEXT ·axpysAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ n+8(FP), DX
+	MOVQ w+16(FP), R8
+	MOVQ xs+24(FP), R9
+	MOVQ terms+32(FP), R10
+	SHLQ $3, DX
+	XORQ CX, CX
+
+loop16:
+	LEAQ    128(CX), AX
+	CMPQ    AX, DX
+	JGT     loop4
+	VMOVUPD (DI)(CX*1), Y0
+	VMOVUPD 32(DI)(CX*1), Y1
+	VMOVUPD 64(DI)(CX*1), Y2
+	VMOVUPD 96(DI)(CX*1), Y3
+	XORQ    BX, BX
+	MOVQ    R9, R11
+
+terms16:
+	CMPQ         BX, R10
+	JGE          store16
+	MOVQ         (R11), R12
+	VBROADCASTSD (R8)(BX*8), Y4
+	VMULPD       (R12)(CX*1), Y4, Y5
+	VADDPD       Y5, Y0, Y0
+	VMULPD       32(R12)(CX*1), Y4, Y6
+	VADDPD       Y6, Y1, Y1
+	VMULPD       64(R12)(CX*1), Y4, Y7
+	VADDPD       Y7, Y2, Y2
+	VMULPD       96(R12)(CX*1), Y4, Y8
+	VADDPD       Y8, Y3, Y3
+	INCQ         BX
+	ADDQ         $24, R11
+	JMP          terms16
+
+store16:
+	VMOVUPD Y0, (DI)(CX*1)
+	VMOVUPD Y1, 32(DI)(CX*1)
+	VMOVUPD Y2, 64(DI)(CX*1)
+	VMOVUPD Y3, 96(DI)(CX*1)
+	MOVQ    AX, CX
+	JMP     loop16
+
+loop4:
+	CMPQ    CX, DX
+	JGE     done
+	VMOVUPD (DI)(CX*1), Y0
+	XORQ    BX, BX
+	MOVQ    R9, R11
+
+terms4:
+	CMPQ         BX, R10
+	JGE          store4
+	MOVQ         (R11), R12
+	VBROADCASTSD (R8)(BX*8), Y4
+	VMULPD       (R12)(CX*1), Y4, Y5
+	VADDPD       Y5, Y0, Y0
+	INCQ         BX
+	ADDQ         $24, R11
+	JMP          terms4
+
+store4:
+	VMOVUPD Y0, (DI)(CX*1)
+	ADDQ    $32, CX
+	JMP     loop4
+
+done:
+	VZEROUPPER
+	RET

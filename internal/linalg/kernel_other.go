@@ -10,4 +10,6 @@ func dot3x4acc(a []float64, lda int, b []float64, ldb int, k4 int, acc *[48]floa
 	dot3x4accGo(a, lda, b, ldb, k4, acc, init)
 }
 
+func addScaledRows(dst, w []float64, xs [][]float64) { addScaledRowsGo(dst, w, xs, 0) }
+
 func setAVX2(bool) {}

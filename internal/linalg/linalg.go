@@ -1,5 +1,6 @@
-// Package linalg holds the dense products the rest of dadil spends its
-// time in: C = A Bᵀ and the Gram matrix A Aᵀ of row-major matrices.
+// Package linalg holds the dense kernels the rest of dadil spends its
+// time in: C = A Bᵀ and the Gram matrix A Aᵀ of row-major matrices, and
+// sums of scaled rows.
 //
 // Every entry is a dot product computed the same way whatever the shape,
 // the blocking, the number of goroutines or the CPU: four partial sums in
@@ -88,6 +89,37 @@ func Gram(G, A *mat.Dense) {
 				}
 			}
 		}
+	}
+}
+
+// AddScaledRows adds Σ_t w[t]·xs[t] to dst, term by term:
+//
+//	dst[i] = (…((dst[i] + w[0]·xs[0][i]) + w[1]·xs[1][i]) + …) + w[T−1]·xs[T−1][i],
+//
+// every product and sum rounded on its own, which are the values of T
+// successive floats.AddScaled calls, with one pass over dst. Every xs[t]
+// must be at least as long as dst, and w at least as long as xs.
+func AddScaledRows(dst, w []float64, xs [][]float64) {
+	if len(w) < len(xs) {
+		panic("linalg: fewer weights than rows")
+	}
+	for _, x := range xs {
+		if len(x) < len(dst) {
+			panic(mat.ErrShape)
+		}
+	}
+	addScaledRows(dst, w, xs)
+}
+
+// addScaledRowsGo is the portable AddScaledRows, for the entries of dst
+// from index from on.
+func addScaledRowsGo(dst, w []float64, xs [][]float64, from int) {
+	for i := from; i < len(dst); i++ {
+		v := dst[i]
+		for t, x := range xs {
+			v += float64(w[t] * x[i])
+		}
+		dst[i] = v
 	}
 }
 

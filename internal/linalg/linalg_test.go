@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -119,4 +120,36 @@ func BenchmarkMulABT1000x1000x800(b *testing.B) {
 		MulABT(C, A, B)
 	}
 	b.ReportMetric(float64(1000*1000*800*2)/b.Elapsed().Seconds()*float64(b.N)/1e9, "GFLOP/s")
+}
+
+// TestAddScaledRows compares with successive floats.AddScaled calls, which
+// it must reproduce bit for bit on both paths.
+func TestAddScaledRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	saved := useAVX2
+	defer setAVX2(saved)
+	for _, n := range []int{1, 3, 4, 7, 16, 17, 35, 200, 803} {
+		for _, terms := range []int{0, 1, 3, 8, 11} {
+			dst0 := randDense(rng, 1, n).RawMatrix().Data
+			w := randDense(rng, 1, terms+1).RawMatrix().Data
+			xs := make([][]float64, terms)
+			for i := range xs {
+				xs[i] = randDense(rng, 1, n+i).RawMatrix().Data // longer rows are fine
+			}
+			want := append([]float64(nil), dst0...)
+			for i, x := range xs {
+				floats.AddScaled(want, w[i], x[:n])
+			}
+			for _, avx := range []bool{false, true} {
+				setAVX2(avx)
+				got := append([]float64(nil), dst0...)
+				AddScaledRows(got, w, xs)
+				for i := range got {
+					if got[i] != want[i] {
+						t.Fatalf("n=%d terms=%d avx=%v: entry %d is %v, AddScaled gives %v", n, terms, avx, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
 }
