@@ -5,7 +5,11 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // blockRows is the number of samples in one block of the fixed row
@@ -53,7 +57,9 @@ type objective struct {
 	blockF []float64 // per-block Σ_i s_i CE_i
 
 	blockG [][]float64 // per-block gradient sums, c·d + c each
-	z      [][]float64 // per-block logit scratch, c each
+	z      [][]float64 // per-block logits, rows × c each
+	gw     [][]float64 // per-block scratch of gradBlock
+	gx     [][][]float64
 
 	lossPasses int // number of loss passes so far
 }
@@ -88,9 +94,11 @@ func newObjective(x []float64, ldx, n, d int, t []float64, ldt int, labels []int
 		blockF:  make([]float64, nb),
 		blockG:  make([][]float64, nb),
 		z:       make([][]float64, nb),
+		gw:      make([][]float64, nb),
+		gx:      make([][][]float64, nb),
 	}
 	for b := range nb {
-		o.z[b] = make([]float64, c)
+		o.z[b] = make([]float64, (bounds[b+1]-bounds[b])*c)
 	}
 	return o
 }
@@ -163,12 +171,18 @@ func (o *objective) loss(theta []float64) {
 // lossBlock computes the logits, losses and residuals of block b.
 func (o *objective) lossBlock(b int) {
 	c, d := o.c, o.d
-	W := o.theta[:c*d]
 	bias := o.theta[c*d:]
-	z := o.z[b]
+	i0, i1 := o.bounds[b], o.bounds[b+1]
+	// The block's logits without the bias, Z = X Wᵀ, in one product.
+	var X, W, Z mat.Dense
+	X.SetRawMatrix(blas64.General{Rows: i1 - i0, Cols: d, Stride: o.ldx, Data: o.x[i0*o.ldx : (i1-1)*o.ldx+d]})
+	W.SetRawMatrix(blas64.General{Rows: c, Cols: d, Stride: d, Data: o.theta[:c*d]})
+	Z.SetRawMatrix(blas64.General{Rows: i1 - i0, Cols: c, Stride: c, Data: o.z[b]})
+	linalg.MulABT(&Z, &X, &W)
 	var sum float64
-	for i := o.bounds[b]; i < o.bounds[b+1]; i++ {
+	for i := i0; i < i1; i++ {
 		r := o.res[i*c : i*c+c]
+		z := o.z[b][(i-i0)*c : (i-i0+1)*c]
 		s := 1.0
 		if o.w != nil {
 			s = o.w[i]
@@ -177,10 +191,9 @@ func (o *objective) lossBlock(b int) {
 				continue
 			}
 		}
-		xi := o.x[i*o.ldx : i*o.ldx+d]
 		zmax := math.Inf(-1)
 		for k := range c {
-			v := bias[k] + floats.Dot(xi, W[k*d:k*d+d])
+			v := bias[k] + z[k]
 			z[k] = v
 			zmax = max(zmax, v)
 		}
@@ -239,25 +252,38 @@ func (o *objective) grad(grad, theta []float64) {
 	}
 }
 
-// gradBlock accumulates Σ_i r_i x_iᵀ and Σ_i r_i over block b.
+// gradChunk is the number of samples whose terms gradBlock adds to a
+// class's gradient in one pass over it.
+const gradChunk = 16
+
+// gradBlock accumulates Σ_i r_i x_iᵀ and Σ_i r_i over block b, the rows of
+// W's gradient gradChunk samples at a time (linalg.AddScaledRows).
 func (o *objective) gradBlock(b int) {
 	c, d := o.c, o.d
 	g := o.blockG[b]
 	if g == nil {
 		g = make([]float64, c*d+c)
 		o.blockG[b] = g
+		o.gw[b] = make([]float64, gradChunk)
+		o.gx[b] = make([][]float64, gradChunk)
 	} else {
 		clear(g)
 	}
 	gb := g[c*d:]
-	for i := o.bounds[b]; i < o.bounds[b+1]; i++ {
-		r := o.res[i*c : i*c+c]
-		xi := o.x[i*o.ldx : i*o.ldx+d]
-		for k, rk := range r {
-			if rk != 0 {
-				floats.AddScaled(g[k*d:k*d+d], rk, xi)
-				gb[k] += rk
+	w, xs := o.gw[b], o.gx[b]
+	for i0 := o.bounds[b]; i0 < o.bounds[b+1]; i0 += gradChunk {
+		i1 := min(i0+gradChunk, o.bounds[b+1])
+		xs := xs[:i1-i0]
+		for i := i0; i < i1; i++ {
+			xs[i-i0] = o.x[i*o.ldx : i*o.ldx+d]
+		}
+		for k := range c {
+			w := w[:i1-i0]
+			for i := i0; i < i1; i++ {
+				w[i-i0] = o.res[i*c+k]
+				gb[k] += w[i-i0]
 			}
+			linalg.AddScaledRows(g[k*d:k*d+d], w, xs)
 		}
 	}
 }
