@@ -3,12 +3,14 @@ side-by-side timing and accuracy with the Go implementation.
 
 Written for this project from the paper (Algorithms 1 and 2, DaDiL-R/E):
 PyTorch autograd for the gradients, POT's exact ot.emd for every transport
-plan, one thread. It is run by `dadil bench dadil`, never by the library.
+plan, on DADIL_REF_THREADS threads (default 1). It is run by
+`dadil bench dadil`, never by the library.
 
 usage: dadil_reference.py SPLIT.npz K n nb lr epochs seed
 prints one JSON object on the last line.
 """
 import json
+import os
 import sys
 import time
 
@@ -16,7 +18,7 @@ import numpy as np
 import ot
 import torch
 
-torch.set_num_threads(1)
+torch.set_num_threads(int(os.environ.get("DADIL_REF_THREADS", "1")))
 torch.set_default_dtype(torch.float64)
 
 

@@ -39,7 +39,7 @@ func runBenchDaDiL(args []string, e *env) error {
 		fmt.Fprintln(fs.Output(), "usage: dadil bench dadil --data DIR [--target W] [--fold 1] [--python PYTHON|auto|none] [--json FILE]")
 		fmt.Fprintln(fs.Output(), "\nTimes one DaDiL fit with the paper's Caltech-Office setting (K=8, n=1000, n_b=200, η=0.1, 10 epochs)")
 		fmt.Fprintln(fs.Output(), "on SURF features, with all cores and with one, and an independent Python reference (PyTorch +")
-		fmt.Fprintln(fs.Output(), "POT, one thread) on the same split.")
+		fmt.Fprintln(fs.Output(), "POT), also with one thread and with all cores, on the same split.")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -112,36 +112,16 @@ func runBenchDaDiL(args []string, e *env) error {
 		if err := os.WriteFile(script, []byte(bench.PythonReference), 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stderr, "Python reference (1 thread)… ")
-		var out, errOut bytes.Buffer
-		cmd := exec.Command(py, script, split, "8", "1000", "200", "0.1", "10", strconv.FormatUint(*seed, 10))
-		cmd.Stdout, cmd.Stderr = &out, &errOut
-		// One core, as the reference: PyTorch's own threads are set
-		// in the script; BLAS and OpenMP threads are set here.
-		cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1", "MKL_NUM_THREADS=1")
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("Python reference: %w\n%s", err, errOut.String())
+		for _, threads := range []int{1, procs} {
+			row, err := runPythonReference(py, script, split, *seed, threads, e)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, row)
+			if procs == 1 {
+				break
+			}
 		}
-		lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
-		var r struct {
-			Fit, Classifiers, Total float64
-			AccR, AccE              float64
-			Torch, POT              string
-		}
-		var raw map[string]any
-		if err := json.Unmarshal(lines[len(lines)-1], &raw); err != nil {
-			return fmt.Errorf("Python reference: unreadable output: %w", err)
-		}
-		r.Fit, _ = raw["fit_seconds"].(float64)
-		r.Classifiers, _ = raw["classifier_seconds"].(float64)
-		r.Total, _ = raw["total_seconds"].(float64)
-		r.AccR, _ = raw["accuracy_r"].(float64)
-		r.AccE, _ = raw["accuracy_e"].(float64)
-		r.Torch, _ = raw["torch"].(string)
-		r.POT, _ = raw["pot"].(string)
-		fmt.Fprintf(e.stderr, "%.1f s\n", r.Total)
-		rows = append(rows, dadilTiming{Implementation: fmt.Sprintf("Python reference (PyTorch %s, POT %s)", r.Torch, r.POT), Threads: 1,
-			LearnSeconds: r.Fit, ModelSeconds: r.Classifiers, TotalSeconds: r.Total, AccuracyR: r.AccR, AccuracyE: r.AccE})
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "One DaDiL fit, paper setting (K=8, n=1000, n_b=200, η=0.1, 10 epochs), Caltech-Office SURF, target %s, fold %d, seed %d.\n\n", *target, *fold, *seed)
@@ -151,11 +131,44 @@ func runBenchDaDiL(args []string, e *env) error {
 		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.1f | %.2f | %.2f |\n", r.Implementation, r.Threads, r.LearnSeconds, r.ModelSeconds, r.TotalSeconds, r.AccuracyR, r.AccuracyE)
 	}
 	if py != "" {
-		ref := rows[len(rows)-1].TotalSeconds
-		fmt.Fprintf(w, "\nSpeed-up of dadil over the Python reference: %.1f× (%d threads), %.1f× (1 thread).\n", ref/rows[0].TotalSeconds, rows[0].Threads, ref/rows[len(rows)-2].TotalSeconds)
+		// rows: Go on procs threads[, Go on 1], Python on 1[, Python on procs].
+		goAll, goOne := rows[0], rows[0]
+		pyOne, pyAll := rows[len(rows)-1], rows[len(rows)-1]
+		if procs > 1 {
+			goOne, pyOne = rows[1], rows[2]
+		}
+		fmt.Fprintf(w, "\nSpeed-up of dadil over the Python reference: %.1f× (dadil on %d threads, Python on 1), %.1f× (both on %d), %.1f× (both on 1).\n",
+			pyOne.TotalSeconds/goAll.TotalSeconds, goAll.Threads, pyAll.TotalSeconds/goAll.TotalSeconds, goAll.Threads, pyOne.TotalSeconds/goOne.TotalSeconds)
 	}
 	if *jsonPath != "" {
 		return writeJSON(*jsonPath, map[string]any{"benchmark": "dadil-fit", "target": *target, "fold": *fold, "results": rows})
 	}
 	return nil
+}
+
+// runPythonReference runs the Python reference script on the split with
+// the given number of threads and returns its row of the table.
+func runPythonReference(py, script, split string, seed uint64, threads int, e *env) (dadilTiming, error) {
+	fmt.Fprintf(e.stderr, "Python reference (%d thread(s))… ", threads)
+	var out, errOut bytes.Buffer
+	cmd := exec.Command(py, script, split, "8", "1000", "200", "0.1", "10", strconv.FormatUint(seed, 10))
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	// PyTorch's own threads are set by the script from DADIL_REF_THREADS;
+	// BLAS and OpenMP threads here.
+	n := strconv.Itoa(threads)
+	cmd.Env = append(os.Environ(), "DADIL_REF_THREADS="+n, "OPENBLAS_NUM_THREADS="+n, "OMP_NUM_THREADS="+n, "MKL_NUM_THREADS="+n)
+	if err := cmd.Run(); err != nil {
+		return dadilTiming{}, fmt.Errorf("Python reference: %w\n%s", err, errOut.String())
+	}
+	lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
+	var raw map[string]any
+	if err := json.Unmarshal(lines[len(lines)-1], &raw); err != nil {
+		return dadilTiming{}, fmt.Errorf("Python reference: unreadable output: %w", err)
+	}
+	num := func(k string) float64 { v, _ := raw[k].(float64); return v }
+	str := func(k string) string { v, _ := raw[k].(string); return v }
+	fmt.Fprintf(e.stderr, "%.1f s\n", num("total_seconds"))
+	return dadilTiming{Implementation: fmt.Sprintf("Python reference (PyTorch %s, POT %s)", str("torch"), str("pot")), Threads: threads,
+		LearnSeconds: num("fit_seconds"), ModelSeconds: num("classifier_seconds"), TotalSeconds: num("total_seconds"),
+		AccuracyR: num("accuracy_r"), AccuracyE: num("accuracy_e")}, nil
 }
