@@ -29,44 +29,24 @@ TEXT ·adamRowAVX2(SB), NOSPLIT, $0-56
 	VMOVUPD      (BX), Y6
 	SHLQ         $3, DX
 	XORQ         CX, CX
-	TESTQ        R9, R9
-	JNE          live
 
-zero:
+loop:
 	CMPQ    CX, DX
 	JGE     done
 	VMOVUPD (DI)(CX*1), Y7
 	VMULPD  Y0, Y7, Y7
 	VMOVUPD (R8)(CX*1), Y8
 	VMULPD  Y1, Y8, Y8
-	VMOVUPD Y7, (DI)(CX*1)
-	VMOVUPD Y8, (R8)(CX*1)
-	VSQRTPD Y8, Y9
-	VADDPD  Y5, Y9, Y9
-	VMULPD  Y4, Y7, Y12
-	VDIVPD  Y9, Y12, Y12
-	VMOVUPD (SI)(CX*1), Y13
-	VSUBPD  Y12, Y13, Y14
-	VMOVUPD Y14, (SI)(CX*1)
-	VSUBPD  Y13, Y14, Y15
-	VMULPD  Y15, Y15, Y15
-	VADDPD  Y15, Y6, Y6
-	ADDQ    $32, CX
-	JMP     zero
-
-live:
-	CMPQ    CX, DX
-	JGE     done
+	TESTQ   R9, R9
+	JEQ     update
 	VMOVUPD (R9)(CX*1), Y10
-	VMOVUPD (DI)(CX*1), Y7
-	VMULPD  Y0, Y7, Y7
 	VMULPD  Y2, Y10, Y11
 	VADDPD  Y11, Y7, Y7
-	VMOVUPD (R8)(CX*1), Y8
-	VMULPD  Y1, Y8, Y8
 	VMULPD  Y3, Y10, Y11
 	VMULPD  Y10, Y11, Y11
 	VADDPD  Y11, Y8, Y8
+
+update:
 	VMOVUPD Y7, (DI)(CX*1)
 	VMOVUPD Y8, (R8)(CX*1)
 	VSQRTPD Y8, Y9
@@ -80,7 +60,7 @@ live:
 	VMULPD  Y15, Y15, Y15
 	VADDPD  Y15, Y6, Y6
 	ADDQ    $32, CX
-	JMP     live
+	JMP     loop
 
 done:
 	VMOVUPD Y6, (BX)

@@ -6,12 +6,12 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/ot"
 )
 
@@ -483,17 +483,7 @@ func (f *fitter) run() error {
 			f.ab.Gram()
 			// Domains in parallel; each writes only its own domainBatch.
 			errs := make([]error, N)
-			var wg sync.WaitGroup
-			sem := make(chan struct{}, workers)
-			for l := 0; l < N; l++ {
-				wg.Add(1)
-				sem <- struct{}{}
-				go func(l int) {
-					defer func() { <-sem; wg.Done() }()
-					errs[l] = f.domainStep(l)
-				}(l)
-			}
-			wg.Wait()
+			par.ForEach(N, workers, func(l int) { errs[l] = f.domainStep(l) }, nil)
 			for _, err := range errs {
 				if err != nil {
 					return err
@@ -727,19 +717,7 @@ func (f *fitter) scatter(k int, db *domainBatch, gX, gZ *mat.Dense, scale float6
 }
 
 // eachAtom runs fn(k) for every atom on at most workers goroutines.
-func (f *fitter) eachAtom(workers int, fn func(k int)) {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, workers)
-	for k := 0; k < f.K; k++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(k int) {
-			defer func() { <-sem; wg.Done() }()
-			fn(k)
-		}(k)
-	}
-	wg.Wait()
-}
+func (f *fitter) eachAtom(workers int, fn func(k int)) { par.ForEach(f.K, workers, fn, nil) }
 
 // logitGrad writes the gradient with respect to the logits z of a function
 // whose gradient with respect to y = softmax(z) is g: y ⊙ (g − ⟨g, y⟩).

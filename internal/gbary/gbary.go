@@ -19,11 +19,11 @@ package gbary
 import (
 	"errors"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/internal/linalg"
+	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/ot"
 )
 
@@ -226,17 +226,7 @@ func (b *Barycenter) eachPair(K int, f func(k int)) {
 		}
 		return
 	}
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, b.Workers)
-	for k := 0; k < K; k++ {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(k int) {
-			defer func() { <-sem; wg.Done() }()
-			f(k)
-		}(k)
-	}
-	wg.Wait()
+	par.ForEach(K, b.Workers, f, nil)
 }
 
 // support computes the changed rows of S = W G and ‖x_B,j‖² = Σ_t W_jt S_jt.
