@@ -23,7 +23,7 @@ import (
 )
 
 const (
-	rowBlock = 96 // rows of C per task (a multiple of 3)
+	rowBlock = 48 // rows of C per task (a multiple of 3)
 	tileCols = 64 // rows of B kept hot per pass
 	parFlops = 1 << 21
 	kernRows = 3
