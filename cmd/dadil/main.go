@@ -15,7 +15,7 @@
 //	dadil bench emd [--sizes 200,1000,...] [--pot PYTHON] [--json FILE]
 //	dadil bench office-caltech10 --data DIR [--features surf|decaf] [--methods LIST] [--json FILE]
 //	dadil bench cwru --data DIR [--methods LIST] [--targets 1772,1750,1730] [--seeds 5] [--json FILE]
-//	dadil bench dadil [--data DIR] [--python PYTHON]
+//	dadil bench dadil --data DIR [--targets W] [--folds 1] [--threads all,1] [--python-threads 1,all] [--python PYTHON]
 //
 // Run "dadil help" or "dadil <command> -h" for details.
 package main
@@ -76,7 +76,7 @@ func groups() map[string]map[string]command {
 		"bench": {
 			"emd":              {"time EMD on Gaussian problems, side by side with POT when available", runBenchEMD},
 			"office-caltech10": {"reproduce the paper's Caltech-Office 10 experiments (Tables 2 and 3)", runBenchOfficeCaltech},
-			"dadil":            {"time one DaDiL fit (paper setting) side by side with a Python reference", runBenchDaDiL},
+			"dadil":            {"time DaDiL fits (paper setting) side by side with a Python reference", runBenchDaDiL},
 			"cwru":             {"reproduce the paper's CWRU fault-diagnosis experiment (Table 5) from the raw recordings", runBenchCWRU},
 		},
 	}
