@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -18,22 +19,10 @@ func TestParseThreads(t *testing.T) {
 		{"two", nil, true},
 	} {
 		got, err := parseThreads("threads", tc.in, 4)
-		if (err != nil) != tc.err || !equalInts(got, tc.want) {
+		if (err != nil) != tc.err || !slices.Equal(got, tc.want) {
 			t.Errorf("parseThreads(%q) = %v, %v; want %v (error %v)", tc.in, got, err, tc.want, tc.err)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestPrintBenchDaDiL checks the summary over splits (median time, mean
