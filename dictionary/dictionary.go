@@ -530,10 +530,15 @@ func (f *fitter) run() error {
 					for _, r := range f.ab.idx[k] {
 						ox.stepRow(xk, gX[k].RawRowView(r), r)
 					}
-					prevY[k] = labelsInto(prevY[k], f.Z[k])
+					// The labels after a step are those before the next one:
+					// they are computed once per step.
+					if prevY[k] == nil {
+						prevY[k] = labelsInto(nil, f.Z[k])
+					}
 					f.optZ[k].stepRows(f.Z[k].RawMatrix().Data, gZ[k].RawMatrix().Data, f.classes, live[k], lrScale*set.LearningRate)
 					curY[k] = labelsInto(curY[k], f.Z[k])
 					dys[k] = sqDiff(curY[k], prevY[k])
+					prevY[k], curY[k] = curY[k], prevY[k]
 				})
 				for k := 0; k < K; k++ {
 					dy += dys[k]
