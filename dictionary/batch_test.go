@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -211,5 +212,113 @@ func TestBatchBarycenterMatchesLabeled(t *testing.T) {
 	}
 	if !mat.EqualApprox(db.bc.XB, r.X, 1e-10) || !mat.EqualApprox(db.bc.YB, r.Y, 1e-10) {
 		t.Errorf("supports differ")
+	}
+}
+
+// TestBatchGradientsSumOverDomains checks the gradients of one whole step,
+// L = (1/N) Σ_ℓ L_ℓ, with respect to the atoms' features and logits against
+// central differences, the plans held fixed. Each domain draws its own atom
+// batch (Algorithm 2, lines 10–13), so a row drawn by several domains must
+// collect all their gradients; with SharedAtomBatch one batch serves all.
+func TestBatchGradientsSumOverDomains(t *testing.T) {
+	ds, _ := synthDomains(3)
+	const c = 3
+	for _, shared := range []bool{false, true} {
+		set, err := validate(ds, c, &Settings{Atoms: 2, Samples: 12, Batch: 6, SharedAtomBatch: shared, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := newFitter(ds, c, set)
+		f.initAtoms()
+		f.setup()
+		f.sampleBatch(1)
+		N, K, nb := f.N, f.K, f.nb
+		if want := map[bool]int{false: N, true: 1}[shared]; len(f.abs) != want {
+			t.Fatalf("shared=%v: %d atom batches, want %d", shared, len(f.abs), want)
+		}
+		for i := range f.abs {
+			f.abs[i].Gram()
+		}
+		var mean float64
+		for l := range f.dbs {
+			if err := f.domainStep(l); err != nil {
+				t.Fatal(err)
+			}
+			mean += f.dbs[l].Loss / float64(N)
+		}
+		inv := 1 / float64(N)
+		// total evaluates L from the atoms' current rows, independently of
+		// the stacks the production code filled.
+		total := func() float64 {
+			var L float64
+			for l := range f.dbs {
+				ab := f.atomBatch(l)
+				A := mat.NewDense(K*nb, f.d, nil)
+				Z := mat.NewDense(K*nb, c, nil)
+				for k := 0; k < K; k++ {
+					for j, r := range ab.idx[k] {
+						copy(A.RawRowView(k*nb+j), f.X[k].RawRowView(r))
+						copy(Z.RawRowView(k*nb+j), f.Z[k].RawRowView(r))
+					}
+				}
+				L += inv * fixedPlanLoss(A, Z, f.alpha.RawRowView(l), &f.dbs[l], K, nb)
+			}
+			return L
+		}
+		if L := total(); relErr(L, mean) > 1e-12 {
+			t.Fatalf("shared=%v: batch loss %.17g, direct evaluation %.17g", shared, mean, L)
+		}
+		const h = 1e-4
+		fd := func(m *mat.Dense, r, q int) float64 {
+			v := m.At(r, q)
+			var f4 [4]float64
+			for i, s := range []float64{2, 1, -1, -2} {
+				m.Set(r, q, v+s*h)
+				f4[i] = total()
+			}
+			m.Set(r, q, v)
+			return (-f4[0] + 8*f4[1] - 8*f4[2] + f4[3]) / (12 * h)
+		}
+		multi := 0
+		for k := 0; k < K; k++ {
+			rows, _ := f.X[k].Dims()
+			gX := mat.NewDense(rows, f.d, nil)
+			gZ := mat.NewDense(rows, c, nil)
+			live := make([]bool, rows)
+			f.gather(k, gX, gZ, live, inv)
+			for r := 0; r < rows; r++ {
+				drawn := 0
+				for i := range f.abs {
+					if slices.Contains(f.abs[i].idx[k], r) {
+						drawn++
+					}
+				}
+				if drawn > 1 {
+					multi++
+				}
+				if live[r] != (drawn > 0) {
+					t.Fatalf("shared=%v: atom %d row %d live=%v, drawn by %d batches", shared, k, r, live[r], drawn)
+				}
+				if drawn == 0 {
+					continue
+				}
+				for _, g := range []struct {
+					name string
+					grad *mat.Dense
+					par  *mat.Dense
+				}{{"x", gX, f.X[k]}, {"z", gZ, f.Z[k]}} {
+					_, w := g.par.Dims()
+					for q := 0; q < w; q++ {
+						got, want := g.grad.At(r, q), fd(g.par, r, q)
+						if math.Abs(got-want) > 1e-6*math.Max(math.Abs(want), 1e-3) {
+							t.Errorf("shared=%v: ∂L/∂%s[%d][%d][%d] = %.10g, finite difference %.10g", shared, g.name, k, r, q, got, want)
+						}
+					}
+				}
+			}
+		}
+		if !shared && multi == 0 {
+			t.Fatalf("no atom row was drawn by two domains; the test does not exercise the sum")
+		}
 	}
 }

@@ -120,32 +120,35 @@ func TestWBRRecoversAlpha(t *testing.T) {
 }
 
 // TestDeterministicAcrossGOMAXPROCS: the same seed gives bit-identical
-// dictionaries whatever the parallelism.
+// dictionaries whatever the parallelism, with per-domain or shared atom
+// batches.
 func TestDeterministicAcrossGOMAXPROCS(t *testing.T) {
 	ds, _ := synthDomains(4)
-	var ref *Dictionary
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, procs := range []int{1, 3, 8} {
-		runtime.GOMAXPROCS(procs)
-		d, err := Fit(ds, 3, &Settings{Atoms: 3, Epochs: 4, PlateauTol: -1, Seed: 7})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ref == nil {
-			ref = d
-			continue
-		}
-		if !mat.Equal(d.Alpha, ref.Alpha) {
-			t.Fatalf("GOMAXPROCS=%d: α differs", procs)
-		}
-		for k := range d.Atoms {
-			if !mat.Equal(d.Atoms[k].X, ref.Atoms[k].X) || !mat.Equal(d.Atoms[k].Logits, ref.Atoms[k].Logits) {
-				t.Fatalf("GOMAXPROCS=%d: atom %d differs", procs, k)
+	for _, shared := range []bool{false, true} {
+		var ref *Dictionary
+		for _, procs := range []int{1, 3, 8} {
+			runtime.GOMAXPROCS(procs)
+			d, err := Fit(ds, 3, &Settings{Atoms: 3, Epochs: 4, PlateauTol: -1, SharedAtomBatch: shared, Seed: 7})
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		for e := range d.History.Loss {
-			if d.History.Loss[e] != ref.History.Loss[e] {
-				t.Fatalf("GOMAXPROCS=%d: loss history differs", procs)
+			if ref == nil {
+				ref = d
+				continue
+			}
+			if !mat.Equal(d.Alpha, ref.Alpha) {
+				t.Fatalf("shared=%v, GOMAXPROCS=%d: α differs", shared, procs)
+			}
+			for k := range d.Atoms {
+				if !mat.Equal(d.Atoms[k].X, ref.Atoms[k].X) || !mat.Equal(d.Atoms[k].Logits, ref.Atoms[k].Logits) {
+					t.Fatalf("shared=%v, GOMAXPROCS=%d: atom %d differs", shared, procs, k)
+				}
+			}
+			for e := range d.History.Loss {
+				if d.History.Loss[e] != ref.History.Loss[e] {
+					t.Fatalf("shared=%v, GOMAXPROCS=%d: loss history differs", shared, procs)
+				}
 			}
 		}
 	}

@@ -134,11 +134,13 @@ def main():
         total = 0.0
         for _ in range(n // nb):
             opt.zero_grad()
-            idx = [balanced(rng, YP[k].detach().argmax(1).numpy(), nb, c) for k in range(K)]
-            XPb = [XP[k][idx[k]] for k in range(K)]
-            YPb = [torch.softmax(YP[k][idx[k]], dim=1) for k in range(K)]
             loss = 0.0
             for l in range(N):
+                # Algorithm 2, lines 10-13: every domain draws its own
+                # class-balanced batch from every atom.
+                idx = [balanced(rng, YP[k].detach().argmax(1).numpy(), nb, c) for k in range(K)]
+                XPb = [XP[k][idx[k]] for k in range(K)]
+                YPb = [torch.softmax(YP[k][idx[k]], dim=1) for k in range(K)]
                 if l < ns:
                     rows = balanced(rng, ys[l], nb, c)
                     XQ, YQ = Xs[l][rows], Ys[l][rows]

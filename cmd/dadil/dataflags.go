@@ -133,7 +133,7 @@ type dictFlags struct {
 	lr, plateau                   float64
 	seed                          uint64
 	init                          string
-	paper                         bool
+	paper, sharedBatch            bool
 }
 
 func (f *dictFlags) register(fs *flag.FlagSet) {
@@ -145,6 +145,7 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.plateau, "plateau-tol", 0.01, "stop when the loss of the last 5 epochs is within `r` (relative) of the 5 before; 0 runs exactly --epochs epochs")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.StringVar(&f.init, "init", "data", "atom initialisation: `data` (from the sources) or gaussian (the paper's N(0, I), with unscaled learning rate)")
+	fs.BoolVar(&f.sharedBatch, "shared-atom-batch", false, "draw one atom batch per step for all domains instead of one per domain (faster, usually less accurate)")
 	fs.BoolVar(&f.paper, "paper", false, "the paper's Caltech-Office setting: K = 8 and 10 fixed epochs (unless --atoms/--epochs are given), N(0, I) atoms, η in data units, the authors' α update")
 }
 
@@ -170,6 +171,7 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 	set := dictionary.Settings{
 		Atoms: f.atoms, Samples: f.samples, Batch: f.batch, LearningRate: f.lr,
 		Epochs: f.epochs, PlateauTol: f.plateau, Seed: f.seed, Init: init,
+		SharedAtomBatch: f.sharedBatch,
 	}
 	if f.plateau == 0 {
 		set.PlateauTol = -1

@@ -129,26 +129,32 @@ func TestFitPredict(t *testing.T) {
 }
 
 // TestFitPaper: --paper runs the paper's fixed setting (10 epochs, 8
-// atoms) and records it in the report.
+// atoms, one atom batch per domain) and records it in the report;
+// --shared-atom-batch draws one for all domains.
 func TestFitPaper(t *testing.T) {
 	dir := t.TempDir()
 	src, tgt := synthFiles(t, dir, true)
-	out := filepath.Join(dir, "out")
-	args := []string{"fit", "--paper", "--epochs", "3", "--out", out, "--target", tgt, "--quiet"}
-	for _, s := range src {
-		args = append(args, "--source", s)
-	}
-	if code, _, stderr := runCLI(args...); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var rep fitReport
-	b, _ := os.ReadFile(filepath.Join(out, "report.json"))
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
-	s := rep.Settings
-	if rep.Epochs != 3 || s.Atoms != 8 || s.Init.String() != "gaussian" || !s.RawAlphaGradient || s.PlateauTol >= 0 {
-		t.Errorf("paper settings not applied: %d epochs, %+v", rep.Epochs, s)
+	for _, shared := range []bool{false, true} {
+		out := filepath.Join(dir, fmt.Sprintf("out-%v", shared))
+		args := []string{"fit", "--paper", "--epochs", "3", "--out", out, "--target", tgt, "--quiet"}
+		if shared {
+			args = append(args, "--shared-atom-batch")
+		}
+		for _, s := range src {
+			args = append(args, "--source", s)
+		}
+		if code, _, stderr := runCLI(args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var rep fitReport
+		b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		s := rep.Settings
+		if rep.Epochs != 3 || s.Atoms != 8 || s.Init.String() != "gaussian" || !s.RawAlphaGradient || s.PlateauTol >= 0 || s.SharedAtomBatch != shared {
+			t.Errorf("paper settings not applied (shared=%v): %d epochs, %+v", shared, rep.Epochs, s)
+		}
 	}
 }
 
