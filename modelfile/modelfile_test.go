@@ -112,6 +112,56 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestLegacySettings: a manifest written before Settings.SharedAtomBatch
+// existed describes a fit with one atom batch shared by all domains.
+func TestLegacySettings(t *testing.T) {
+	f := testFile(t)
+	path := filepath.Join(t.TempDir(), "model.dadil")
+	if err := Save(path, f); err != nil {
+		t.Fatal(err)
+	}
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Read(orig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Model.Dict.Settings.SharedAtomBatch {
+		t.Fatal("a new file reads as a shared-batch fit")
+	}
+	man := readManifest(t, orig)
+	delete(man["settings"].(map[string]any), "SharedAtomBatch")
+	mb, _ := json.Marshal(man)
+	g, err = Read(rewrite(t, orig, "manifest.json", mb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.Model.Dict.Settings.SharedAtomBatch || g.Model.Dict.Settings.Atoms != 3 {
+		t.Errorf("legacy settings read as %+v", g.Model.Dict.Settings)
+	}
+}
+
+// readManifest returns the decoded manifest.json of a model file.
+func readManifest(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := zr.Open("manifest.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	var man map[string]any
+	if err := json.NewDecoder(rc).Decode(&man); err != nil {
+		t.Fatal(err)
+	}
+	return man
+}
+
 func slicesEqual(a, b []float64) bool {
 	if len(a) != len(b) {
 		return false
