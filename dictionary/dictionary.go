@@ -321,7 +321,7 @@ type fitter struct {
 	// (Settings.SharedAtomBatch).
 	abs []atomBatch
 	dbs []domainBatch
-	cls []int // scratch: class of every row of an atom
+	cls [][]int // scratch: class of every row of every atom
 }
 
 func newFitter(domains []Domain, classes int, set Settings) *fitter {
@@ -657,16 +657,21 @@ func sqDiff(A, B *mat.Dense) float64 {
 // date first.
 func (f *fitter) sampleBatch(workers int) {
 	K, nb, c := f.K, f.nb, f.classes
+	// Atom batches are class-balanced by the argmax of the current soft
+	// labels, which no draw changes: computed once per step.
+	if f.cls == nil {
+		f.cls = make([][]int, K)
+	}
+	for k, Z := range f.Z {
+		rk, _ := Z.Dims()
+		f.cls[k] = f.cls[k][:0]
+		for i := 0; i < rk; i++ {
+			f.cls[k] = append(f.cls[k], argmax(Z.RawRowView(i)))
+		}
+	}
 	drawAtoms := func(ab *atomBatch) {
 		for k := 0; k < K; k++ {
-			// Class-balanced by the argmax of the current soft labels.
-			Z := f.Z[k]
-			rk, _ := Z.Dims()
-			f.cls = f.cls[:0]
-			for i := 0; i < rk; i++ {
-				f.cls = append(f.cls, argmax(Z.RawRowView(i)))
-			}
-			ab.idx[k] = dataset.BalancedBatch(f.rng, f.cls, c, nb, ab.idx[k])
+			ab.idx[k] = dataset.BalancedBatch(f.rng, f.cls[k], c, nb, ab.idx[k])
 		}
 	}
 	perDomain := len(f.abs) > 1
