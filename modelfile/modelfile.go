@@ -25,9 +25,9 @@
 //	scaler_offset.npy        d offsets and d scales of the feature scaling
 //	scaler_scale.npy         x' = (x − offset)·scale
 //
-// A "settings" object without the key "SharedAtomBatch" was written before
-// that setting existed, by a fit that shared one atom batch among all
-// domains, and reads as SharedAtomBatch = true.
+// Settings without the key "SharedAtomBatch" were written before that
+// setting existed, by a fit that shared one atom batch among all domains,
+// and read as SharedAtomBatch = true.
 //
 // Load checks the format name, the version, every member's presence and
 // shape, and that every number is finite; a file written by a newer dadil
@@ -225,19 +225,13 @@ func Read(b []byte) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manifest.json: %w", err)
 	}
+	// Settings written before SharedAtomBatch existed lack the key and
+	// describe fits that drew one atom batch for all domains: json leaves
+	// the preset value where the key is absent.
 	var man manifest
+	man.Settings.SharedAtomBatch = true
 	if err := json.Unmarshal(mb, &man); err != nil {
 		return nil, fmt.Errorf("manifest.json: %w", err)
-	}
-	// Settings written before SharedAtomBatch existed describe fits that
-	// drew one atom batch for all domains.
-	var keys struct {
-		Settings map[string]json.RawMessage `json:"settings"`
-	}
-	if err := json.Unmarshal(mb, &keys); err == nil && keys.Settings != nil {
-		if _, ok := keys.Settings["SharedAtomBatch"]; !ok {
-			man.Settings.SharedAtomBatch = true
-		}
 	}
 	if man.Format != Format {
 		return nil, fmt.Errorf("not a dadil model file (format %q)", man.Format)
