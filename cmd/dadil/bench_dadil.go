@@ -202,6 +202,7 @@ func printBenchDaDiL(e *env, rows []dadilTiming, seed uint64) {
 		impl    string
 		threads int
 		totals  []float64
+		med     float64 // median of totals
 		r, e    float64
 	}
 	var groups []*group
@@ -216,14 +217,14 @@ func printBenchDaDiL(e *env, rows []dadilTiming, seed uint64) {
 		g.r += r.AccuracyR
 		g.e += r.AccuracyE
 	}
-	median := func(v []float64) float64 {
-		s := slices.Clone(v)
+	for _, g := range groups {
+		s := slices.Clone(g.totals)
 		sort.Float64s(s)
 		n := len(s)
-		if n%2 == 1 {
-			return s[n/2]
+		g.med = s[n/2]
+		if n%2 == 0 {
+			g.med = (s[n/2-1] + s[n/2]) / 2
 		}
-		return (s[n/2-1] + s[n/2]) / 2
 	}
 	if len(groups) > 0 && len(groups[0].totals) > 1 {
 		fmt.Fprintf(w, "\nOver the %d splits:\n\n", len(groups[0].totals))
@@ -231,14 +232,14 @@ func printBenchDaDiL(e *env, rows []dadilTiming, seed uint64) {
 		fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
 		for _, g := range groups {
 			n := float64(len(g.totals))
-			fmt.Fprintf(w, "| %s | %d | %.1f | %.2f | %.2f |\n", g.impl, g.threads, median(g.totals), g.r/n, g.e/n)
+			fmt.Fprintf(w, "| %s | %d | %.1f | %.2f | %.2f |\n", g.impl, g.threads, g.med, g.r/n, g.e/n)
 		}
 	}
 	// Speed-ups of every dadil thread count over the reference at its
 	// fastest, and thread for thread.
 	var fastest *group
 	for _, g := range groups {
-		if g.impl != goImpl && (fastest == nil || median(g.totals) < median(fastest.totals)) {
+		if g.impl != goImpl && (fastest == nil || g.med < fastest.med) {
 			fastest = g
 		}
 	}
@@ -251,10 +252,10 @@ func printBenchDaDiL(e *env, rows []dadilTiming, seed uint64) {
 			continue
 		}
 		fmt.Fprintf(w, "dadil on %d thread(s): %.1f× faster than the Python reference at its fastest (%d thread(s))", g.threads,
-			median(fastest.totals)/median(g.totals), fastest.threads)
+			fastest.med/g.med, fastest.threads)
 		for _, p := range groups {
 			if p.impl != goImpl && p.threads == g.threads && p != fastest {
-				fmt.Fprintf(w, ", %.1f× on as many threads", median(p.totals)/median(g.totals))
+				fmt.Fprintf(w, ", %.1f× on as many threads", p.med/g.med)
 			}
 		}
 		fmt.Fprintln(w, ".")
