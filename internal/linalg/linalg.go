@@ -1,6 +1,6 @@
 // Package linalg holds the dense kernels the rest of dadil spends its
-// time in: C = A Bᵀ and the Gram matrix A Aᵀ of row-major matrices, and
-// sums of scaled rows.
+// time in: C = A Bᵀ and the Gram matrix A Aᵀ of row-major matrices, single
+// dot products, and sums of scaled rows.
 //
 // Every entry is a dot product computed the same way whatever the shape,
 // the blocking, the number of goroutines or the CPU: four partial sums in
@@ -43,6 +43,16 @@ func dot4(a, b []float64) float64 {
 		l3 = math.FMA(a[t+3], b[t+3], l3)
 	}
 	return (l0 + l2) + (l1 + l3)
+}
+
+// Dot returns ⟨a, b⟩ computed as every entry of MulABT and Gram is, so
+// that it equals the corresponding entry bit for bit. b must be at least
+// as long as a.
+func Dot(a, b []float64) float64 {
+	if len(b) < len(a) {
+		panic(mat.ErrShape)
+	}
+	return dot(a, b[:len(a)])
 }
 
 // dot returns the canonical dot product of a and b (equal lengths).
@@ -129,18 +139,23 @@ func run(C, A, B *mat.Dense, m, k int, first func(i0 int) int) {
 	n, _ := B.Dims()
 	a, b, c := A.RawMatrix(), B.RawMatrix(), C.RawMatrix()
 	blocks := (m + rowBlock - 1) / rowBlock
-	// Lane accumulators of every 3×4 block of a row block × column tile.
-	accLen := (min(rowBlock, m) / kernRows) * (min(tileCols, n) / kernCols) * 48
-	work := func(blk int, acc []float64) {
+	// Lane accumulators of every 3×4 block of a row block × column tile,
+	// the last row triple possibly padded.
+	triples := (min(rowBlock, m) + kernRows - 1) / kernRows
+	accLen := triples * (min(tileCols, n) / kernCols) * 48
+	work := func(blk int, sc *scratch) {
 		i0 := blk * rowBlock
 		i1 := min(i0+rowBlock, m)
-		block(c, a, b, i0, i1, first(i0), n, k, acc)
+		block(c, a, b, i0, i1, first(i0), n, k, sc)
+	}
+	newScratch := func() *scratch {
+		return &scratch{acc: make([]float64, accLen), pad: make([]float64, kernRows*k)}
 	}
 	workers := runtime.GOMAXPROCS(0)
 	if workers == 1 || blocks == 1 || float64(m)*float64(n)*float64(k) < parFlops {
-		acc := make([]float64, accLen)
+		sc := newScratch()
 		for blk := 0; blk < blocks; blk++ {
-			work(blk, acc)
+			work(blk, sc)
 		}
 		return
 	}
@@ -150,17 +165,23 @@ func run(C, A, B *mat.Dense, m, k int, first func(i0 int) int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			acc := make([]float64, accLen)
+			sc := newScratch()
 			for {
 				blk := int(next.Add(1)) - 1
 				if blk >= blocks {
 					return
 				}
-				work(blk, acc)
+				work(blk, sc)
 			}
 		}()
 	}
 	wg.Wait()
+}
+
+// scratch is a worker's buffers: the lane accumulators of a row block ×
+// column tile, and a row triple padded with zero rows.
+type scratch struct {
+	acc, pad []float64
 }
 
 // kBlock is the length of the slices of k over which the 3×4 blocks of a
@@ -170,32 +191,54 @@ func run(C, A, B *mat.Dense, m, k int, first func(i0 int) int) {
 // pass.
 const kBlock = 256
 
-// block computes C_ij for rows i0 ≤ i < i1 and columns j0 ≤ j < n, using
-// acc for the lane accumulators of the full 3×4 blocks of a column tile.
-func block(c, a, b blas64.General, i0, i1, j0, n, k int, acc []float64) {
+// block computes C_ij for rows i0 ≤ i < i1 and columns j0 ≤ j < n. Rows go
+// through the 3×4 kernel three at a time; the one or two rows left over
+// are copied into a triple padded with zero rows (sc.pad), whose extra
+// products are discarded.
+func block(c, a, b blas64.General, i0, i1, j0, n, k int, sc *scratch) {
 	k4 := k &^ 3
 	r1 := i0 + (i1-i0)/kernRows*kernRows // end of the full row triples
+	end := r1                            // end of the rows of all triples
+	if r1 < i1 {
+		pad := sc.pad[:kernRows*k]
+		clear(pad)
+		for i := r1; i < i1; i++ {
+			copy(pad[(i-r1)*k:(i-r1+1)*k], a.Data[i*a.Stride:i*a.Stride+k])
+		}
+		end = r1 + kernRows
+	}
+	// rowsOf returns the storage and stride of the triple starting at i.
+	rowsOf := func(i int) ([]float64, int) {
+		if i < r1 {
+			return a.Data[i*a.Stride:], a.Stride
+		}
+		return sc.pad, k
+	}
+	acc := sc.acc
 	for t0 := j0; t0 < n; t0 += tileCols {
 		t1 := min(t0+tileCols, n)
 		q1 := t0 + (t1-t0)/kernCols*kernCols // end of the full column quads
 		for k0 := 0; k0 == 0 || k0 < k4; k0 += kBlock {
 			kl := min(kBlock, k4-k0)
 			slot := 0
-			for i := i0; i < r1; i += kernRows {
-				ar := a.Data[i*a.Stride+k0:]
+			for i := i0; i < end; i += kernRows {
+				ad, lda := rowsOf(i)
+				ar := ad[k0:]
 				for j := t0; j < q1; j += kernCols {
-					dot3x4acc(ar, a.Stride, b.Data[j*b.Stride+k0:], b.Stride, kl, (*[48]float64)(acc[slot:slot+48]), k0 == 0)
+					dot3x4acc(ar, lda, b.Data[j*b.Stride+k0:], b.Stride, kl, (*[48]float64)(acc[slot:slot+48]), k0 == 0)
 					slot += 48
 				}
 			}
 		}
 		slot := 0
-		for i := i0; i < r1; i += kernRows {
+		for i := i0; i < end; i += kernRows {
+			ad, lda := rowsOf(i)
+			rows := min(kernRows, i1-i)
 			for j := t0; j < q1; j += kernCols {
 				lanes := (*[48]float64)(acc[slot : slot+48])
 				slot += 48
-				for r := 0; r < kernRows; r++ {
-					arow := a.Data[(i+r)*a.Stride : (i+r)*a.Stride+k]
+				for r := 0; r < rows; r++ {
+					arow := ad[r*lda : r*lda+k]
 					crow := c.Data[(i+r)*c.Stride:]
 					for s := 0; s < kernCols; s++ {
 						l := lanes[4*(4*r+s) : 4*(4*r+s)+4]
@@ -212,15 +255,9 @@ func block(c, a, b blas64.General, i0, i1, j0, n, k int, acc []float64) {
 			}
 			for j := q1; j < t1; j++ {
 				brow := b.Data[j*b.Stride : j*b.Stride+k]
-				for r := 0; r < kernRows; r++ {
-					c.Data[(i+r)*c.Stride+j] = dot(a.Data[(i+r)*a.Stride:(i+r)*a.Stride+k], brow)
+				for r := 0; r < rows; r++ {
+					c.Data[(i+r)*c.Stride+j] = dot(ad[r*lda:r*lda+k], brow)
 				}
-			}
-		}
-		for i := r1; i < i1; i++ {
-			arow := a.Data[i*a.Stride : i*a.Stride+k]
-			for j := t0; j < t1; j++ {
-				c.Data[i*c.Stride+j] = dot(arow, b.Data[j*b.Stride:j*b.Stride+k])
 			}
 		}
 	}

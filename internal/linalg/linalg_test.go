@@ -92,6 +92,30 @@ func TestGram(t *testing.T) {
 	}
 }
 
+// TestDot: Dot equals the entries of MulABT bit for bit, on both kernel
+// paths and for lengths with and without a remainder mod 4.
+func TestDot(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	saved := useAVX2
+	defer setAVX2(saved)
+	for _, avx := range []bool{true, false} {
+		setAVX2(avx)
+		for _, k := range []int{1, 4, 7, 800, 803} {
+			A := randDense(rng, 7, k)
+			B := randDense(rng, 5, k)
+			C := mat.NewDense(7, 5, nil)
+			MulABT(C, A, B)
+			for i := 0; i < 7; i++ {
+				for j := 0; j < 5; j++ {
+					if got := Dot(A.RawRowView(i), B.RawRowView(j)); got != C.At(i, j) {
+						t.Fatalf("avx=%v k=%d (%d, %d): Dot %v, MulABT %v", avx, k, i, j, got, C.At(i, j))
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestShapePanics(t *testing.T) {
 	defer func() {
 		if recover() == nil {
