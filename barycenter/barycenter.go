@@ -154,8 +154,8 @@ func solve(measures []Measure, alpha []float64, s *Settings, labeled bool) (*Res
 			nb = max(nb, m.X.RawMatrix().Rows)
 		}
 	}
-	if set.Init == nil && set.InitSamples && gramFits(measures, nb) {
-		return solveGram(measures, alpha, &set, labeled, nb, d, c)
+	if set.Init == nil && set.InitSamples && permFits(measures, nb) {
+		return solvePerm(measures, alpha, &set, labeled, nb, d, c)
 	}
 	res := &Result{
 		Plans:   make([]ot.Plan, K),
@@ -299,29 +299,34 @@ func (w *worker) transport(b *Measure, beta float64, labeled bool, plan *ot.Plan
 	return nil
 }
 
-// maxGram bounds the entries of the Gram matrix solveGram may allocate
-// (1.2 GB of float64).
-const maxGram = 150_000_000
+// maxPerm bounds the entries of the inner-product matrices (support ×
+// stacked points, and the stack's Gram matrix when gbary uses one)
+// solvePerm may allocate (1.2 GB of float64).
+const maxPerm = 150_000_000
 
-// gramFits reports whether the measures can go through solveGram: uniform
-// weights, all of the barycenter's size, and a stack whose Gram matrix
-// fits in maxGram entries.
-func gramFits(measures []Measure, nb int) bool {
+// permFits reports whether the measures can go through solvePerm: uniform
+// weights, all of the barycenter's size, and inner-product matrices that
+// fit in maxPerm entries.
+func permFits(measures []Measure, nb int) bool {
 	for _, m := range measures {
 		if r, _ := m.X.Dims(); m.W != nil || r != nb {
 			return false
 		}
 	}
-	kn := len(measures) * nb
-	return kn*kn <= maxGram
+	K := len(measures)
+	if gbary.UsesGram(K, 1) {
+		return K*nb*K*nb <= maxPerm
+	}
+	return nb*K*nb <= maxPerm
 }
 
-// solveGram runs the same iterations as solve through one Gram matrix of
-// the stacked supports (see internal/gbary): with uniform weights and equal
-// sizes every plan is a permutation, so the barycenter's inner products
-// with the data follow from the Gram matrix without a product per
-// iteration. Its results equal solve's up to rounding.
-func solveGram(measures []Measure, alpha []float64, set *Settings, labeled bool, nb, d, c int) (*Result, error) {
+// solvePerm runs the same iterations as solve on the stacked supports (see
+// internal/gbary): with uniform weights and equal sizes every plan is a
+// permutation, so every support point is a weighted sum of one point per
+// measure, and an iteration needs new inner products with the data only
+// for the support points that moved. Its results equal solve's up to
+// rounding.
+func solvePerm(measures []Measure, alpha []float64, set *Settings, labeled bool, nb, d, c int) (*Result, error) {
 	K := len(measures)
 	cl := 0
 	if labeled {
@@ -334,7 +339,7 @@ func solveGram(measures []Measure, alpha []float64, set *Settings, labeled bool,
 			st.YA.Slice(k*nb, (k+1)*nb, 0, c).(*mat.Dense).Copy(m.Y)
 		}
 	}
-	st.Gram()
+	st.Prepare(1)
 	rng := set.Rand
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(1, 0))

@@ -26,7 +26,7 @@ func testBatch(rng *rand.Rand, K, nb, d, c int, labeled bool) (*atomBatch, *mat.
 		}
 		softmax(ab.YA.RawRowView(t), Z.RawRowView(t))
 	}
-	ab.Gram()
+	ab.Prepare(1)
 	db := &domainBatch{XQ: mat.NewDense(nb, d, nil), init: rng.Perm(K * nb)[:nb]}
 	for i := 0; i < nb; i++ {
 		for q := 0; q < d; q++ {
@@ -236,9 +236,7 @@ func TestBatchGradientsSumOverDomains(t *testing.T) {
 		if want := map[bool]int{false: N, true: 1}[shared]; len(f.abs) != want {
 			t.Fatalf("shared=%v: %d atom batches, want %d", shared, len(f.abs), want)
 		}
-		for i := range f.abs {
-			f.abs[i].Gram()
-		}
+		f.prepareBatches()
 		var mean float64
 		for l := range f.dbs {
 			if err := f.domainStep(l); err != nil {

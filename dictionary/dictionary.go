@@ -496,9 +496,7 @@ func (f *fitter) run() error {
 		domLoss := make([]float64, N)
 		for b := 0; b < batches; b++ {
 			f.sampleBatch(workers)
-			for i := range f.abs {
-				f.abs[i].Gram()
-			}
+			f.prepareBatches()
 			// Domains in parallel; each writes only its own domainBatch.
 			errs := make([]error, N)
 			par.ForEach(N, workers, func(l int) { errs[l] = f.domainStep(l) }, nil)
@@ -715,6 +713,18 @@ func (f *fitter) sampleBatch(workers int) {
 			}
 		}
 	})
+}
+
+// prepareBatches readies the atom batches for their barycenters (one per
+// domain, or all N on a shared batch); see gbary.Stack.Prepare.
+func (f *fitter) prepareBatches() {
+	runs := 1
+	if len(f.abs) == 1 {
+		runs = f.N
+	}
+	for i := range f.abs {
+		f.abs[i].Prepare(runs)
+	}
 }
 
 // atomBatch returns the atom batch of domain l.

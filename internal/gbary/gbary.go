@@ -1,19 +1,30 @@
 // Package gbary computes labeled Wasserstein barycenters (DaDiL paper,
 // Algorithm 1) of K measures of n uniformly weighted points each, with an
-// n-point uniform barycenter, from one Gram matrix.
+// n-point uniform barycenter.
 //
 // With equal sizes and uniform weights every optimal plan is a permutation
 // divided by n, so every barycenter point is an α-weighted sum of one
 // point of each measure: x_B,j = Σ_t W_jt a_t over the stacked points a_t.
-// Its inner products with all stacked points are then S = W G, with
-// G = A Aᵀ the Gram matrix of the stack, and the cost matrices
+// The cost matrices of an iteration,
 //
-//	C^(k)_lj = ‖a_kl‖² + ‖x_B,j‖² − 2 S_j,(k,l) + β ‖y_kl − y_B,j‖²
+//	C^(k)_lj = ‖a_kl‖² + ‖x_B,j‖² − 2 S_j,(k,l) + β ‖y_kl − y_B,j‖²,
 //
-// need no product with the data: the Gram matrix is computed once and
-// every iteration costs O(K²n² + Kn²c) plus K assignment problems. This is
-// the inner loop of DaDiL's learning (one Gram per mini-batch, shared by
-// all domains and iterations) and of its full-atom reconstructions.
+// need the inner products S = X_B Aᵀ of the support with all stacked
+// points, and a row of S changes only when its support point does. They
+// come one of two ways (Stack.Prepare chooses the cheaper):
+//
+//   - from the Gram matrix G = A Aᵀ, as S = W G, with no product with the
+//     data once G is known: (K·n)²/2 inner products, computed once for
+//     all the barycenters run on the stack;
+//   - directly, S_changed = X_B,changed Aᵀ for the support points that
+//     changed. The first two iterations change every point (from one atom
+//     point to the weighted sums), later ones only the few whose
+//     assignments moved (in DaDiL's learning about 10% in the third
+//     iteration and fewer after): about 2.25·n·K·n inner products per
+//     barycenter.
+//
+// This is the inner loop of DaDiL's learning and of its full-atom
+// reconstructions.
 package gbary
 
 import (
@@ -32,33 +43,51 @@ var ErrNonFinite = errors.New("non-finite transport costs")
 
 // Stack holds K measures of N points in R^D, with soft labels over C
 // classes (C = 0 for unlabeled measures): row t = k·N + l of A is point l of
-// measure k, and G = A Aᵀ.
+// measure k.
 type Stack struct {
 	K, N, D, C int
 	A, YA      *mat.Dense // YA is nil when C = 0
-	G          *mat.Dense
-	Norm       []float64 // ‖a_t‖² = G_tt
+	// G = A Aᵀ when Prepare chose the Gram matrix, nil otherwise.
+	G    *mat.Dense
+	Norm []float64 // ‖a_t‖²
 }
 
 // NewStack allocates a stack.
 func NewStack(K, n, d, c int) *Stack {
-	s := &Stack{K: K, N: n, D: d, C: c, A: mat.NewDense(K*n, d, nil)}
+	s := &Stack{K: K, N: n, D: d, C: c, A: mat.NewDense(K*n, d, nil), Norm: make([]float64, K*n)}
 	if c > 0 {
 		s.YA = mat.NewDense(K*n, c, nil)
 	}
 	return s
 }
 
-// Gram computes G = A Aᵀ and the norms.
-func (s *Stack) Gram() {
-	m := s.K * s.N
-	if s.G == nil {
-		s.G = mat.NewDense(m, m, nil)
-		s.Norm = make([]float64, m)
+// UsesGram reports whether Prepare computes the Gram matrix of a stack of
+// K measures for runs barycenters.
+func UsesGram(K, runs int) bool { return 9*runs > 2*K }
+
+// Prepare readies the stack, once A is filled, for runs barycenters: it
+// computes the squared norms and, when that is cheaper, the Gram matrix.
+// A barycenter costs about 2.25·N rows of K·N inner products computed
+// directly, against K·N/2 such rows for the Gram matrix shared by all
+// runs, so the Gram matrix is computed when 4.5·runs > K (UsesGram).
+func (s *Stack) Prepare(runs int) {
+	if UsesGram(s.K, runs) {
+		m := s.K * s.N
+		if s.G == nil {
+			s.G = mat.NewDense(m, m, nil)
+		}
+		linalg.Gram(s.G, s.A)
+		for i := range s.Norm {
+			s.Norm[i] = s.G.At(i, i)
+		}
+		return
 	}
-	linalg.Gram(s.G, s.A)
-	for i := range s.Norm {
-		s.Norm[i] = s.G.At(i, i)
+	s.G = nil
+	// The same dot products as linalg.MulABT's: a support point equal
+	// to a stacked point has cost exactly zero to it.
+	for t := range s.Norm {
+		a := s.A.RawRowView(t)
+		s.Norm[t] = linalg.Dot(a, a)
 	}
 }
 
@@ -92,9 +121,16 @@ type Barycenter struct {
 	Workers int
 
 	dirty []bool // rows of S to recompute
-	pairs []pairScratch
-	w     []float64   // scratch: weights of a sum of rows
-	xs    [][]float64 // scratch: its rows
+	// changed lists the dirty rows; xd and sd hold them (padded to a
+	// multiple of 3 rows) and their rows of S while S is updated.
+	changed []int
+	xd, sd  []float64
+	// debugChanged, if set (by tests), receives the number of rows
+	// supportDirect recomputes.
+	debugChanged func(m int)
+	pairs        []pairScratch
+	w            []float64   // scratch: weights of a sum of rows
+	xs           [][]float64 // scratch: its rows
 }
 
 // rows sets w and xs to the weights and rows of rows(t) for the terms ts
@@ -229,8 +265,19 @@ func (b *Barycenter) eachPair(K int, f func(k int)) {
 	par.ForEach(K, b.Workers, f, nil)
 }
 
-// support computes the changed rows of S = W G and ‖x_B,j‖² = Σ_t W_jt S_jt.
+// support brings the changed rows of S and ‖x_B,j‖² up to date, from the
+// Gram matrix when the stack has one and directly otherwise.
 func (b *Barycenter) support(s *Stack) {
+	if s.G != nil {
+		b.supportGram(s)
+		return
+	}
+	b.supportDirect(s)
+}
+
+// supportGram computes the changed rows of S = W G and ‖x_B,j‖² =
+// Σ_t W_jt S_jt.
+func (b *Barycenter) supportGram(s *Stack) {
 	sr := b.S.RawMatrix()
 	m := s.K * s.N
 	for j, ts := range b.Terms {
@@ -246,6 +293,56 @@ func (b *Barycenter) support(s *Stack) {
 			nrm += tm.W * row[tm.T]
 		}
 		b.BNorm[j] = nrm
+	}
+}
+
+// supportDirect computes the changed support points x_B,j = Σ_t W_jt a_t,
+// their squared norms, and their rows of S = X_B Aᵀ by one product of all
+// changed points with A.
+func (b *Barycenter) supportDirect(s *Stack) {
+	xb := b.XB.RawMatrix()
+	d := s.D
+	b.changed = b.changed[:0]
+	for j, ts := range b.Terms {
+		if !b.dirty[j] {
+			continue
+		}
+		xr := xb.Data[j*xb.Stride : j*xb.Stride+d]
+		clear(xr)
+		w, xs := b.rows(ts, s.A.RawRowView)
+		linalg.AddScaledRows(xr, w, xs)
+		b.BNorm[j] = linalg.Dot(xr, xr)
+		b.changed = append(b.changed, j)
+	}
+	m := len(b.changed)
+	if b.debugChanged != nil {
+		b.debugChanged(m)
+	}
+	switch {
+	case m == 0:
+		return
+	case m == s.N:
+		linalg.MulABT(b.S, b.XB, s.A)
+		return
+	}
+	// The product's kernel works on row triples: pad with zero rows.
+	p := (m + 2) / 3 * 3
+	kn := s.K * s.N
+	if len(b.xd) < p*d {
+		b.xd = make([]float64, p*d)
+	}
+	if len(b.sd) < p*kn {
+		b.sd = make([]float64, p*kn)
+	}
+	for i, j := range b.changed {
+		copy(b.xd[i*d:(i+1)*d], xb.Data[j*xb.Stride:j*xb.Stride+d])
+	}
+	clear(b.xd[m*d : p*d])
+	Xd := mat.NewDense(p, d, b.xd[:p*d])
+	Sd := mat.NewDense(p, kn, b.sd[:p*kn])
+	linalg.MulABT(Sd, Xd, s.A)
+	for i, j := range b.changed {
+		copy(b.S.RawRowView(j), b.sd[i*kn:(i+1)*kn])
 	}
 }
 
