@@ -24,7 +24,7 @@ func PaperCWRUDaDiL(atoms int, seed uint64) *dictionary.Settings {
 	return &dictionary.Settings{
 		Atoms: atoms, Samples: 1000, Batch: 200, LearningRate: 0.05, Epochs: 60,
 		PlateauTol: -1, Init: dictionary.InitGaussian, FeatureScale: dictionary.ScaleNone,
-		RawAlphaGradient: true, Seed: seed,
+		RawAlphaGradient: true, HardLabels: true, Seed: seed,
 	}
 }
 

@@ -33,7 +33,7 @@ func PaperDaDiL(seed uint64) *dictionary.Settings {
 	return &dictionary.Settings{
 		Atoms: 8, Samples: 1000, Batch: 200, LearningRate: 0.1, Epochs: 10,
 		PlateauTol: -1, Init: dictionary.InitGaussian, FeatureScale: dictionary.ScaleNone,
-		RawAlphaGradient: true, Seed: seed,
+		RawAlphaGradient: true, HardLabels: true, Seed: seed,
 	}
 }
 

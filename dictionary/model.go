@@ -69,7 +69,7 @@ func NewModel(d *Dictionary, target int, s *classify.Settings, seed uint64) (*Mo
 	}
 	m.E = make([]*classify.Softmax, K)
 	for k, a := range d.Atoms {
-		if m.E[k], _, err = classify.Fit(a.X, a.Labels(), nil, s); err != nil {
+		if m.E[k], err = d.fitClassifier(a.X, a.Labels(), s); err != nil {
 			return nil, fmt.Errorf("dictionary: DaDiL-E classifier of atom %d: %w", k, err)
 		}
 	}
@@ -89,11 +89,22 @@ func (d *Dictionary) ClassifierR(alpha []float64, s *classify.Settings, seed uin
 	if err != nil {
 		return nil, nil, err
 	}
-	h, _, err := classify.Fit(rec.X, normalizeRows(rec.Y), nil, s)
+	h, err := d.fitClassifier(rec.X, normalizeRows(rec.Y), s)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
 	}
 	return h, rec, nil
+}
+
+// fitClassifier trains a softmax regression (settings s) on the points X
+// with the soft labels Y, or on their argmax with Settings.HardLabels.
+func (d *Dictionary) fitClassifier(X, Y *mat.Dense, s *classify.Settings) (*classify.Softmax, error) {
+	if !d.Settings.HardLabels {
+		h, _, err := classify.Fit(X, Y, nil, s)
+		return h, err
+	}
+	h, _, err := classify.FitLabels(X, argmaxRows(Y), d.Classes, nil, s)
+	return h, err
 }
 
 // normalizeRows rescales every row of Y to sum to one (the propagated

@@ -133,7 +133,7 @@ type dictFlags struct {
 	lr, plateau                   float64
 	seed                          uint64
 	init                          string
-	paper, sharedBatch            bool
+	paper, sharedBatch, hard      bool
 }
 
 func (f *dictFlags) register(fs *flag.FlagSet) {
@@ -146,7 +146,8 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.StringVar(&f.init, "init", "data", "atom initialisation: `data` (from the sources) or gaussian (the paper's N(0, I), with unscaled learning rate)")
 	fs.BoolVar(&f.sharedBatch, "shared-atom-batch", false, "draw one atom batch per step for all domains instead of one per domain (faster, usually less accurate)")
-	fs.BoolVar(&f.paper, "paper", false, "the paper's Caltech-Office setting: K = 8 and 10 fixed epochs (unless --atoms/--epochs are given), N(0, I) atoms, η in data units, the authors' α update")
+	fs.BoolVar(&f.hard, "hard-labels", false, "train the DaDiL-R and DaDiL-E classifiers on the argmax of the atoms' and the reconstruction's soft labels, as the authors' demonstration does")
+	fs.BoolVar(&f.paper, "paper", false, "the paper's Caltech-Office setting: K = 8 and 10 fixed epochs (unless --atoms/--epochs are given), N(0, I) atoms, η in data units, the authors' α update, classifiers on hard labels")
 }
 
 // check reports malformed values before any data is read.
@@ -171,7 +172,7 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 	set := dictionary.Settings{
 		Atoms: f.atoms, Samples: f.samples, Batch: f.batch, LearningRate: f.lr,
 		Epochs: f.epochs, PlateauTol: f.plateau, Seed: f.seed, Init: init,
-		SharedAtomBatch: f.sharedBatch,
+		SharedAtomBatch: f.sharedBatch, HardLabels: f.hard,
 	}
 	if f.plateau == 0 {
 		set.PlateauTol = -1
@@ -192,6 +193,7 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 		set.Init = dictionary.InitGaussian
 		set.FeatureScale = dictionary.ScaleNone
 		set.RawAlphaGradient = true
+		set.HardLabels = true
 	}
 	set.Samples = roundSamples("--samples", set.Samples, classes, note)
 	return set, nil

@@ -129,8 +129,8 @@ func TestFitPredict(t *testing.T) {
 }
 
 // TestFitPaper: --paper runs the paper's fixed setting (10 epochs, 8
-// atoms, one atom batch per domain) and records it in the report;
-// --shared-atom-batch draws one for all domains.
+// atoms, one atom batch per domain, classifiers on hard labels) and
+// records it in the report; --shared-atom-batch draws one for all domains.
 func TestFitPaper(t *testing.T) {
 	dir := t.TempDir()
 	src, tgt := synthFiles(t, dir, true)
@@ -152,8 +152,36 @@ func TestFitPaper(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := rep.Settings
-		if rep.Epochs != 3 || s.Atoms != 8 || s.Init.String() != "gaussian" || !s.RawAlphaGradient || s.PlateauTol >= 0 || s.SharedAtomBatch != shared {
+		if rep.Epochs != 3 || s.Atoms != 8 || s.Init.String() != "gaussian" || !s.RawAlphaGradient || s.PlateauTol >= 0 || s.SharedAtomBatch != shared || !s.HardLabels {
 			t.Errorf("paper settings not applied (shared=%v): %d epochs, %+v", shared, rep.Epochs, s)
+		}
+	}
+}
+
+// TestFitHardLabels: --hard-labels is recorded in the report; without it
+// (and without --paper) the classifiers train on soft labels.
+func TestFitHardLabels(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	for _, hard := range []bool{false, true} {
+		out := filepath.Join(dir, fmt.Sprintf("out-%v", hard))
+		args := []string{"fit", "--epochs", "2", "--plateau-tol", "0", "--out", out, "--target", tgt, "--quiet"}
+		if hard {
+			args = append(args, "--hard-labels")
+		}
+		for _, s := range src {
+			args = append(args, "--source", s)
+		}
+		if code, _, stderr := runCLI(args...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var rep fitReport
+		b, _ := os.ReadFile(filepath.Join(out, "report.json"))
+		if err := json.Unmarshal(b, &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Settings.HardLabels != hard {
+			t.Errorf("--hard-labels=%v: report has HardLabels = %v", hard, rep.Settings.HardLabels)
 		}
 	}
 }
