@@ -90,7 +90,7 @@ def wasserstein(XQ, YQ, XB, YB):
 
 
 def softmax_regression(X, T, l2=1e-3):
-    # Multinomial softmax regression with soft targets and L2 penalty 1e-3
+    # Multinomial softmax regression with (soft) targets and L2 penalty 1e-3
     # on the weights (the paper's single-layer perceptron), trained to
     # convergence with L-BFGS.
     d, c = X.shape[1], T.shape[1]
@@ -165,12 +165,14 @@ def main():
         atomsY = [torch.softmax(y.detach(), dim=1) for y in YP]
         XB, YB = labeled_barycenter(atomsX, atomsY, alpha, n, rng)
     XB, YB = XB.detach(), YB.detach()
-    YB = YB / YB.sum(dim=1, keepdim=True)
-    Wr, br = softmax_regression(XB, YB)
+    # The classifiers train on the argmax of the labels, as in the authors'
+    # demonstration of DaDiL-R and DaDiL-E.
+    hard = lambda Y: torch.nn.functional.one_hot(Y.argmax(1), c).double()
+    Wr, br = softmax_regression(XB, hard(YB))
     pr = (Xtest @ Wr + br).argmax(1).numpy()
     probs = torch.zeros(Xtest.shape[0], c)
     for k in range(K):
-        Wk, bk = softmax_regression(atomsX[k], atomsY[k])
+        Wk, bk = softmax_regression(atomsX[k], hard(atomsY[k]))
         probs += alpha[k] * torch.softmax(Xtest @ Wk + bk, dim=1)
     pe = probs.argmax(1).numpy()
     classifiers = time.perf_counter() - t1
