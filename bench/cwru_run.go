@@ -18,8 +18,9 @@ import (
 // PaperCWRUDaDiL returns the DaDiL settings of the paper for CWRU (appendix,
 // hyper-parameter table) with K atoms — 8 for DaDiL-R, 3 for DaDiL-E: n =
 // 1000, n_b = 200, η = 0.05, N_iter = 60 fixed epochs, atoms initialised
-// N(0, I) with the learning rate in data units, and α updated by Adam on its
-// raw gradient as in the authors' implementation.
+// N(0, I) with the learning rate in data units, α updated by Adam on its
+// raw gradient as in the authors' implementation, and the classifiers
+// trained on the argmax of the labels (Settings.HardLabels).
 func PaperCWRUDaDiL(atoms int, seed uint64) *dictionary.Settings {
 	return &dictionary.Settings{
 		Atoms: atoms, Samples: 1000, Batch: 200, LearningRate: 0.05, Epochs: 60,

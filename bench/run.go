@@ -27,8 +27,10 @@ type Result struct {
 // PaperDaDiL returns the DaDiL settings of the paper for Caltech-Office 10
 // (appendix, hyper-parameter table): K = 8, n = 1000, n_b = 200, η = 0.1,
 // N_iter = 10 fixed epochs, atoms initialised N(0, I) with the learning rate
-// in data units, one atom batch per domain (Algorithm 2), and α updated by
-// Adam on its raw gradient as in the authors' implementation.
+// in data units, one atom batch per domain (Algorithm 2), α updated by
+// Adam on its raw gradient as in the authors' implementation, and the
+// DaDiL-R and DaDiL-E classifiers trained on the argmax of the labels as in
+// the authors' demonstration (Settings.HardLabels).
 func PaperDaDiL(seed uint64) *dictionary.Settings {
 	return &dictionary.Settings{
 		Atoms: 8, Samples: 1000, Batch: 200, LearningRate: 0.1, Epochs: 10,

@@ -128,60 +128,50 @@ func TestFitPredict(t *testing.T) {
 	}
 }
 
-// TestFitPaper: --paper runs the paper's fixed setting (10 epochs, 8
-// atoms, one atom batch per domain, classifiers on hard labels) and
-// records it in the report; --shared-atom-batch draws one for all domains.
-func TestFitPaper(t *testing.T) {
+// TestFitSettingsFlags: --paper runs the paper's fixed setting (10 epochs,
+// 8 atoms, one atom batch per domain, classifiers on hard labels),
+// --shared-atom-batch draws one batch for all domains, --hard-labels alone
+// only changes the classifiers' labels; the report records the settings.
+func TestFitSettingsFlags(t *testing.T) {
 	dir := t.TempDir()
 	src, tgt := synthFiles(t, dir, true)
-	for _, shared := range []bool{false, true} {
-		out := filepath.Join(dir, fmt.Sprintf("out-%v", shared))
-		args := []string{"fit", "--paper", "--epochs", "3", "--out", out, "--target", tgt, "--quiet"}
-		if shared {
-			args = append(args, "--shared-atom-batch")
-		}
-		for _, s := range src {
-			args = append(args, "--source", s)
-		}
-		if code, _, stderr := runCLI(args...); code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
-		var rep fitReport
-		b, _ := os.ReadFile(filepath.Join(out, "report.json"))
-		if err := json.Unmarshal(b, &rep); err != nil {
-			t.Fatal(err)
-		}
-		s := rep.Settings
-		if rep.Epochs != 3 || s.Atoms != 8 || s.Init.String() != "gaussian" || !s.RawAlphaGradient || s.PlateauTol >= 0 || s.SharedAtomBatch != shared || !s.HardLabels {
-			t.Errorf("paper settings not applied (shared=%v): %d epochs, %+v", shared, rep.Epochs, s)
+	paper := func(shared bool) func(fitReport) bool {
+		return func(rep fitReport) bool {
+			s := rep.Settings
+			return rep.Epochs == 3 && s.Atoms == 8 && s.Init.String() == "gaussian" && s.RawAlphaGradient &&
+				s.PlateauTol < 0 && s.SharedAtomBatch == shared && s.HardLabels
 		}
 	}
-}
-
-// TestFitHardLabels: --hard-labels is recorded in the report; without it
-// (and without --paper) the classifiers train on soft labels.
-func TestFitHardLabels(t *testing.T) {
-	dir := t.TempDir()
-	src, tgt := synthFiles(t, dir, true)
-	for _, hard := range []bool{false, true} {
-		out := filepath.Join(dir, fmt.Sprintf("out-%v", hard))
-		args := []string{"fit", "--epochs", "2", "--plateau-tol", "0", "--out", out, "--target", tgt, "--quiet"}
-		if hard {
-			args = append(args, "--hard-labels")
+	hard := func(want bool) func(fitReport) bool {
+		return func(rep fitReport) bool {
+			s := rep.Settings
+			return s.HardLabels == want && !s.RawAlphaGradient && !s.SharedAtomBatch && s.Init.String() == "data"
 		}
+	}
+	for i, tc := range []struct {
+		flags []string
+		ok    func(fitReport) bool
+	}{
+		{[]string{"--paper", "--epochs", "3"}, paper(false)},
+		{[]string{"--paper", "--epochs", "3", "--shared-atom-batch"}, paper(true)},
+		{[]string{"--epochs", "2", "--plateau-tol", "0"}, hard(false)},
+		{[]string{"--epochs", "2", "--plateau-tol", "0", "--hard-labels"}, hard(true)},
+	} {
+		out := filepath.Join(dir, fmt.Sprint("out", i))
+		args := append([]string{"fit", "--out", out, "--target", tgt, "--quiet"}, tc.flags...)
 		for _, s := range src {
 			args = append(args, "--source", s)
 		}
 		if code, _, stderr := runCLI(args...); code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
+			t.Fatalf("%v: exit %d: %s", tc.flags, code, stderr)
 		}
 		var rep fitReport
 		b, _ := os.ReadFile(filepath.Join(out, "report.json"))
 		if err := json.Unmarshal(b, &rep); err != nil {
 			t.Fatal(err)
 		}
-		if rep.Settings.HardLabels != hard {
-			t.Errorf("--hard-labels=%v: report has HardLabels = %v", hard, rep.Settings.HardLabels)
+		if !tc.ok(rep) {
+			t.Errorf("%v: settings not applied: %d epochs, %+v", tc.flags, rep.Epochs, rep.Settings)
 		}
 	}
 }

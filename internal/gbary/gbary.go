@@ -133,15 +133,16 @@ type Barycenter struct {
 	xs           [][]float64 // scratch: its rows
 }
 
-// rows sets w and xs to the weights and rows of rows(t) for the terms ts
-// and returns them.
-func (b *Barycenter) rows(ts []Term, rows func(t int) []float64) ([]float64, [][]float64) {
+// sumInto sets dst to Σ_t w_t rows(t) over the terms ts, term by term
+// (linalg.AddScaledRows).
+func (b *Barycenter) sumInto(dst []float64, ts []Term, rows func(t int) []float64) {
 	b.w, b.xs = b.w[:0], b.xs[:0]
 	for _, tm := range ts {
 		b.w = append(b.w, tm.W)
 		b.xs = append(b.xs, rows(tm.T))
 	}
-	return b.w, b.xs
+	clear(dst)
+	linalg.AddScaledRows(dst, b.w, b.xs)
 }
 
 // pairScratch is the per-measure state of an iteration.
@@ -285,9 +286,7 @@ func (b *Barycenter) supportGram(s *Stack) {
 			continue
 		}
 		row := sr.Data[j*sr.Stride : j*sr.Stride+m]
-		clear(row)
-		w, xs := b.rows(ts, s.G.RawRowView)
-		linalg.AddScaledRows(row, w, xs)
+		b.sumInto(row, ts, s.G.RawRowView)
 		var nrm float64
 		for _, tm := range ts {
 			nrm += tm.W * row[tm.T]
@@ -308,9 +307,7 @@ func (b *Barycenter) supportDirect(s *Stack) {
 			continue
 		}
 		xr := xb.Data[j*xb.Stride : j*xb.Stride+d]
-		clear(xr)
-		w, xs := b.rows(ts, s.A.RawRowView)
-		linalg.AddScaledRows(xr, w, xs)
+		b.sumInto(xr, ts, s.A.RawRowView)
 		b.BNorm[j] = linalg.Dot(xr, xr)
 		b.changed = append(b.changed, j)
 	}
@@ -353,9 +350,7 @@ func (b *Barycenter) labels(s *Stack) {
 			continue
 		}
 		row := b.YB.RawRowView(j)
-		clear(row)
-		w, xs := b.rows(ts, s.YA.RawRowView)
-		linalg.AddScaledRows(row, w, xs)
+		b.sumInto(row, ts, s.YA.RawRowView)
 	}
 }
 
@@ -452,9 +447,7 @@ func (b *Barycenter) Materialize(s *Stack) {
 	d := s.D
 	for j, ts := range b.Terms {
 		xr := xb.Data[j*xb.Stride : j*xb.Stride+d]
-		clear(xr)
-		w, xs := b.rows(ts, s.A.RawRowView)
-		linalg.AddScaledRows(xr, w, xs)
+		b.sumInto(xr, ts, s.A.RawRowView)
 	}
 	if s.C > 0 {
 		b.labels(s)
