@@ -27,7 +27,9 @@
 //
 // Settings without the key "SharedAtomBatch" were written before that
 // setting existed, by a fit that shared one atom batch among all domains,
-// and read as SharedAtomBatch = true.
+// and read as SharedAtomBatch = true. Settings without "HardLabels" were
+// written by fits whose classifiers trained on soft labels, and read as
+// HardLabels = false, its zero value.
 //
 // Load checks the format name, the version, every member's presence and
 // shape, and that every number is finite; a file written by a newer dadil
