@@ -13,8 +13,7 @@ import (
 // atomBatch is the part of the atoms seen by one domain's barycenter in a
 // mini-batch (or by all of them, with Settings.SharedAtomBatch): nb rows of
 // each of the K atoms, stacked (with their soft labels) in a gbary.Stack.
-// Row t = k·nb + l of the stack is row idx[k][l] of
-// atom k.
+// Row t = k·nb + l of the stack is row idx[k][l] of atom k.
 type atomBatch struct {
 	*gbary.Stack
 	idx [][]int

@@ -135,10 +135,10 @@ type Settings struct {
 	// instead of one per domain (paper Algorithm 2, lines 10–13, and the
 	// authors' implementation). The barycenters then share the inner
 	// products of the batch's points (one Gram matrix), which makes a step
-	// cheaper in that part, but
-	// every atom row receives gradients about N times less often: on the
-	// Caltech-Office SURF benchmark (20 splits) the paper setting lost 2.9
-	// points of DaDiL-R and 4.5 of DaDiL-E, the defaults 0.7 and 1.3.
+	// cheaper in that part, but every atom row receives gradients about N
+	// times less often: on the Caltech-Office SURF benchmark (20 splits)
+	// the paper setting lost 2.9 points of DaDiL-R and 4.5 of DaDiL-E, the
+	// defaults 0.7 and 1.3.
 	SharedAtomBatch bool
 	// HardLabels makes NewModel train the DaDiL-R and DaDiL-E classifiers
 	// on the argmax of the labels (the reconstruction's propagated labels,

@@ -121,8 +121,8 @@ type Barycenter struct {
 	Workers int
 
 	dirty []bool // rows of S to recompute
-	// changed lists the dirty rows; xd and sd hold them (padded to a
-	// multiple of 3 rows) and their rows of S while S is updated.
+	// changed lists the dirty rows; xd and sd hold them and their rows of
+	// S while S is updated.
 	changed []int
 	xd, sd  []float64
 	// debugChanged, if set (by tests), receives the number of rows
@@ -322,21 +322,18 @@ func (b *Barycenter) supportDirect(s *Stack) {
 		linalg.MulABT(b.S, b.XB, s.A)
 		return
 	}
-	// The product's kernel works on row triples: pad with zero rows.
-	p := (m + 2) / 3 * 3
 	kn := s.K * s.N
-	if len(b.xd) < p*d {
-		b.xd = make([]float64, p*d)
+	if len(b.xd) < m*d {
+		b.xd = make([]float64, m*d)
 	}
-	if len(b.sd) < p*kn {
-		b.sd = make([]float64, p*kn)
+	if len(b.sd) < m*kn {
+		b.sd = make([]float64, m*kn)
 	}
 	for i, j := range b.changed {
 		copy(b.xd[i*d:(i+1)*d], xb.Data[j*xb.Stride:j*xb.Stride+d])
 	}
-	clear(b.xd[m*d : p*d])
-	Xd := mat.NewDense(p, d, b.xd[:p*d])
-	Sd := mat.NewDense(p, kn, b.sd[:p*kn])
+	Xd := mat.NewDense(m, d, b.xd[:m*d])
+	Sd := mat.NewDense(m, kn, b.sd[:m*kn])
 	linalg.MulABT(Sd, Xd, s.A)
 	for i, j := range b.changed {
 		copy(b.S.RawRowView(j), b.sd[i*kn:(i+1)*kn])
