@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -95,11 +96,12 @@ func parseCWRUFiles(name string, r io.Reader) ([]CWRUFile, error) {
 				return nil, fmt.Errorf("bench: %s: line %d: empty %s", name, line, field)
 			}
 		}
-		if prev, ok := seen[rec[0]]; ok {
+		p := path.Clean(filepath.ToSlash(rec[0]))
+		if prev, ok := seen[p]; ok {
 			return nil, fmt.Errorf("bench: %s: line %d: file %s is already listed on line %d", name, line, rec[0], prev)
 		}
-		seen[rec[0]] = line
-		files = append(files, CWRUFile{Path: filepath.ToSlash(rec[0]), Label: label, Class: rec[2], Domain: rec[3], Variable: rec[4]})
+		seen[p] = line
+		files = append(files, CWRUFile{Path: p, Label: label, Class: rec[2], Domain: rec[3], Variable: rec[4]})
 	}
 	if len(files) == 0 {
 		return nil, fmt.Errorf("bench: %s: the file map lists no files", name)

@@ -1,10 +1,12 @@
 package bench
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -53,6 +55,7 @@ func TestParseCWRUFilesErrors(t *testing.T) {
 		{"empty field", head + "a.mat,1,x,,X_DE_time\n", "line 2: empty domain"},
 		{"fields", head + "a.mat,1,x,1772\n", "wrong number of fields"},
 		{"duplicate", head + "a.mat,1,x,1772,A_DE_time\na.mat,1,x,1750,A_DE_time\n", "line 3: file a.mat is already listed on line 2"},
+		{"same file", head + "d/a.mat,1,x,1772,A_DE_time\n./d//a.mat,1,x,1750,A_DE_time\n", "line 3: file ./d//a.mat is already listed on line 2"},
 		{"two names", head + "a.mat,1,x,1772,A_DE_time\nb.mat,1,y,1750,B_DE_time\n", `label 1 is called both "x" and "y"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -304,4 +307,44 @@ func TestCWRUSmokeReal(t *testing.T) {
 			t.Errorf("%s: %.2f%% on target 1772, want ≥ 95%%", m, acc[m])
 		}
 	}
+}
+
+// FuzzParseCWRUFiles checks that parseCWRUFiles never panics, names the file
+// in its errors, and accepts only maps whose rows are complete, list each
+// file once and give every label one class name.
+func FuzzParseCWRUFiles(f *testing.F) {
+	f.Add([]byte("file,label,class,domain,variable\n1772/IR007.mat,1,IR007,1772,X106_DE_time\n"))
+	f.Add([]byte("# c\nfile,label,class,domain,variable\na,1,x,1,v\nb,2,y,1,v\n"))
+	f.Add([]byte("file,label,class,domain,variable\na,\"1\",x,1,v\n"))
+	f.Add([]byte("file,label,class,domain,variable\na,1,x,1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		files, err := parseCWRUFiles("map.csv", bytes.NewReader(b))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "bench: map.csv: ") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if len(files) == 0 {
+			t.Fatal("no files and no error")
+		}
+		paths := map[string]bool{}
+		names := map[int]string{}
+		for _, fl := range files {
+			if fl.Path == "" || fl.Class == "" || fl.Domain == "" || fl.Variable == "" {
+				t.Fatalf("incomplete row accepted: %+v", fl)
+			}
+			if fl.Path != path.Clean(fl.Path) {
+				t.Fatalf("path %q not cleaned", fl.Path)
+			}
+			if paths[fl.Path] {
+				t.Fatalf("file %s listed twice", fl.Path)
+			}
+			paths[fl.Path] = true
+			if n, ok := names[fl.Label]; ok && n != fl.Class {
+				t.Fatalf("label %d named %q and %q", fl.Label, n, fl.Class)
+			}
+			names[fl.Label] = fl.Class
+		}
+	})
 }

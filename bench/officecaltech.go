@@ -98,55 +98,70 @@ func LoadOfficeCaltech(dir, features string) (*OfficeCaltech, error) {
 	return o, nil
 }
 
-// readFolds reads the folds file, whose indices are global rows of the four
-// domains stacked in the order W, A, D, C, and checks that the folds of
-// every domain partition its rows.
+// readFolds reads the folds file path into o.Folds (see parseFolds).
 func (o *OfficeCaltech) readFolds(path string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
+	var sizes [4]int
+	for k, X := range o.X {
+		sizes[k], _ = X.Dims()
+	}
+	o.Folds, err = parseFolds(path, b, sizes)
+	return err
+}
+
+// parseFolds parses the folds file name, holding b: a JSON object
+// {"Domain k": {"Fold f": [rows…]}} for k = 1…4 and f = 1…5, whose row
+// indices are global rows of the four domains (of sizes rows each) stacked in
+// the order W, A, D, C. It checks that the folds of every domain are
+// non-empty and partition its rows, and returns folds[k][f] in rows local to
+// domain k.
+func parseFolds(name string, b []byte, sizes [4]int) (folds [4][5][]int, err error) {
 	var raw map[string]map[string][]int
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return fmt.Errorf("bench: %s: %w", path, err)
+		return folds, fmt.Errorf("bench: %s: %w", name, err)
 	}
 	offset := 0
-	for k := range o.X {
-		n, _ := o.X[k].Dims()
+	for k, n := range sizes {
 		key := fmt.Sprintf("Domain %d", k+1)
-		folds, ok := raw[key]
+		dom, ok := raw[key]
 		if !ok {
-			return fmt.Errorf("bench: %s: no %q", path, key)
+			return folds, fmt.Errorf("bench: %s: no %q", name, key)
 		}
 		seen := make([]bool, n)
 		for f := 0; f < 5; f++ {
 			fk := fmt.Sprintf("Fold %d", f+1)
-			idx, ok := folds[fk]
+			idx, ok := dom[fk]
 			if !ok {
-				return fmt.Errorf("bench: %s: no %q in %q", path, fk, key)
+				return folds, fmt.Errorf("bench: %s: no %q in %q", name, fk, key)
+			}
+			if len(idx) == 0 {
+				return folds, fmt.Errorf("bench: %s: %s %s is empty", name, key, fk)
 			}
 			local := make([]int, len(idx))
 			for i, g := range idx {
 				r := g - offset
 				if r < 0 || r >= n {
-					return fmt.Errorf("bench: %s: %s %s: row %d is outside domain %s (global rows %d–%d)", path, key, fk, g, OfficeCaltechDomains[k], offset, offset+n-1)
+					return folds, fmt.Errorf("bench: %s: %s %s: row %d is outside domain %s (global rows %d–%d)", name, key, fk, g, OfficeCaltechDomains[k], offset, offset+n-1)
 				}
 				if seen[r] {
-					return fmt.Errorf("bench: %s: %s: row %d is in two folds", path, key, g)
+					return folds, fmt.Errorf("bench: %s: %s: row %d is in two folds", name, key, g)
 				}
 				seen[r] = true
 				local[i] = r
 			}
-			o.Folds[k][f] = local
+			folds[k][f] = local
 		}
 		for r, s := range seen {
 			if !s {
-				return fmt.Errorf("bench: %s: %s: row %d is in no fold", path, key, offset+r)
+				return folds, fmt.Errorf("bench: %s: %s: row %d is in no fold", name, key, offset+r)
 			}
 		}
 		offset += n
 	}
-	return nil
+	return folds, nil
 }
 
 // domainIndex returns the index of domain name (W, A, D or C).
@@ -200,8 +215,7 @@ func (o *OfficeCaltech) Split(target string, fold int) (*Split, error) {
 	return s, nil
 }
 
-// rows gathers the rows idx of X.
-// rows returns the rows idx of X as a new matrix.
+// rows returns the rows idx of X as a new matrix; idx must not be empty.
 func rows(X *mat.Dense, idx []int) *mat.Dense {
 	_, d := X.Dims()
 	out := mat.NewDense(len(idx), d, nil)

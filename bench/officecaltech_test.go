@@ -100,13 +100,17 @@ func TestFoldErrors(t *testing.T) {
 		{"twice", func(f map[string]map[string][]int) {
 			f["Domain 1"]["Fold 2"] = append(f["Domain 1"]["Fold 2"], f["Domain 1"]["Fold 1"][0])
 		}, "in two folds"},
-		{"no fold", func(f map[string]map[string][]int) { f["Domain 4"]["Fold 5"] = f["Domain 4"]["Fold 5"][1:] }, "in no fold"},
+		{"no fold", func(f map[string]map[string][]int) { f["Domain 2"]["Fold 5"] = f["Domain 2"]["Fold 5"][1:] }, "in no fold"},
+		{"empty fold", func(f map[string]map[string][]int) {
+			f["Domain 3"]["Fold 4"] = append(f["Domain 3"]["Fold 4"], f["Domain 3"]["Fold 2"]...)
+			f["Domain 3"]["Fold 2"] = []int{}
+		}, "Domain 3 Fold 2 is empty"},
 	}
 	for _, c := range cases {
 		f := roundRobin(sizes)
 		c.edit(f)
-		if _, err := fakeOffice(t, sizes, f); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
+		if _, err := fakeOffice(t, sizes, f); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "folds.json") {
+			t.Errorf("%s: error %v, want one naming folds.json and containing %q", c.name, err, c.want)
 		}
 	}
 }
@@ -174,4 +178,58 @@ func TestOfficeCaltechReal(t *testing.T) {
 		}
 		t.Logf("%s on D fold 1: %.2f%% in %.1f s", r.Method, r.Accuracy, r.Seconds)
 	}
+}
+
+// FuzzParseFolds checks that parseFolds never panics, that what it accepts
+// partitions every domain's rows into five non-empty folds, and that every
+// split of an accepted file can be built.
+func FuzzParseFolds(f *testing.F) {
+	sizes := [4]int{6, 5, 7, 5}
+	good, _ := json.Marshal(roundRobin(sizes))
+	f.Add(good)
+	f.Add([]byte(`{"Domain 1": {"Fold 1": [0]}}`))
+	f.Add([]byte(`{"Domain 1": {"Fold 1": [-1, 99]}, "Domain 2": null}`))
+	f.Add([]byte(`[1, 2, 3]`))
+	f.Add([]byte(`{`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		folds, err := parseFolds("folds.json", b, sizes)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "bench: folds.json: ") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		o := &OfficeCaltech{Folds: folds}
+		for k, n := range sizes {
+			count := make([]int, n)
+			for _, fold := range folds[k] {
+				if len(fold) == 0 {
+					t.Fatalf("domain %d: empty fold accepted", k)
+				}
+				for _, r := range fold {
+					count[r]++
+				}
+			}
+			for r, c := range count {
+				if c != 1 {
+					t.Fatalf("domain %d row %d is in %d folds", k, r, c)
+				}
+			}
+			o.X[k] = mat.NewDense(n, 1, nil)
+			o.Y[k] = make([]int, n)
+		}
+		for _, d := range OfficeCaltechDomains {
+			for fold := 1; fold <= 5; fold++ {
+				s, err := o.Split(d, fold)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tr, _ := s.Train.Dims()
+				te, _ := s.Test.Dims()
+				if k, _ := domainIndex(d); tr+te != sizes[k] || te != len(s.TestY) {
+					t.Fatalf("%s fold %d: %d training and %d test rows of %d", d, fold, tr, te, sizes[k])
+				}
+			}
+		}
+	})
 }
