@@ -39,8 +39,10 @@ func (d *Dictionary) Reconstruct(alpha []float64, seed uint64) (*barycenter.Resu
 //
 //   - DaDiL-R trains one classifier on the reconstruction B(α_T; P) of the
 //     target, whose labels are the propagated soft labels;
-//   - DaDiL-E trains one classifier h_k per atom and predicts
-//     Σ_k α_T,k h_k(x).
+//   - DaDiL-E trains one classifier h_k per atom, on the atom's soft
+//     labels, and predicts Σ_k α_T,k h_k(x).
+//
+// With Settings.HardLabels both train on the argmax of those labels.
 //
 // With the dictionary returned by WBR the same two predictors are WBR-R and
 // WBR-E.
@@ -78,7 +80,8 @@ func NewModel(d *Dictionary, target int, s *classify.Settings, seed uint64) (*Mo
 
 // ClassifierR trains DaDiL-R's classifier for the coordinates alpha: a
 // softmax regression (settings s, nil for defaults) on the reconstruction
-// B(α; P) with its propagated soft labels, which it also returns. With α_T
+// B(α; P) with its propagated soft labels (their argmax with
+// Settings.HardLabels), which it also returns. With α_T
 // it is the R of NewModel; other α explore the Wasserstein hull of the
 // atoms (paper Figure 4).
 func (d *Dictionary) ClassifierR(alpha []float64, s *classify.Settings, seed uint64) (*classify.Softmax, *barycenter.Result, error) {
