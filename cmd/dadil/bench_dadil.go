@@ -71,7 +71,7 @@ func runBenchDaDiL(args []string, e *env) error {
 		return err
 	}
 	if *jsonPath != "" {
-		if err := checkOutput("json", *jsonPath); err != nil {
+		if err := checkOutput("--json", *jsonPath); err != nil {
 			return err
 		}
 	}

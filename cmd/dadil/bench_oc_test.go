@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dadil/dadil/internal/mattest"
+)
+
+// officeFixture writes a Caltech-Office-like benchmark folder: the four SURF
+// files (Webcam, Amazon, DSLR, Caltech; rows "fts", column "labels") with n
+// rows of three well-separated classes in R^5, each domain shifted a
+// little, and the folds file assigning row i of every domain to fold
+// i mod 5 + 1.
+func officeFixture(t *testing.T, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, sub := range []string{"surf", "folds"} {
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const d = 5
+	rng := rand.New(rand.NewPCG(3, 4))
+	files := []string{"webcam_SURF_L10.mat", "amazon_SURF_L10.mat", "dslr_SURF_L10.mat", "Caltech10_SURF_L10.mat"}
+	folds := map[string]map[string][]int{}
+	offset := 0
+	for k, name := range files {
+		X := make([]float64, n*d) // column-major
+		y := make([]float64, n)
+		for i := range n {
+			c := i % 3
+			y[i] = float64(c + 1)
+			for j := range d {
+				v := 0.3*float64(k)*float64(j%2) + 0.4*rng.NormFloat64()
+				if j == c {
+					v += 4
+				}
+				X[j*n+i] = v
+			}
+		}
+		mattest.WriteFile(t, filepath.Join(dir, "surf", name),
+			mattest.Var{Name: "fts", Dims: []int{n, d}, Data: X}, mattest.Column("labels", y))
+		dom := map[string][]int{}
+		for i := range n {
+			f := fmt.Sprintf("Fold %d", i%5+1)
+			dom[f] = append(dom[f], offset+i)
+		}
+		folds[fmt.Sprintf("Domain %d", k+1)] = dom
+		offset += n
+	}
+	b, _ := json.Marshal(folds)
+	if err := os.WriteFile(filepath.Join(dir, "folds", "Objects_crossval_index.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestBenchOfficeCaltechJSON runs dadil bench office-caltech10 end to end on
+// a generated benchmark and checks the table and the JSON schema that other
+// tools rely on.
+func TestBenchOfficeCaltechJSON(t *testing.T) {
+	dir := officeFixture(t, 60)
+	js := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := runCLI("bench", "office-caltech10", "--data", dir, "--methods", "source-only,wb,dadil-r,dadil-e",
+		"--targets", "w,c", "--folds", "1,3", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"surf features", "| Method | W | C | Avg |", "| source-only |", "| wb |", "| dadil-r |", "| dadil-e |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "[12/12]") || !strings.Contains(stderr, "ETA") {
+		t.Errorf("progress:\n%s", stderr)
+	}
+	v := readJSON(t, js)
+	if v["benchmark"] != "office-caltech10" || v["features"] != "surf" {
+		t.Errorf("benchmark %v, features %v", v["benchmark"], v["features"])
+	}
+	rs, _ := v["results"].([]any)
+	if len(rs) != 16 {
+		t.Fatalf("%d results, want 4 methods × 2 targets × 2 folds", len(rs))
+	}
+	seen := map[string]bool{}
+	for _, r := range rs {
+		m := r.(map[string]any)
+		key := fmt.Sprintf("%v %v %v", m["method"], m["target"], m["fold"])
+		if seen[key] {
+			t.Errorf("duplicate result %s", key)
+		}
+		seen[key] = true
+		if tg := m["target"]; tg != "W" && tg != "C" {
+			t.Errorf("target %v", tg)
+		}
+		if f := m["fold"].(float64); f != 1 && f != 3 {
+			t.Errorf("fold %v", f)
+		}
+		// The classes are separated by 4 standard deviations in every
+		// domain: every method must classify nearly all test rows.
+		if a := m["accuracy"].(float64); a < 90 || a > 100 {
+			t.Errorf("%s: accuracy %v", key, a)
+		}
+		if s := m["seconds"].(float64); s <= 0 {
+			t.Errorf("%s: seconds %v", key, s)
+		}
+	}
+}
+
+func TestBenchOfficeCaltechBadInput(t *testing.T) {
+	dir := officeFixture(t, 20)
+	empty := t.TempDir()
+	js := filepath.Join(t.TempDir(), "r.json")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no data", nil, "--data is required"},
+		{"folds", []string{"--data", dir, "--folds", "one"}, `--folds: "one" is not a number`},
+		{"fold range", []string{"--data", dir, "--folds", "6", "--methods", "source-only", "--json", js}, "fold 6"},
+		{"features", []string{"--data", dir, "--features", "sift"}, `unknown features "sift"`},
+		{"missing surf", []string{"--data", empty, "--json", js}, filepath.Join(empty, "surf", "webcam_SURF_L10.mat")},
+		{"missing decaf", []string{"--data", dir, "--features", "decaf", "--json", js}, filepath.Join(dir, "decaf", "amazon_decaf.mat")},
+		{"method", []string{"--data", dir, "--methods", "dadil", "--json", js}, "dadil"},
+		{"target", []string{"--data", dir, "--targets", "X", "--methods", "source-only", "--json", js}, `"X"`},
+		{"json folder", []string{"--data", dir, "--json", filepath.Join(js, "no", "r.json")}, "cannot write there"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(append([]string{"bench", "office-caltech10"}, tc.args...)...)
+			if code == 0 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q, want an error containing %q", code, stderr, tc.want)
+			}
+			if _, err := os.Stat(js); err == nil {
+				t.Errorf("%s was written", js)
+			}
+		})
+	}
+}
