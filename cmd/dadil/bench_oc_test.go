@@ -6,20 +6,22 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/dadil/dadil/internal/mattest"
 )
 
-// officeFixture writes a Caltech-Office-like benchmark folder: the four SURF
+// officeFixture writes a Caltech-Office-like benchmark folder (named
+// office-caltech10, in a temporary folder) and returns it: the four SURF
 // files (Webcam, Amazon, DSLR, Caltech; rows "fts", column "labels") with n
 // rows of three well-separated classes in R^5, each domain shifted a
 // little, and the folds file assigning row i of every domain to fold
 // i mod 5 + 1.
 func officeFixture(t *testing.T, n int) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "office-caltech10")
 	for _, sub := range []string{"surf", "folds"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			t.Fatal(err)
@@ -141,5 +143,49 @@ func TestBenchOfficeCaltechBadInput(t *testing.T) {
 				t.Errorf("%s was written", js)
 			}
 		})
+	}
+}
+
+// TestBenchDaDiLGoOnly times the paper-setting fit on a generated benchmark
+// without the Python reference and checks the table and the JSON.
+func TestBenchDaDiLGoOnly(t *testing.T) {
+	dir := officeFixture(t, 40)
+	js := filepath.Join(t.TempDir(), "t.json")
+	code, stdout, stderr := runCLI("bench", "dadil", "--data", filepath.Dir(dir), "--targets", "D", "--folds", "2",
+		"--threads", "all", "--python", "none", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if row := fmt.Sprintf("| dadil (Go) | D | 2 | %d |", runtime.GOMAXPROCS(0)); !strings.Contains(stdout, row) || strings.Contains(stdout, "Python") {
+		t.Errorf("table:\n%s", stdout)
+	}
+	v := readJSON(t, js)
+	rs, _ := v["results"].([]any)
+	if v["benchmark"] != "dadil-fit" || len(rs) != 1 {
+		t.Fatalf("JSON %v", v)
+	}
+	r := rs[0].(map[string]any)
+	learn, model, total := r["learn_seconds"].(float64), r["model_seconds"].(float64), r["total_seconds"].(float64)
+	if learn <= 0 || model <= 0 || total < learn+model-1e-9 || total > learn+model+1e-9 {
+		t.Errorf("seconds: learn %v + model %v vs total %v", learn, model, total)
+	}
+	if a := r["accuracy_r"].(float64); a < 0 || a > 100 {
+		t.Errorf("accuracy_r %v", a)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no data", nil, "--data is required"},
+		{"threads", []string{"--data", filepath.Dir(dir), "--threads", "0"}, "--threads"},
+		{"python", []string{"--data", filepath.Dir(dir), "--python", filepath.Join(dir, "nopython")}, "cannot import torch, ot"},
+		{"benchmark", []string{"--data", dir, "--python", "none"}, "missing"},
+	} {
+		code, _, stderr := runCLI(append([]string{"bench", "dadil"}, tc.args...)...)
+		if code == 0 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q, want an error containing %q", tc.name, code, stderr, tc.want)
+		}
 	}
 }
