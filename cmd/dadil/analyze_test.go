@@ -156,11 +156,7 @@ func TestAnalyzeBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := []string{"--source", src[0], "--source", src[1], "--target", tgt}
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	checkBadInput(t, []string{"analyze"}, out, []badInput{
 		{"no out", append([]string{"sweep"}, data...), "--out is required"},
 		{"no data", []string{"hull", "--out", out}, "--source is required"},
 		{"both", append([]string{"sweep", "--out", out, "--bench", "office-caltech10", "--data", dir}, data...), "not both"},
@@ -176,15 +172,5 @@ func TestAnalyzeBadInput(t *testing.T) {
 		{"NaN", []string{"stability", "--out", out, "--source", bad, "--target", tgt}, "bad.csv"},
 		{"init", append([]string{"stability", "--out", out, "--init", "zeros"}, data...), "zeros"},
 		{"dims", []string{"hull", "--out", out, "--source", src[0], "--target", bad}, "bad.csv"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runCLI(append([]string{"analyze"}, tc.args...)...)
-			if code == 0 || !strings.Contains(stderr, tc.want) {
-				t.Errorf("exit %d, stderr %q, want an error containing %q", code, stderr, tc.want)
-			}
-			if _, err := os.Stat(out); err == nil {
-				t.Errorf("%s was created", out)
-			}
-		})
-	}
+	})
 }

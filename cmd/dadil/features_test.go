@@ -127,11 +127,7 @@ func TestFeaturesFFTBadInput(t *testing.T) {
 	mp := cwruFixture(t, dir, []string{"a", "b"}, 1000)
 	rec := filepath.Join(dir, "sig", "201.mat")
 	out := filepath.Join(dir, "f.npz")
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	checkBadInput(t, []string{"features", "fft"}, out, []badInput{
 		{"no out", []string{"--input", rec}, "--out is required"},
 		{"not npz", []string{"--input", rec, "--out", filepath.Join(dir, "f.csv")}, "is a .npz archive"},
 		{"missing folder", []string{"--input", rec, "--out", filepath.Join(dir, "no", "f.npz")}, "cannot write there"},
@@ -144,28 +140,14 @@ func TestFeaturesFFTBadInput(t *testing.T) {
 		{"variable", []string{"--input", rec, "--variable", "X999_DE_time", "--out", out}, "X999_DE_time"},
 		{"coeffs", []string{"--input", rec, "--window", "64", "--coeffs", "64", "--out", out}, "64"},
 		{"missing file", []string{"--input", filepath.Join(dir, "nope.mat"), "--out", out}, "nope.mat"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runCLI(append([]string{"features", "fft"}, tc.args...)...)
-			if code == 0 || !strings.Contains(stderr, tc.want) {
-				t.Errorf("exit %d, stderr %q, want an error containing %q", code, stderr, tc.want)
-			}
-			if _, err := os.Stat(out); err == nil {
-				t.Errorf("%s was written", out)
-			}
-		})
-	}
+	})
 }
 
 func TestBenchCWRUBadInput(t *testing.T) {
 	dir := t.TempDir()
 	mp := cwruFixture(t, dir, []string{"1772", "1750", "1730"}, 3000)
 	js := filepath.Join(dir, "r.json")
-	for _, tc := range []struct {
-		name string
-		args []string
-		want string
-	}{
+	checkBadInput(t, []string{"bench", "cwru"}, js, []badInput{
 		{"no data", nil, "--data is required"},
 		{"json folder", []string{"--data", dir, "--files", mp, "--json", filepath.Join(dir, "no", "r.json")}, "cannot write there"},
 		{"map", []string{"--data", dir, "--files", filepath.Join(dir, "nomap.csv")}, "nomap.csv"},
@@ -176,17 +158,7 @@ func TestBenchCWRUBadInput(t *testing.T) {
 		{"seeds", []string{"--data", dir, "--seeds", "0"}, "--seeds"},
 		{"scaling", []string{"--data", dir, "--files", mp, "--window", "256", "--coeffs", "64", "--scale", "log", "--json", js}, "log"},
 		{"train", []string{"--data", dir, "--files", mp, "--window", "256", "--coeffs", "64", "--windows", "10", "--train", "10", "--json", js}, "training windows"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			code, _, stderr := runCLI(append([]string{"bench", "cwru"}, tc.args...)...)
-			if code == 0 || !strings.Contains(stderr, tc.want) {
-				t.Errorf("exit %d, stderr %q, want an error containing %q", code, stderr, tc.want)
-			}
-			if _, err := os.Stat(js); err == nil {
-				t.Errorf("%s was written", js)
-			}
-		})
-	}
+	})
 }
 
 // TestBenchCWRUJSON runs dadil bench cwru end to end on fixture recordings.

@@ -24,6 +24,34 @@ func runCLI(args ...string) (code int, stdout, stderr string) {
 	return code, o.String(), e.String()
 }
 
+// badInput is a command line that must fail with an error containing want.
+type badInput struct {
+	name string
+	args []string
+	want string
+}
+
+// checkBadInput runs cmd followed by the arguments of every case, each as a
+// subtest, and checks that it exits non-zero with an error containing the
+// case's text on stderr and, if out is not "", that nothing exists at out.
+func checkBadInput(t *testing.T, cmd []string, out string, cases []badInput) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := runCLI(append(append([]string(nil), cmd...), tc.args...)...)
+			if code == 0 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q, want an error containing %q", code, stderr, tc.want)
+			}
+			if out == "" {
+				return
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was written", out)
+			}
+		})
+	}
+}
+
 // lastJSON decodes the last line of out.
 func lastJSON(t *testing.T, out string) map[string]any {
 	t.Helper()
