@@ -114,40 +114,41 @@ func (o *OfficeCaltech) readFolds(path string) error {
 
 // parseFolds parses the folds file name, holding b: a JSON object
 // {"Domain k": {"Fold f": [rows…]}} for k = 1…4 and f = 1…5, whose row
-// indices are global rows of the four domains (of sizes rows each) stacked in
-// the order W, A, D, C. It checks that the folds of every domain are
-// non-empty and partition its rows, and returns folds[k][f] in rows local to
-// domain k.
-func parseFolds(name string, b []byte, sizes [4]int) (folds [4][5][]int, err error) {
+// indices are global rows of the four domains (sizes[k] rows in domain k)
+// stacked in the order W, A, D, C. It checks that the folds of every domain
+// are non-empty and partition its rows, and returns folds[k][f] in rows
+// local to domain k.
+func parseFolds(name string, b []byte, sizes [4]int) ([4][5][]int, error) {
+	var folds, none [4][5][]int
 	var raw map[string]map[string][]int
 	if err := json.Unmarshal(b, &raw); err != nil {
-		return folds, fmt.Errorf("bench: %s: %w", name, err)
+		return none, fmt.Errorf("bench: %s: %w", name, err)
 	}
 	offset := 0
 	for k, n := range sizes {
 		key := fmt.Sprintf("Domain %d", k+1)
 		dom, ok := raw[key]
 		if !ok {
-			return folds, fmt.Errorf("bench: %s: no %q", name, key)
+			return none, fmt.Errorf("bench: %s: no %q", name, key)
 		}
 		seen := make([]bool, n)
 		for f := 0; f < 5; f++ {
 			fk := fmt.Sprintf("Fold %d", f+1)
 			idx, ok := dom[fk]
 			if !ok {
-				return folds, fmt.Errorf("bench: %s: no %q in %q", name, fk, key)
+				return none, fmt.Errorf("bench: %s: no %q in %q", name, fk, key)
 			}
 			if len(idx) == 0 {
-				return folds, fmt.Errorf("bench: %s: %s %s is empty", name, key, fk)
+				return none, fmt.Errorf("bench: %s: %s %s is empty", name, key, fk)
 			}
 			local := make([]int, len(idx))
 			for i, g := range idx {
 				r := g - offset
 				if r < 0 || r >= n {
-					return folds, fmt.Errorf("bench: %s: %s %s: row %d is outside domain %s (global rows %d–%d)", name, key, fk, g, OfficeCaltechDomains[k], offset, offset+n-1)
+					return none, fmt.Errorf("bench: %s: %s %s: row %d is outside domain %s (global rows %d–%d)", name, key, fk, g, OfficeCaltechDomains[k], offset, offset+n-1)
 				}
 				if seen[r] {
-					return folds, fmt.Errorf("bench: %s: %s: row %d is in two folds", name, key, g)
+					return none, fmt.Errorf("bench: %s: %s: row %d is in two folds", name, key, g)
 				}
 				seen[r] = true
 				local[i] = r
@@ -156,7 +157,7 @@ func parseFolds(name string, b []byte, sizes [4]int) (folds [4][5][]int, err err
 		}
 		for r, s := range seen {
 			if !s {
-				return folds, fmt.Errorf("bench: %s: %s: row %d is in no fold", name, key, offset+r)
+				return none, fmt.Errorf("bench: %s: %s: row %d is in no fold", name, key, offset+r)
 			}
 		}
 		offset += n
