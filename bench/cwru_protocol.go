@@ -32,10 +32,14 @@ type CWRUProtocol struct {
 
 // CWRUEncoder returns the encoder settings of the benchmark: the paper's
 // 2048 → 1024 → 512 → 256 → classes ReLU network. Its training schedule is
-// not reported; ours is 5 epochs of Adam (η = 10⁻³, batches of 128): the
-// training loss on the 14 400 source windows is near zero after 3.
+// not reported; ours is 5 epochs of Adam (η = 10⁻³, batches of 128) with an
+// L2 penalty λ = 0.03 on the weights. The penalty was chosen without target
+// labels, by ValidateCWRUEncoders: among 5 or 10 epochs and λ ∈ {0, 10⁻³,
+// 10⁻², 0.03} (and λ ∈ {0.1, 0.3} at 5 epochs), it gave the encoders that
+// best carry a classification from one source load to the other (92.5%
+// against 67.4% without the penalty, base seed 1).
 func CWRUEncoder() *mlp.Settings {
-	return &mlp.Settings{Hidden: mlp.DefaultHidden(), Epochs: 5, Batch: 128, LearningRate: 1e-3}
+	return &mlp.Settings{Hidden: mlp.DefaultHidden(), Epochs: 5, Batch: 128, LearningRate: 1e-3, WeightDecay: 0.03}
 }
 
 // resolve fills in the defaults and checks the values.

@@ -211,7 +211,7 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 	var out []Result
 	for _, target := range targets {
 		for rep := 1; rep <= seeds; rep++ {
-			expSeed := opt.Seed*1000 + uint64(10*(slices.Index(c.Domains, target)+1)+rep)
+			expSeed := c.drawSeed(opt.Seed, target, rep)
 			var encProgress func(epoch, epochs int, loss, acc float64)
 			if opt.Encoder != nil {
 				encProgress = func(epoch, epochs int, loss, acc float64) { opt.Encoder(target, rep, epoch, epochs, loss, acc) }
@@ -243,6 +243,12 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// drawSeed is the seed of repetition rep on target under base seed base:
+// it seeds the windows, the encoder and every method of that experiment.
+func (c *CWRU) drawSeed(base uint64, target string, rep int) uint64 {
+	return base*1000 + uint64(10*(slices.Index(c.Domains, target)+1)+rep)
 }
 
 // runCWRUJob fits one family on a prepared experiment and scores its

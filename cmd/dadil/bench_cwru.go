@@ -23,6 +23,7 @@ func runBenchCWRU(args []string, e *env) error {
 	window := fs.Int("window", 4096, "samples per window")
 	coeffs := fs.Int("coeffs", 2048, "Fourier magnitudes per window")
 	encEpochs := fs.Int("encoder-epochs", bench.CWRUEncoder().Epochs, "epochs of the encoder's training")
+	encDecay := fs.Float64("encoder-weight-decay", bench.CWRUEncoder().WeightDecay, "L2 penalty λ on the encoder's weights")
 	scaling := fs.String("scale", "minmax", "scaling of the encoded features: minmax, standard or none")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil bench cwru --data DIR [--methods LIST] [--targets 1772,1750,1730] [--seeds 5] [--json FILE]")
@@ -44,6 +45,9 @@ func runBenchCWRU(args []string, e *env) error {
 	if *encEpochs < 1 {
 		return usageError{fmt.Errorf("--encoder-epochs must be at least 1")}
 	}
+	if !(*encDecay >= 0) || *encDecay > 1e300 {
+		return usageError{fmt.Errorf("--encoder-weight-decay must be a finite non-negative number")}
+	}
 	if *jsonPath != "" {
 		if err := checkOutput("--json", *jsonPath); err != nil {
 			return err
@@ -58,6 +62,7 @@ func runBenchCWRU(args []string, e *env) error {
 	}
 	enc := bench.CWRUEncoder()
 	enc.Epochs = *encEpochs
+	enc.WeightDecay = *encDecay
 	proto := &bench.CWRUProtocol{Window: *window, Coeffs: *coeffs, Windows: *windows, Train: *train, Encoder: enc, Scaling: *scaling}
 	start := time.Now()
 	c, err := bench.LoadCWRU(*data, fileMap, *window)

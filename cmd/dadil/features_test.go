@@ -158,7 +158,62 @@ func TestBenchCWRUBadInput(t *testing.T) {
 		{"seeds", []string{"--data", dir, "--seeds", "0"}, "--seeds"},
 		{"scaling", []string{"--data", dir, "--files", mp, "--window", "256", "--coeffs", "64", "--scale", "log", "--json", js}, "log"},
 		{"train", []string{"--data", dir, "--files", mp, "--window", "256", "--coeffs", "64", "--windows", "10", "--train", "10", "--json", js}, "training windows"},
+		{"weight decay", []string{"--data", dir, "--files", mp, "--encoder-weight-decay", "-1", "--json", js}, "--encoder-weight-decay"},
 	})
+}
+
+func TestBenchCWRUEncoderBadInput(t *testing.T) {
+	dir := t.TempDir()
+	mp := cwruFixture(t, dir, []string{"1772", "1750", "1730"}, 3000)
+	js := filepath.Join(dir, "r.json")
+	small := []string{"--data", dir, "--files", mp, "--window", "256", "--coeffs", "64", "--windows", "40", "--train", "30", "--json", js}
+	checkBadInput(t, []string{"bench", "cwru-encoder"}, js, []badInput{
+		{"no data", nil, "--data is required"},
+		{"json folder", []string{"--data", dir, "--files", mp, "--json", filepath.Join(dir, "no", "r.json")}, "cannot write there"},
+		{"seeds", []string{"--data", dir, "--seeds", "0"}, "--seeds"},
+		{"epochs", []string{"--data", dir, "--epochs", "5,x"}, `--epochs: "x"`},
+		{"zero epochs", []string{"--data", dir, "--epochs", "0"}, `--epochs: "0"`},
+		{"decay", []string{"--data", dir, "--weight-decay", "0,-0.1"}, `--weight-decay: "-0.1"`},
+		{"nan decay", []string{"--data", dir, "--weight-decay", "NaN"}, `--weight-decay: "NaN"`},
+		{"empty", []string{"--data", dir, "--weight-decay", ","}, "at least one value"},
+		{"twice", append([]string{"--epochs", "2,2"}, small...), "listed twice"},
+		{"target", append([]string{"--targets", "1800"}, small...), `"1800"`},
+		{"short", []string{"--data", dir, "--files", mp, "--json", js}, "fewer than a window of 4096"},
+	})
+}
+
+// TestBenchCWRUEncoderJSON scores two encoder settings on fixture recordings.
+func TestBenchCWRUEncoderJSON(t *testing.T) {
+	dir := t.TempDir()
+	mp := cwruFixture(t, dir, []string{"1772", "1750", "1730"}, 3000)
+	js := filepath.Join(dir, "r.json")
+	code, stdout, stderr := runCLI("bench", "cwru-encoder", "--data", dir, "--files", mp, "--window", "256", "--coeffs", "64",
+		"--windows", "40", "--train", "30", "--epochs", "3", "--weight-decay", "0,0.01", "--targets", "1750,1730", "--seeds", "1", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"| Encoder | 1750 | 1730 | Avg |", "| epochs=3 wd=0 |", "| epochs=3 wd=0.01 |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "[4/4] encoder epochs=3 wd=0.01 for 1730 seed 1 done") {
+		t.Errorf("progress:\n%s", stderr)
+	}
+	v := readJSON(t, js)
+	if v["benchmark"] != "cwru-encoder" {
+		t.Errorf("benchmark %v", v["benchmark"])
+	}
+	rs, _ := v["results"].([]any)
+	if len(rs) != 4 {
+		t.Fatalf("%d results, want 2 encoders × 2 targets", len(rs))
+	}
+	for _, r := range rs {
+		m := r.(map[string]any)
+		if a := m["accuracy"].(float64); a < 0 || a > 100 || m["fold"].(float64) != 1 {
+			t.Errorf("result %v", m)
+		}
+	}
 }
 
 // TestBenchCWRUJSON runs dadil bench cwru end to end on fixture recordings.

@@ -15,6 +15,7 @@
 //	dadil bench emd [--sizes 200,1000,...] [--pot PYTHON] [--json FILE]
 //	dadil bench office-caltech10 --data DIR [--features surf|decaf] [--methods LIST] [--json FILE]
 //	dadil bench cwru --data DIR [--methods LIST] [--targets 1772,1750,1730] [--seeds 5] [--json FILE]
+//	dadil bench cwru-encoder --data DIR [--epochs 5,10] [--weight-decay 0,0.001,0.01] [--seeds 5] [--json FILE]
 //	dadil bench dadil --data DIR [--targets W] [--folds 1] [--threads all,1] [--python-threads 1,all] [--python PYTHON]
 //
 // Run "dadil help" or "dadil <command> -h" for details.
@@ -78,6 +79,7 @@ func groups() map[string]map[string]command {
 			"office-caltech10": {"reproduce the paper's Caltech-Office 10 experiments (Tables 2 and 3)", runBenchOfficeCaltech},
 			"dadil":            {"time DaDiL fits (paper setting) side by side with a Python reference", runBenchDaDiL},
 			"cwru":             {"reproduce the paper's CWRU fault-diagnosis experiment (Table 5) from the raw recordings", runBenchCWRU},
+			"cwru-encoder":     {"score CWRU encoder settings on held-out source loads, without the target", runBenchCWRUEncoder},
 		},
 	}
 }

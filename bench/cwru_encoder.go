@@ -1,0 +1,155 @@
+package bench
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/mlp"
+)
+
+// EncoderName names encoder settings in the tables of
+// ValidateCWRUEncoders: "epochs=10 wd=0.01".
+func EncoderName(s *mlp.Settings) string {
+	return "epochs=" + strconv.Itoa(s.Epochs) + " wd=" + strconv.FormatFloat(s.WeightDecay, 'g', -1, 64)
+}
+
+// EncoderOptions configure ValidateCWRUEncoders.
+type EncoderOptions struct {
+	// Candidates are the encoder settings to score; their Seed is
+	// ignored (each draw seeds its encoders). Their names, by
+	// EncoderName, must differ.
+	Candidates []*mlp.Settings
+	Targets    []string // nil: every domain
+	Seeds      int      // repetitions 1 … Seeds; 0: 5
+	Seed       uint64   // base seed, as in RunCWRU
+	// Protocol gives the windows and spectra; its Encoder is ignored.
+	Protocol *CWRUProtocol
+	// Progress, if not nil, receives a line per scored candidate.
+	Progress func(done, total int, what string, elapsed time.Duration)
+}
+
+// ValidateCWRUEncoders scores candidate encoder settings without looking at
+// the target: a label-free way to choose how the encoder is trained.
+//
+// For each target and repetition it draws the same windows as RunCWRU with
+// the same base seed, and for every ordered pair (a, b) of distinct source
+// domains trains the candidate on all windows of a alone and measures its
+// accuracy on the test windows of b. The target's recordings are not read
+// at all, so the score is a legitimate model-selection signal for the
+// unsupervised target: it asks how well the encoder carries a classification
+// from one load to an unseen one, which is what the full experiment needs
+// from it. A Result's Method is the candidate's EncoderName, its Accuracy the
+// mean over the ordered source pairs, its Fold the repetition and its Seconds
+// the total training time.
+func ValidateCWRUEncoders(c *CWRU, opt EncoderOptions) ([]Result, error) {
+	if len(opt.Candidates) == 0 {
+		return nil, fmt.Errorf("bench: cwru: no encoder candidates")
+	}
+	seen := map[string]bool{}
+	for _, cand := range opt.Candidates {
+		if cand == nil {
+			return nil, fmt.Errorf("bench: cwru: nil encoder candidate")
+		}
+		n := EncoderName(cand)
+		if seen[n] {
+			return nil, fmt.Errorf("bench: cwru: encoder candidate %q listed twice", n)
+		}
+		seen[n] = true
+	}
+	targets := opt.Targets
+	if targets == nil {
+		targets = c.Domains
+	}
+	for _, t := range targets {
+		if !slices.Contains(c.Domains, t) {
+			return nil, fmt.Errorf("bench: cwru: unknown target %q (domains: %s)", t, strings.Join(c.Domains, ", "))
+		}
+	}
+	if len(c.Domains) < 3 {
+		return nil, fmt.Errorf("bench: cwru: %d domains; validating an encoder on held-out sources needs at least 3", len(c.Domains))
+	}
+	seeds := opt.Seeds
+	if seeds == 0 {
+		seeds = 5
+	}
+	if seeds < 0 {
+		return nil, fmt.Errorf("bench: cwru: %d seeds", seeds)
+	}
+	pr, err := opt.Protocol.resolve()
+	if err != nil {
+		return nil, err
+	}
+	total := len(targets) * seeds * len(opt.Candidates)
+	done := 0
+	start := time.Now()
+	var out []Result
+	for _, target := range targets {
+		for rep := 1; rep <= seeds; rep++ {
+			seed := c.drawSeed(opt.Seed, target, rep)
+			var src []*CWRUSpectra
+			var names []string
+			for _, dom := range c.Domains {
+				if dom == target {
+					continue
+				}
+				s, err := c.Spectra(dom, seed, &pr)
+				if err != nil {
+					return nil, err
+				}
+				src = append(src, s)
+				names = append(names, dom)
+			}
+			for _, cand := range opt.Candidates {
+				set := *cand
+				set.Seed = seed
+				set.Progress = nil
+				t0 := time.Now()
+				var sum float64
+				var pairs int
+				for a := range src {
+					net, err := mlp.Train(src[a].X, src[a].Y, len(c.Labels), &set)
+					if err != nil {
+						return nil, fmt.Errorf("bench: cwru: encoder %s on %s: %w", EncoderName(cand), names[a], err)
+					}
+					for b := range src {
+						if b == a {
+							continue
+						}
+						acc, err := heldOutAccuracy(net, src[b])
+						if err != nil {
+							return nil, err
+						}
+						sum += acc
+						pairs++
+					}
+				}
+				out = append(out, Result{
+					Method: EncoderName(cand), Target: target, Fold: rep,
+					Accuracy: 100 * sum / float64(pairs), Seconds: time.Since(t0).Seconds(),
+				})
+				done++
+				if opt.Progress != nil {
+					opt.Progress(done, total, fmt.Sprintf("encoder %s for %s seed %d", EncoderName(cand), target, rep), time.Since(start))
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// heldOutAccuracy is net's accuracy on the test windows of s.
+func heldOutAccuracy(net *mlp.Network, s *CWRUSpectra) (float64, error) {
+	p, err := net.Predict(rows(s.X, s.Test))
+	if err != nil {
+		return 0, err
+	}
+	y := make([]int, len(s.Test))
+	for i, r := range s.Test {
+		y[i] = s.Y[r]
+	}
+	return classify.Accuracy(p, y)
+}
