@@ -2,9 +2,7 @@ package bench
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/dadil/dadil/classify"
@@ -60,24 +58,12 @@ func ValidateCWRUEncoders(c *CWRU, opt EncoderOptions) ([]Result, error) {
 		}
 		seen[n] = true
 	}
-	targets := opt.Targets
-	if targets == nil {
-		targets = c.Domains
-	}
-	for _, t := range targets {
-		if !slices.Contains(c.Domains, t) {
-			return nil, fmt.Errorf("bench: cwru: unknown target %q (domains: %s)", t, strings.Join(c.Domains, ", "))
-		}
+	targets, seeds, err := c.runs(opt.Targets, opt.Seeds)
+	if err != nil {
+		return nil, err
 	}
 	if len(c.Domains) < 3 {
 		return nil, fmt.Errorf("bench: cwru: %d domains; validating an encoder on held-out sources needs at least 3", len(c.Domains))
-	}
-	seeds := opt.Seeds
-	if seeds == 0 {
-		seeds = 5
-	}
-	if seeds < 0 {
-		return nil, fmt.Errorf("bench: cwru: %d seeds", seeds)
 	}
 	pr, err := opt.Protocol.resolve()
 	if err != nil {

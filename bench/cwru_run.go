@@ -165,6 +165,26 @@ type CWRUOptions struct {
 	Encoder func(target string, rep, epoch, epochs int, loss, accuracy float64)
 }
 
+// runs checks the targets and the number of repetitions of a run over c,
+// defaulting to every domain and 5 repetitions.
+func (c *CWRU) runs(targets []string, seeds int) ([]string, int, error) {
+	if targets == nil {
+		targets = c.Domains
+	}
+	for _, t := range targets {
+		if !slices.Contains(c.Domains, t) {
+			return nil, 0, fmt.Errorf("bench: cwru: unknown target %q (domains: %s)", t, strings.Join(c.Domains, ", "))
+		}
+	}
+	if seeds == 0 {
+		seeds = 5
+	}
+	if seeds < 0 {
+		return nil, 0, fmt.Errorf("bench: cwru: %d seeds", seeds)
+	}
+	return targets, seeds, nil
+}
+
 // RunCWRU runs the requested methods on every (target, repetition): for
 // repetition r the windows, the encoder and every method are seeded from
 // Seed, the target and r only, so results do not depend on Workers. The
@@ -172,21 +192,9 @@ type CWRUOptions struct {
 // prediction time on the encoded data; for "mlp" it is the encoder's
 // training time.
 func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
-	targets := opt.Targets
-	if targets == nil {
-		targets = c.Domains
-	}
-	for _, t := range targets {
-		if !slices.Contains(c.Domains, t) {
-			return nil, fmt.Errorf("bench: cwru: unknown target %q (domains: %s)", t, strings.Join(c.Domains, ", "))
-		}
-	}
-	seeds := opt.Seeds
-	if seeds == 0 {
-		seeds = 5
-	}
-	if seeds < 0 {
-		return nil, fmt.Errorf("bench: cwru: %d seeds", seeds)
+	targets, seeds, err := c.runs(opt.Targets, opt.Seeds)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := opt.Protocol.resolve(); err != nil {
 		return nil, err

@@ -14,18 +14,9 @@ import (
 // label-free way to choose how the CWRU encoder is trained.
 func runBenchCWRUEncoder(args []string, e *env) error {
 	fs := newFlags("dadil bench cwru-encoder", e)
-	data := fs.String("data", "", "CWRU data folder `DIR` (holding 12k_DE/ and normal/)")
-	files := fs.String("files", "", "file map `CSV` (file,label,class,domain,variable); default: the paper's table of file ids")
+	cf := addCWRUFlags(fs, "comma-separated target domains (rpm); each is left out, and its two sources validate each other")
 	epochs := fs.String("epochs", "5,10", "comma-separated `LIST` of encoder epochs to try")
 	decays := fs.String("weight-decay", "0,0.001,0.01", "comma-separated `LIST` of encoder weight decays λ to try")
-	targets := fs.String("targets", strings.Join(bench.CWRUDomains, ","), "comma-separated target domains (rpm); each is left out, and its two sources validate each other")
-	seeds := fs.Int("seeds", 5, "repetitions: the windows of dadil bench cwru with the same --seed")
-	seed := fs.Uint64("seed", 1, "base random seed")
-	jsonPath := fs.String("json", "", "write every result to `FILE` as JSON")
-	windows := fs.Int("windows", 800, "windows per class and domain")
-	train := fs.Int("train", 600, "training windows per class (the rest are test windows)")
-	window := fs.Int("window", 4096, "samples per window")
-	coeffs := fs.Int("coeffs", 2048, "Fourier magnitudes per window")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil bench cwru-encoder --data DIR [--epochs 5,10] [--weight-decay 0,0.001,0.01] [--targets 1772,1750,1730] [--seeds 5] [--json FILE]")
 		fmt.Fprintln(fs.Output(), "\nScores CWRU encoder settings without the target: for each target and seed, the encoder is trained on")
@@ -37,11 +28,8 @@ func runBenchCWRUEncoder(args []string, e *env) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *data == "" {
-		return usageError{fmt.Errorf("--data is required")}
-	}
-	if *seeds < 1 {
-		return usageError{fmt.Errorf("--seeds must be at least 1")}
+	if err := cf.check(); err != nil {
+		return err
 	}
 	eps, err := parseInts("epochs", *epochs)
 	if err != nil {
@@ -58,11 +46,6 @@ func runBenchCWRUEncoder(args []string, e *env) error {
 	if len(eps) == 0 || len(wds) == 0 {
 		return usageError{fmt.Errorf("--epochs and --weight-decay need at least one value each")}
 	}
-	if *jsonPath != "" {
-		if err := checkOutput("--json", *jsonPath); err != nil {
-			return err
-		}
-	}
 	var cands []*mlp.Settings
 	var names []string
 	for _, ep := range eps {
@@ -73,40 +56,28 @@ func runBenchCWRUEncoder(args []string, e *env) error {
 			names = append(names, bench.EncoderName(s))
 		}
 	}
-	fileMap := bench.CWRUFiles()
-	if *files != "" {
-		if fileMap, err = bench.ReadCWRUFiles(*files); err != nil {
-			return err
-		}
-	}
-	proto := &bench.CWRUProtocol{Window: *window, Coeffs: *coeffs, Windows: *windows, Train: *train}
+	proto := cf.protocol()
 	start := time.Now()
-	c, err := bench.LoadCWRU(*data, fileMap, *window)
+	c, err := cf.load(e)
 	if err != nil {
 		return err
 	}
-	if len(c.Dropped) > 0 {
-		fmt.Fprintf(e.stderr, "cwru: no recordings for class %s: running the %d-class problem\n", strings.Join(c.Dropped, ", "), len(c.Labels))
-	}
-	tl := splitList(*targets)
+	tl := splitList(*cf.targets)
 	res, err := bench.ValidateCWRUEncoders(c, bench.EncoderOptions{
-		Candidates: cands, Targets: tl, Seeds: *seeds, Seed: *seed, Protocol: proto,
-		Progress: func(done, total int, what string, elapsed time.Duration) {
-			eta := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
-			fmt.Fprintf(e.stderr, "[%d/%d] %s done; %s elapsed, ETA %s\n", done, total, what, elapsed.Round(time.Second), eta.Round(time.Second))
-		},
+		Candidates: cands, Targets: tl, Seeds: *cf.seeds, Seed: *cf.seed, Protocol: proto,
+		Progress: benchProgress(e),
 	})
 	if err != nil {
 		return err
 	}
 	bench.SortResults(res, names, tl)
 	fmt.Fprintf(e.stdout, "CWRU, %d classes: accuracy (%%) of encoders trained on one source load and tested on the other,\n"+
-		"by left-out target; mean ± std over %d seeds (base seed %d); %.0f s.\n\n", len(c.Labels), *seeds, *seed, time.Since(start).Seconds())
+		"by left-out target; mean ± std over %s (base seed %d); %.0f s.\n\n", len(c.Labels), plural(*cf.seeds, "seed"), *cf.seed, time.Since(start).Seconds())
 	fmt.Fprint(e.stdout, strings.Replace(bench.Table(res, names, tl), "| Method |", "| Encoder |", 1))
-	if *jsonPath != "" {
-		return writeJSON(*jsonPath, map[string]any{
+	if *cf.jsonPath != "" {
+		return writeJSON(*cf.jsonPath, map[string]any{
 			"benchmark": "cwru-encoder", "classes": c.Labels, "class_names": c.Names, "dropped": c.Dropped,
-			"protocol": proto, "seeds": *seeds, "seed": *seed, "results": res,
+			"protocol": proto, "seeds": *cf.seeds, "seed": *cf.seed, "results": res,
 		})
 	}
 	return nil

@@ -69,10 +69,7 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 	start := time.Now()
 	res, err := bench.RunOfficeCaltech(o, bench.Options{
 		Methods: ml, Targets: tl, Folds: fl, Seed: *seed, Workers: *workers,
-		Progress: func(done, total int, what string, elapsed time.Duration) {
-			eta := time.Duration(float64(elapsed) / float64(done) * float64(total-done))
-			fmt.Fprintf(e.stderr, "[%d/%d] %s done; %s elapsed, ETA %s\n", done, total, what, elapsed.Round(time.Second), eta.Round(time.Second))
-		},
+		Progress: benchProgress(e),
 	})
 	if err != nil {
 		return err

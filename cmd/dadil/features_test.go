@@ -192,7 +192,7 @@ func TestBenchCWRUEncoderJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"| Encoder | 1750 | 1730 | Avg |", "| epochs=3 wd=0 |", "| epochs=3 wd=0.01 |"} {
+	for _, want := range []string{"over 1 seed (base seed 1)", "| Encoder | 1750 | 1730 | Avg |", "| epochs=3 wd=0 |", "| epochs=3 wd=0.01 |"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}
