@@ -13,6 +13,11 @@
 // unless their settings say otherwise. Methods with random choices take a
 // seed in their settings and are deterministic for it.
 //
+// ValidateOnSources scores any method without target data by holding out
+// each source in turn as the unlabeled target (leave-one-domain-out
+// validation): a way to choose between methods or settings without target
+// labels.
+//
 // Errors returned by this package are prefixed with "adapt: ".
 package adapt
 

@@ -154,6 +154,30 @@ type CWRUExperiment struct {
 // on all windows of the sources (the domains other than target) and encodes
 // every domain. progress, if not nil, receives the encoder's epochs.
 func (c *CWRU) Prepare(target string, seed uint64, p *CWRUProtocol, progress func(epoch, epochs int, loss, acc float64)) (*CWRUExperiment, error) {
+	return c.prepare(target, "", seed, p, progress)
+}
+
+// PrepareHeldOut prepares the pseudo-experiment of held-out-source
+// validation for target: the target's recordings are not read at all, and
+// the source heldOut plays the target — the encoder learns from the other
+// sources alone, heldOut's training windows are the unlabeled target data
+// and its test windows are scored. The windows are those Prepare draws for
+// the same seed. The Target of the result is heldOut.
+func (c *CWRU) PrepareHeldOut(target, heldOut string, seed uint64, p *CWRUProtocol, progress func(epoch, epochs int, loss, acc float64)) (*CWRUExperiment, error) {
+	if !slices.Contains(c.Domains, target) {
+		return nil, fmt.Errorf("bench: cwru: unknown target %q (have %v)", target, c.Domains)
+	}
+	if heldOut == target {
+		return nil, fmt.Errorf("bench: cwru: the held-out domain %s is the target", heldOut)
+	}
+	if len(c.Domains) < 3 {
+		return nil, fmt.Errorf("bench: cwru: %d domains; holding a source out needs at least 3", len(c.Domains))
+	}
+	return c.prepare(heldOut, target, seed, p, progress)
+}
+
+// prepare is Prepare with the domain skip left out entirely.
+func (c *CWRU) prepare(target, skip string, seed uint64, p *CWRUProtocol, progress func(epoch, epochs int, loss, acc float64)) (*CWRUExperiment, error) {
 	pr, err := p.resolve()
 	if err != nil {
 		return nil, err
@@ -165,6 +189,9 @@ func (c *CWRU) Prepare(target string, seed uint64, p *CWRUProtocol, progress fun
 	var srcNames []string
 	var tgt *CWRUSpectra
 	for _, dom := range c.Domains {
+		if dom == skip {
+			continue
+		}
 		s, err := c.Spectra(dom, seed, &pr)
 		if err != nil {
 			return nil, err

@@ -163,6 +163,13 @@ type CWRUOptions struct {
 	Progress func(done, total int, what string, elapsed time.Duration)
 	// Encoder, if not nil, receives the encoder's epochs.
 	Encoder func(target string, rep, epoch, epochs int, loss, accuracy float64)
+	// HeldOutSources runs held-out-source validation instead of the
+	// benchmark: for every target and repetition, each source in turn is
+	// held out and plays the target (CWRU.PrepareHeldOut), with the
+	// windows of that repetition; the target's recordings are never read.
+	// A Result's Target is then the real target, HeldOut the held-out
+	// source, Fold the repetition.
+	HeldOutSources bool
 }
 
 // runs checks the targets and the number of repetitions of a run over c,
@@ -213,7 +220,27 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 			jobs = append(jobs, job{f, mem})
 		}
 	}
-	total := len(targets) * seeds * len(jobs)
+	// The experiments of a (target, repetition): the target itself, or
+	// each of its sources held out.
+	runsOf := func(target string) []string {
+		if !opt.HeldOutSources {
+			return []string{""}
+		}
+		var h []string
+		for _, d := range c.Domains {
+			if d != target {
+				h = append(h, d)
+			}
+		}
+		return h
+	}
+	if opt.HeldOutSources && len(c.Domains) < 3 {
+		return nil, fmt.Errorf("bench: cwru: %d domains; holding a source out needs at least 3", len(c.Domains))
+	}
+	total := 0
+	for _, target := range targets {
+		total += seeds * len(runsOf(target)) * len(jobs)
+	}
 	done := 0
 	start := time.Now()
 	var out []Result
@@ -224,29 +251,43 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 			if opt.Encoder != nil {
 				encProgress = func(epoch, epochs int, loss, acc float64) { opt.Encoder(target, rep, epoch, epochs, loss, acc) }
 			}
-			e, err := c.Prepare(target, expSeed, opt.Protocol, encProgress)
-			if err != nil {
-				return nil, err
-			}
-			results := make([][]Result, len(jobs))
-			errs := make([]error, len(jobs))
-			par.ForEach(len(jobs), opt.Workers, func(i int) {
-				results[i], errs[i] = runCWRUJob(e, jobs[i].fam, jobs[i].members, len(c.Labels), expSeed, rep)
-			}, func(i int) {
-				done++
-				if opt.Progress != nil {
-					var names []string
-					for _, m := range jobs[i].members {
-						names = append(names, jobs[i].fam.members[m])
+			for _, heldOut := range runsOf(target) {
+				var e *CWRUExperiment
+				what := fmt.Sprintf("%s seed %d", target, rep)
+				if heldOut == "" {
+					e, err = c.Prepare(target, expSeed, opt.Protocol, encProgress)
+				} else {
+					e, err = c.PrepareHeldOut(target, heldOut, expSeed, opt.Protocol, encProgress)
+					what = fmt.Sprintf("the sources of %s seed %d, %s held out", target, rep, heldOut)
+				}
+				if err != nil {
+					return nil, err
+				}
+				results := make([][]Result, len(jobs))
+				errs := make([]error, len(jobs))
+				par.ForEach(len(jobs), opt.Workers, func(i int) {
+					results[i], errs[i] = runCWRUJob(e, jobs[i].fam, jobs[i].members, len(c.Labels), expSeed, rep)
+				}, func(i int) {
+					done++
+					if opt.Progress != nil {
+						var names []string
+						for _, m := range jobs[i].members {
+							names = append(names, jobs[i].fam.members[m])
+						}
+						opt.Progress(done, total, strings.Join(names, "/")+" on "+what, time.Since(start))
 					}
-					opt.Progress(done, total, fmt.Sprintf("%s on %s seed %d", strings.Join(names, "/"), target, rep), time.Since(start))
+				})
+				for i, r := range results {
+					if errs[i] != nil {
+						return nil, fmt.Errorf("bench: cwru: %s on %s: %w", strings.Join(jobs[i].fam.members, "/"), what, errs[i])
+					}
+					for j := range r {
+						if heldOut != "" {
+							r[j].Target, r[j].HeldOut = target, heldOut
+						}
+					}
+					out = append(out, r...)
 				}
-			})
-			for i, r := range results {
-				if errs[i] != nil {
-					return nil, fmt.Errorf("bench: cwru: %s on %s seed %d: %w", strings.Join(jobs[i].fam.members, "/"), target, rep, errs[i])
-				}
-				out = append(out, r...)
 			}
 		}
 	}

@@ -273,6 +273,52 @@ func TestRunCWRUSynthetic(t *testing.T) {
 	}
 }
 
+// TestRunCWRUHeldOutSources validates without the target: the target's
+// recordings are removed, each source is held out in turn, and the
+// encoder trained on the other source alone classifies it well above
+// chance (1/3).
+func TestRunCWRUHeldOutSources(t *testing.T) {
+	dir, files := synthCWRU(t, []string{"a", "b", "c"}, 3, 3000)
+	c, err := LoadCWRU(dir, files, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.rec[2] = nil // the target "c": any access would panic
+	opt := CWRUOptions{
+		Methods: []string{"mlp", "source-only"}, Targets: []string{"c"}, Seeds: 1, Seed: 3,
+		Protocol: smallCWRUProtocol(), HeldOutSources: true,
+	}
+	res, err := RunCWRU(c, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 4 {
+		t.Fatalf("%d results, want 2 methods × 2 held-out sources", len(res))
+	}
+	seed := c.drawSeed(3, "c", 1)
+	for _, r := range res {
+		if r.Target != "c" || (r.HeldOut != "a" && r.HeldOut != "b") || r.Fold != 1 {
+			t.Errorf("result %+v", r)
+		}
+		if r.Accuracy < 60 {
+			t.Errorf("%s with %s held out: %.2f%%", r.Method, r.HeldOut, r.Accuracy)
+		}
+	}
+	e, err := c.PrepareHeldOut("c", "a", seed, smallCWRUProtocol(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Target != "a" || len(e.Split.Sources) != 1 || e.Split.Sources[0].Name != "b" {
+		t.Errorf("held-out experiment: target %s, sources %d", e.Target, len(e.Split.Sources))
+	}
+	if _, err := c.PrepareHeldOut("c", "c", seed, smallCWRUProtocol(), nil); err == nil || !strings.Contains(err.Error(), "is the target") {
+		t.Errorf("held out = target: %v", err)
+	}
+	if _, err := c.PrepareHeldOut("z", "a", seed, smallCWRUProtocol(), nil); err == nil || !strings.Contains(err.Error(), `"z"`) {
+		t.Errorf("unknown target: %v", err)
+	}
+}
+
 // TestCWRUSmokeReal runs the benchmark on the real CWRU recordings with
 // fewer windows and encoder epochs, for one target and seed.
 func TestCWRUSmokeReal(t *testing.T) {

@@ -216,6 +216,23 @@ func (o *OfficeCaltech) Split(target string, fold int) (*Split, error) {
 	return s, nil
 }
 
+// HeldOutSplit returns the pseudo-experiment of held-out-source validation
+// (adapt.ValidateOnSources) for target domain target: its sources but the
+// held-out-th (1-based, in the order of Split's sources) stay labeled, and
+// the held-out source's rows are both the unlabeled training rows and the
+// test rows. The target's rows are not used at all.
+func (o *OfficeCaltech) HeldOutSplit(target string, heldOut int) (*Split, error) {
+	s, err := o.Split(target, 1)
+	if err != nil {
+		return nil, err
+	}
+	if heldOut < 1 || heldOut > len(s.Sources) {
+		return nil, fmt.Errorf("bench: held-out source %d is not in 1…%d", heldOut, len(s.Sources))
+	}
+	rest, X, y := adapt.HoldOut(s.Sources, heldOut-1)
+	return &Split{Sources: rest, Train: X, Test: X, TestY: y}, nil
+}
+
 // rows returns the rows idx of X as a new matrix; idx must not be empty.
 func rows(X *mat.Dense, idx []int) *mat.Dense {
 	_, d := X.Dims()

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -84,6 +85,49 @@ func TestFoldsAndSplit(t *testing.T) {
 	}
 	if _, err := o.Split("W", 6); err == nil {
 		t.Error("no error for fold 6")
+	}
+}
+
+func TestHeldOutSplit(t *testing.T) {
+	sizes := [4]int{10, 12, 7, 9}
+	o, err := fakeOffice(t, sizes, roundRobin(sizes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Target A's sources are W, D, C; holding out the second, D (domain
+	// index 2, rows 200 … 206), leaves W and C labeled.
+	s, err := o.HeldOutSplit("A", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Sources) != 2 || s.Sources[0].Name != "W" || s.Sources[1].Name != "C" {
+		t.Fatalf("sources %+v", s.Sources)
+	}
+	if r, _ := s.Test.Dims(); r != 7 || s.Train != s.Test || len(s.TestY) != 7 || s.Test.At(6, 0) != 206 {
+		t.Errorf("held-out rows: %d, first column %v", r, mat.Col(nil, 0, s.Test))
+	}
+	if heldOutSource("A", 2) != "D" || heldOutSource("W", 1) != "A" {
+		t.Error("heldOutSource names the wrong domain")
+	}
+	for _, bad := range []int{0, 4} {
+		if _, err := o.HeldOutSplit("A", bad); err == nil || !strings.Contains(err.Error(), "held-out source") {
+			t.Errorf("held-out %d: %v", bad, err)
+		}
+	}
+	// A run never reads the target: with its rows replaced by NaN, every
+	// source-only score is still that of the held-out sources.
+	for i := 0; i < sizes[1]; i++ {
+		o.X[1].Set(i, 0, math.NaN())
+	}
+	res, err := RunOfficeCaltech(o, Options{Methods: []string{"source-only"}, Targets: []string{"A"}, HeldOutSources: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 3 || res[0].HeldOut != "W" || res[1].HeldOut != "D" || res[2].HeldOut != "C" || res[2].Fold != 3 {
+		t.Errorf("results %+v", res)
+	}
+	if _, err := RunOfficeCaltech(o, Options{Methods: []string{"source-only"}, Folds: []int{1}, HeldOutSources: true}); err == nil || !strings.Contains(err.Error(), "no folds") {
+		t.Errorf("folds with held-out sources: %v", err)
 	}
 }
 

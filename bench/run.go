@@ -22,6 +22,9 @@ type Result struct {
 	Fold     int     `json:"fold"`
 	Accuracy float64 `json:"accuracy"` // percent of the test rows
 	Seconds  float64 `json:"seconds"`  // fit + predict
+	// HeldOut names the source held out as the target in held-out-source
+	// validation (Options.HeldOutSources); empty otherwise.
+	HeldOut string `json:"held_out,omitempty"`
 }
 
 // PaperDaDiL returns the DaDiL settings of the paper for Caltech-Office 10
@@ -110,6 +113,13 @@ type Options struct {
 	Folds   []int    // nil: 1 … 5
 	Seed    uint64
 	Workers int // experiments run at once; 0: GOMAXPROCS
+	// HeldOutSources runs held-out-source validation instead of the
+	// benchmark: for every target, each of its three sources in turn is
+	// held out and plays the unlabeled target (OfficeCaltech.HeldOutSplit).
+	// The target's rows are never used; a Result's Fold is then the
+	// held-out source's place among the sources (1 … 3) and HeldOut its
+	// name. Folds must be nil.
+	HeldOutSources bool
 	// Progress, if not nil, receives a line per finished experiment.
 	Progress func(done, total int, what string, elapsed time.Duration)
 }
@@ -136,7 +146,12 @@ func RunOfficeCaltech(o *OfficeCaltech, opt Options) ([]Result, error) {
 		}
 	}
 	folds := opt.Folds
-	if folds == nil {
+	switch {
+	case opt.HeldOutSources && folds != nil:
+		return nil, fmt.Errorf("bench: held-out-source validation has no folds (the target is not used)")
+	case opt.HeldOutSources:
+		folds = []int{1, 2, 3}
+	case folds == nil:
 		folds = []int{1, 2, 3, 4, 5}
 	}
 	for _, f := range folds {
@@ -165,23 +180,31 @@ func RunOfficeCaltech(o *OfficeCaltech, opt Options) ([]Result, error) {
 	start := time.Now()
 	done := 0
 	par.ForEach(len(exps), opt.Workers, func(i int) {
-		results[i], errs[i] = runExperiment(o, exps[i], opt.Seed)
+		results[i], errs[i] = runExperiment(o, exps[i], opt.Seed, opt.HeldOutSources)
 	}, func(i int) {
 		done++
 		if opt.Progress != nil {
 			e := exps[i]
-			opt.Progress(done, len(exps), fmt.Sprintf("%s on %s fold %d", strings.Join(namesOf(e), "/"), e.target, e.fold), time.Since(start))
+			opt.Progress(done, len(exps), describe(e, opt.HeldOutSources), time.Since(start))
 		}
 	})
 	var out []Result
 	for i, r := range results {
 		if errs[i] != nil {
 			e := exps[i]
-			return nil, fmt.Errorf("bench: %s on %s fold %d: %w", strings.Join(namesOf(e), "/"), e.target, e.fold, errs[i])
+			return nil, fmt.Errorf("bench: %s: %w", describe(e, opt.HeldOutSources), errs[i])
 		}
 		out = append(out, r...)
 	}
 	return out, nil
+}
+
+// describe names an experiment in progress lines and errors.
+func describe(e experiment, heldOut bool) string {
+	if heldOut {
+		return fmt.Sprintf("%s on the sources of %s, %s held out", strings.Join(namesOf(e), "/"), e.target, heldOutSource(e.target, e.fold))
+	}
+	return fmt.Sprintf("%s on %s fold %d", strings.Join(namesOf(e), "/"), e.target, e.fold)
 }
 
 func namesOf(e experiment) []string {
@@ -228,8 +251,16 @@ func selectMethods(names, all []string) (map[string]bool, error) {
 }
 
 // runExperiment fits a family once and scores its requested members.
-func runExperiment(o *OfficeCaltech, e experiment, seed uint64) ([]Result, error) {
-	s, err := o.Split(e.target, e.fold)
+func runExperiment(o *OfficeCaltech, e experiment, seed uint64, heldOut bool) ([]Result, error) {
+	var s *Split
+	var err error
+	var heldOutName string
+	if heldOut {
+		s, err = o.HeldOutSplit(e.target, e.fold)
+		heldOutName = heldOutSource(e.target, e.fold)
+	} else {
+		s, err = o.Split(e.target, e.fold)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -253,12 +284,24 @@ func runExperiment(o *OfficeCaltech, e experiment, seed uint64) ([]Result, error
 			return nil, err
 		}
 		out = append(out, Result{
-			Method: e.fam.members[i], Target: e.target, Fold: e.fold,
+			Method: e.fam.members[i], Target: e.target, Fold: e.fold, HeldOut: heldOutName,
 			Accuracy: 100 * acc,
 			Seconds:  fitSecs + time.Since(t1).Seconds(),
 		})
 	}
 	return out, nil
+}
+
+// heldOutSource names the held-out-th source (1-based) of target in
+// HeldOutSplit.
+func heldOutSource(target string, heldOut int) string {
+	var names []string
+	for _, d := range OfficeCaltechDomains {
+		if d != target {
+			names = append(names, d)
+		}
+	}
+	return names[heldOut-1]
 }
 
 // Table formats results as a Markdown table laid out like the paper's:

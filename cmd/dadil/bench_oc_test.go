@@ -129,7 +129,45 @@ func TestBenchOfficeCaltechBadInput(t *testing.T) {
 		{"method", []string{"--data", dir, "--methods", "dadil", "--json", js}, "dadil"},
 		{"target", []string{"--data", dir, "--targets", "X", "--methods", "source-only", "--json", js}, `"X"`},
 		{"json folder", []string{"--data", dir, "--json", filepath.Join(js, "no", "r.json")}, "cannot write there"},
+		{"held-out folds", []string{"--data", dir, "--held-out-sources", "--folds", "1", "--json", js}, "--folds has no meaning with --held-out-sources"},
 	})
+}
+
+func TestBenchOfficeCaltechHeldOutSources(t *testing.T) {
+	dir := officeFixture(t, 40)
+	js := filepath.Join(t.TempDir(), "r.json")
+	code, stdout, stderr := runCLI("bench", "office-caltech10", "--data", dir, "--methods", "source-only,dadil-r",
+		"--targets", "D", "--held-out-sources", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"held-out-source validation, without the target", "| Method | D | Avg |", "| source-only |", "| dadil-r |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "dadil-r on the sources of D, C held out") {
+		t.Errorf("progress:\n%s", stderr)
+	}
+	v := readJSON(t, js)
+	if v["validation"] != "held-out-sources" {
+		t.Errorf("validation %v", v["validation"])
+	}
+	rs, _ := v["results"].([]any)
+	if len(rs) != 6 {
+		t.Fatalf("%d results, want 2 methods × 3 held-out sources", len(rs))
+	}
+	held := map[string]int{}
+	for _, r := range rs {
+		m := r.(map[string]any)
+		held[fmt.Sprint(m["held_out"])]++
+		if a := m["accuracy"].(float64); a < 90 || a > 100 {
+			t.Errorf("%v with %v held out: accuracy %v", m["method"], m["held_out"], a)
+		}
+	}
+	if held["W"] != 2 || held["A"] != 2 || held["C"] != 2 {
+		t.Errorf("held-out sources %v, want W, A and C twice each", held)
+	}
 }
 
 // TestBenchDaDiLGoOnly times the paper-setting fit on a generated benchmark

@@ -94,3 +94,12 @@ func plural(n int, noun string) string {
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }
+
+// validation is the "validation" field of a benchmark's JSON: what its
+// accuracies measure.
+func validation(heldOutSources bool) string {
+	if heldOutSources {
+		return "held-out-sources"
+	}
+	return "target"
+}

@@ -252,6 +252,45 @@ func TestBenchCWRUJSON(t *testing.T) {
 	}
 }
 
+// TestBenchCWRUHeldOutSources validates without the target on fixture
+// recordings (bench's tests check that the target is never read).
+func TestBenchCWRUHeldOutSources(t *testing.T) {
+	dir := t.TempDir()
+	mp := cwruFixture(t, dir, []string{"1772", "1750", "1730"}, 3000)
+	js := filepath.Join(dir, "r.json")
+	code, stdout, stderr := runCLI("bench", "cwru", "--data", dir, "--files", mp, "--window", "256", "--coeffs", "64",
+		"--windows", "40", "--train", "30", "--encoder-epochs", "3", "--methods", "mlp,dadil-r",
+		"--targets", "1730", "--seeds", "1", "--held-out-sources", "--json", js)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "held-out-source validation, without the target") || !strings.Contains(stdout, "| dadil-r |") {
+		t.Errorf("table:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "on the sources of 1730 seed 1, 1750 held out") || !strings.Contains(stderr, "[4/4]") {
+		t.Errorf("progress:\n%s", stderr)
+	}
+	v := readJSON(t, js)
+	if v["validation"] != "held-out-sources" {
+		t.Errorf("validation %v", v["validation"])
+	}
+	rs, _ := v["results"].([]any)
+	if len(rs) != 4 {
+		t.Fatalf("%d results, want 2 methods × 2 held-out sources", len(rs))
+	}
+	held := map[string]int{}
+	for _, r := range rs {
+		m := r.(map[string]any)
+		held[fmt.Sprint(m["held_out"])]++
+		if m["target"] != "1730" {
+			t.Errorf("result %v", m)
+		}
+	}
+	if held["1772"] != 2 || held["1750"] != 2 {
+		t.Errorf("held-out sources %v", held)
+	}
+}
+
 // readJSON decodes the JSON object in the file path.
 func readJSON(t *testing.T, path string) map[string]any {
 	t.Helper()

@@ -67,6 +67,60 @@ type fitReport struct {
 	// UnknownTargetLabels lists target label values absent from the
 	// sources; such rows can never be predicted right.
 	UnknownTargetLabels []int `json:"unknown_target_labels,omitempty"`
+	// HeldOutSources holds, with --validate, the accuracy of DaDiL-R and
+	// DaDiL-E on every source held out as the target of the others.
+	HeldOutSources []heldOutScore `json:"held_out_sources,omitempty"`
+}
+
+// heldOutScore is one source's score in held-out-source validation.
+type heldOutScore struct {
+	Source string  `json:"source"`
+	R      float64 `json:"dadil_r"` // percent of the source's rows
+	E      float64 `json:"dadil_e"`
+}
+
+// validateOnSources is adapt.ValidateOnSources for DaDiL-R and DaDiL-E at
+// once (one dictionary per held-out source, scored by both predictors):
+// every labeled domain of sources in turn loses its labels and becomes the
+// target of the others, with the settings set. The user's target is not
+// used. done, if not nil, receives each score.
+func validateOnSources(sources []dictionary.Domain, classes int, set dictionary.Settings, done func(heldOutScore)) ([]heldOutScore, error) {
+	set.Progress = nil
+	var out []heldOutScore
+	for k, held := range sources {
+		var doms []dictionary.Domain
+		doms = append(doms, sources[:k]...)
+		doms = append(doms, sources[k+1:]...)
+		doms = append(doms, dictionary.Domain{Name: held.Name, X: held.X})
+		d, err := dictionary.Fit(doms, classes, &set)
+		if err != nil {
+			return nil, fmt.Errorf("validate: %s held out: %w", held.Name, err)
+		}
+		model, err := dictionary.NewModel(d, len(doms)-1, nil, set.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("validate: %s held out: %w", held.Name, err)
+		}
+		sc := heldOutScore{Source: held.Name}
+		for _, m := range []struct {
+			predict func(*mat.Dense) ([]int, error)
+			acc     *float64
+		}{{model.PredictR, &sc.R}, {model.PredictE, &sc.E}} {
+			p, err := m.predict(held.X)
+			if err != nil {
+				return nil, err
+			}
+			a, err := classify.Accuracy(p, held.Y)
+			if err != nil {
+				return nil, err
+			}
+			*m.acc = 100 * a
+		}
+		if done != nil {
+			done(sc)
+		}
+		out = append(out, sc)
+	}
+	return out, nil
 }
 
 func runFit(args []string, e *env) error {
@@ -77,6 +131,7 @@ func runFit(args []string, e *env) error {
 	var df dictFlags
 	df.register(fs)
 	quiet := fs.Bool("quiet", false, "no progress output")
+	validate := fs.Bool("validate", false, "also score DaDiL-R and DaDiL-E without target labels: each source in turn is held out as the target of the others (one more fit per source)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil fit --source PATH [--source PATH ...] --target PATH --out DIR [flags]")
 		fmt.Fprintln(fs.Output(), "\nLearns a dataset dictionary (DaDiL) from labeled sources and an unlabeled target, and")
@@ -94,6 +149,9 @@ func runFit(args []string, e *env) error {
 	}
 	if err := df.check(); err != nil {
 		return err
+	}
+	if *validate && len(data.sources) < 2 {
+		return usageError{errors.New("--validate holds a source out, so it needs at least 2 --source")}
 	}
 	start := time.Now()
 	var notes []string
@@ -164,7 +222,20 @@ func runFit(args []string, e *env) error {
 		}
 		rep.TargetAccuracy = map[string]float64{"dadil_r": 100 * accR, "dadil_e": 100 * accE}
 	}
-	rep.Seconds = map[string]float64{"fit": fitSecs, "classifiers": modelSecs, "total": time.Since(start).Seconds()}
+	rep.Seconds = map[string]float64{"fit": fitSecs, "classifiers": modelSecs}
+	if *validate {
+		t0 := time.Now()
+		rep.HeldOutSources, err = validateOnSources(doms[:len(doms)-1], classes.Len(), set, func(sc heldOutScore) {
+			if !*quiet {
+				fmt.Fprintf(e.stderr, "validation: %s held out: DaDiL-R %.2f%%, DaDiL-E %.2f%%\n", sc.Source, sc.R, sc.E)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		rep.Seconds["validation"] = time.Since(t0).Seconds()
+	}
+	rep.Seconds["total"] = time.Since(start).Seconds()
 
 	var csv bytes.Buffer
 	csv.WriteString("row,dadil_r,dadil_e\n")
@@ -187,6 +258,14 @@ func runFit(args []string, e *env) error {
 	}
 	if !*quiet {
 		fmt.Fprintf(e.stderr, "fitted in %.1f s (%d epochs, stopped by %s); wrote %s\n", fitSecs, rep.Epochs, rep.Stopped, *out)
+	}
+	if h := rep.HeldOutSources; h != nil {
+		var r, ee float64
+		for _, sc := range h {
+			r += sc.R / float64(len(h))
+			ee += sc.E / float64(len(h))
+		}
+		fmt.Fprintf(e.stdout, "held-out-source validation (no target labels): DaDiL-R %.2f%%, DaDiL-E %.2f%% (mean over %d sources)\n", r, ee, len(h))
 	}
 	if rep.TargetAccuracy != nil {
 		fmt.Fprintf(e.stdout, "target accuracy: DaDiL-R %.2f%%, DaDiL-E %.2f%%\n", rep.TargetAccuracy["dadil_r"], rep.TargetAccuracy["dadil_e"])

@@ -128,6 +128,52 @@ func TestFitPredict(t *testing.T) {
 	}
 }
 
+// TestFitValidate: --validate scores DaDiL-R and DaDiL-E on every source
+// held out as the target of the others, and reports it.
+func TestFitValidate(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, false)
+	out := filepath.Join(dir, "out")
+	args := []string{"fit", "--out", out, "--target", tgt, "--validate", "--samples", "60"}
+	for _, s := range src {
+		args = append(args, "--source", s)
+	}
+	code, stdout, stderr := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "held-out-source validation (no target labels): DaDiL-R") || !strings.Contains(stdout, "mean over 3 sources") {
+		t.Errorf("stdout %q", stdout)
+	}
+	if !strings.Contains(stderr, "validation: "+src[2]+" held out: DaDiL-R") {
+		t.Errorf("stderr %q", stderr)
+	}
+	var rep fitReport
+	b, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.HeldOutSources) != 3 || rep.Seconds["validation"] <= 0 {
+		t.Fatalf("held-out scores %+v, %v s", rep.HeldOutSources, rep.Seconds["validation"])
+	}
+	for i, sc := range rep.HeldOutSources {
+		if sc.Source != src[i] {
+			t.Errorf("score %d is for %s, want %s", i, sc.Source, src[i])
+		}
+		t.Logf("%s held out: R %.2f%%, E %.2f%%", sc.Source, sc.R, sc.E)
+	}
+	// Sources 1 and 2 differ only by a horizontal shift along which the
+	// classes do not vary: each carries to the other.
+	for _, sc := range rep.HeldOutSources[:2] {
+		if sc.R < 90 || sc.E < 90 {
+			t.Errorf("%s held out: R %.2f%%, E %.2f%%; want ≥ 90", sc.Source, sc.R, sc.E)
+		}
+	}
+}
+
 // TestFitSettingsFlags: --paper runs the paper's fixed setting (10 epochs,
 // 8 atoms, one atom batch per domain, classifiers on hard labels),
 // --shared-atom-batch draws one batch for all domains, --hard-labels alone
@@ -216,6 +262,7 @@ func TestFitBadInput(t *testing.T) {
 		{"batch", base("--source", src[0], "--samples", "30", "--batch", "60", "--out", filepath.Join(dir, "o8")), 1, "larger than"},
 		{"scale", base("--source", src[0], "--scale", "log", "--out", filepath.Join(dir, "o9")), 2, "log"},
 		{"missing", base("--source", filepath.Join(dir, "nope.csv"), "--out", filepath.Join(dir, "o10")), 1, "nope.csv"},
+		{"validate one source", base("--source", src[0], "--validate", "--out", filepath.Join(dir, "o11")), 2, "at least 2 --source"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

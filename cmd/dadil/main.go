@@ -13,8 +13,8 @@
 //	dadil features fft --out FILE.npz (--input PATH [--label L] ... | --files MAP.csv --domain D) [--window 4096] [--coeffs 2048] [--windows 800]
 //	dadil analyze sweep|hull|stability --out DIR (--source PATH ... --target PATH | --bench office-caltech10 --data DIR) [flags]
 //	dadil bench emd [--sizes 200,1000,...] [--pot PYTHON] [--json FILE]
-//	dadil bench office-caltech10 --data DIR [--features surf|decaf] [--methods LIST] [--json FILE]
-//	dadil bench cwru --data DIR [--methods LIST] [--targets 1772,1750,1730] [--seeds 5] [--json FILE]
+//	dadil bench office-caltech10 --data DIR [--features surf|decaf] [--methods LIST] [--held-out-sources] [--json FILE]
+//	dadil bench cwru --data DIR [--methods LIST] [--targets 1772,1750,1730] [--seeds 5] [--held-out-sources] [--json FILE]
 //	dadil bench cwru-encoder --data DIR [--epochs 5,10] [--weight-decay 0,0.001,0.01] [--seeds 5] [--json FILE]
 //	dadil bench dadil --data DIR [--targets W] [--folds 1] [--threads all,1] [--python-threads 1,all] [--python PYTHON]
 //
