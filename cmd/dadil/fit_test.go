@@ -65,14 +65,7 @@ func TestFitPredict(t *testing.T) {
 	if !strings.Contains(stdout, "target accuracy: DaDiL-R") {
 		t.Errorf("stdout %q", stdout)
 	}
-	var rep fitReport
-	b, err := os.ReadFile(filepath.Join(out, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readReport(t, out)
 	if rep.TargetAccuracy["dadil_r"] < 95 || rep.TargetAccuracy["dadil_e"] < 95 {
 		t.Errorf("target accuracy %v, want ≥ 95%%", rep.TargetAccuracy)
 	}
@@ -148,14 +141,7 @@ func TestFitValidate(t *testing.T) {
 	if !strings.Contains(stderr, "validation: "+src[2]+" held out: DaDiL-R") {
 		t.Errorf("stderr %q", stderr)
 	}
-	var rep fitReport
-	b, err := os.ReadFile(filepath.Join(out, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readReport(t, out)
 	if len(rep.HeldOutSources) != 3 || rep.Seconds["validation"] <= 0 {
 		t.Fatalf("held-out scores %+v, %v s", rep.HeldOutSources, rep.Seconds["validation"])
 	}
@@ -211,12 +197,7 @@ func TestFitSettingsFlags(t *testing.T) {
 		if code, _, stderr := runCLI(args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", tc.flags, code, stderr)
 		}
-		var rep fitReport
-		b, _ := os.ReadFile(filepath.Join(out, "report.json"))
-		if err := json.Unmarshal(b, &rep); err != nil {
-			t.Fatal(err)
-		}
-		if !tc.ok(rep) {
+		if rep := readReport(t, out); !tc.ok(*rep) {
 			t.Errorf("%v: settings not applied: %d epochs, %+v", tc.flags, rep.Epochs, rep.Settings)
 		}
 	}
@@ -326,4 +307,18 @@ func TestDemo(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
+}
+
+// readReport decodes DIR/report.json of dadil fit.
+func readReport(t *testing.T, dir string) *fitReport {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep fitReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return &rep
 }
