@@ -47,8 +47,8 @@ type cwruFamily struct {
 	// it is called with the test spectra).
 	fit func(e *CWRUExperiment, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error)
 	// spectra says the predictors take the spectra rather than the
-	// encoded features.
-	spectra bool
+	// encoded features; paper that they take PaperSplit's features.
+	spectra, paper bool
 }
 
 // fromFamily adapts a family of the Caltech-Office benchmark, optionally
@@ -94,12 +94,13 @@ func drawRows(rng *rand.Rand, rows, n int) []int {
 	return idx
 }
 
-// dadilMember is a one-member family: a DaDiL fit with settings s and its
-// R (useR) or E predictor.
-func dadilMember(name string, settings func(seed uint64) *dictionary.Settings, useR bool) cwruFamily {
-	return cwruFamily{members: []string{name}, fit: func(e *CWRUExperiment, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error) {
+// paperMember is a one-member family of the paper's setting: a DaDiL fit
+// with settings s on the experiment's PaperSplit, and its R (useR) or E
+// predictor.
+func paperMember(name string, settings func(seed uint64) *dictionary.Settings, useR bool) cwruFamily {
+	return cwruFamily{members: []string{name}, paper: true, fit: func(e *CWRUExperiment, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error) {
 		m := adapt.NewDaDiLR(settings(seed))
-		if err := m.Fit(e.Split.Sources, e.Split.Train, classes); err != nil {
+		if err := m.Fit(e.PaperSplit.Sources, e.PaperSplit.Train, classes); err != nil {
 			return nil, err
 		}
 		if useR {
@@ -129,8 +130,8 @@ func cwruFamilies() []cwruFamily {
 		fromFamily(pair("wbr-r", "wbr-e", func(seed uint64) adapt.Method {
 			return &adapt.WBR{Settings: &dictionary.Settings{Seed: seed}}
 		}), CWRUOTRows),
-		dadilMember("dadil-r-paper", func(seed uint64) *dictionary.Settings { return PaperCWRUDaDiL(8, seed) }, true),
-		dadilMember("dadil-e-paper", func(seed uint64) *dictionary.Settings { return PaperCWRUDaDiL(3, seed) }, false),
+		paperMember("dadil-r-paper", func(seed uint64) *dictionary.Settings { return PaperCWRUDaDiL(8, seed) }, true),
+		paperMember("dadil-e-paper", func(seed uint64) *dictionary.Settings { return PaperCWRUDaDiL(3, seed) }, false),
 		fromFamily(pair("dadil-r", "dadil-e", func(seed uint64) adapt.Method {
 			return adapt.NewDaDiLR(&dictionary.Settings{Seed: seed})
 		}), 0),
@@ -316,8 +317,11 @@ func runCWRUJob(e *CWRUExperiment, f cwruFamily, members []int, classes int, see
 	for _, i := range members {
 		t1 := time.Now()
 		X := e.Split.Test
-		if f.spectra {
+		switch {
+		case f.spectra:
 			X = e.TestSpectra
+		case f.paper:
+			X = e.PaperSplit.Test
 		}
 		p, err := preds[i](X)
 		if err != nil {

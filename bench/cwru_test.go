@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/dadil/dadil/internal/mattest"
 	"github.com/dadil/dadil/internal/testdata"
@@ -270,6 +272,71 @@ func TestRunCWRUSynthetic(t *testing.T) {
 	}
 	if _, err := RunCWRU(c, CWRUOptions{Methods: []string{"dadil-x"}, Protocol: smallCWRUProtocol()}); err == nil || !strings.Contains(err.Error(), "dadil-x") {
 		t.Errorf("unknown method: %v", err)
+	}
+}
+
+// TestCWRUPaperScaling: the paper-setting rows get their own scaling of
+// the same encoded features (standard by default), the others the
+// protocol's Scaling (min-max by default).
+func TestCWRUPaperScaling(t *testing.T) {
+	dir, files := synthCWRU(t, []string{"a", "b", "c"}, 3, 3000)
+	c, err := LoadCWRU(dir, files, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := c.Prepare("c", 5, smallCWRUProtocol(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.PaperSplit == e.Split {
+		t.Fatal("min-max and standard scaling share one split")
+	}
+	// Over the rows the scalers were fitted on (sources and target
+	// training rows), min-max spans [0, 1] and standard has mean 0 and
+	// standard deviation 1 in every non-constant column.
+	stack := func(s *Split) *mat.Dense {
+		var m *mat.Dense
+		for _, X := range append([]*mat.Dense{s.Train}, s.Sources[0].X, s.Sources[1].X) {
+			if m == nil {
+				m = mat.DenseCopyOf(X)
+				continue
+			}
+			var st mat.Dense
+			st.Stack(m, X)
+			m = &st
+		}
+		return m
+	}
+	mm, sd := stack(e.Split), stack(e.PaperSplit)
+	_, d := mm.Dims()
+	checked := 0
+	for j := 0; j < d; j++ {
+		col := mat.Col(nil, j, sd)
+		mean, std := stat.MeanStdDev(col, nil)
+		lo, hi := floats.Min(mat.Col(nil, j, mm)), floats.Max(mat.Col(nil, j, mm))
+		if hi == lo {
+			continue // a dead unit
+		}
+		checked++
+		if lo != 0 || math.Abs(hi-1) > 1e-12 {
+			t.Errorf("column %d: min-max range [%g, %g]", j, lo, hi)
+		}
+		n := float64(len(col))
+		if math.Abs(mean) > 1e-9 || math.Abs(std*math.Sqrt((n-1)/n)-1) > 1e-9 {
+			t.Errorf("column %d: standardised mean %g, std %g", j, mean, std)
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no live column to check")
+	}
+	p := smallCWRUProtocol()
+	p.PaperScaling = "minmax"
+	if e, err = c.Prepare("c", 5, p, nil); err != nil || e.PaperSplit != e.Split {
+		t.Errorf("equal scalings: %v, shared split %v", err, e != nil && e.PaperSplit == e.Split)
+	}
+	p.PaperScaling = "log"
+	if _, err := c.Prepare("c", 5, p, nil); err == nil || !strings.Contains(err.Error(), "log") {
+		t.Errorf("bad paper scaling: %v", err)
 	}
 }
 

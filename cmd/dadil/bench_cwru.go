@@ -16,6 +16,7 @@ func runBenchCWRU(args []string, e *env) error {
 	encEpochs := fs.Int("encoder-epochs", bench.CWRUEncoder().Epochs, "epochs of the encoder's training")
 	encDecay := fs.Float64("encoder-weight-decay", bench.CWRUEncoder().WeightDecay, "L2 penalty λ on the encoder's weights")
 	scaling := fs.String("scale", "minmax", "scaling of the encoded features: minmax, standard or none")
+	paperScaling := fs.String("paper-scale", "standard", "scaling of the encoded features for dadil-r-paper and dadil-e-paper (chosen by --held-out-sources)")
 	heldOut := fs.Bool("held-out-sources", false, "validate without the target instead: each source is held out in turn and plays the target")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil bench cwru --data DIR [--methods LIST] [--targets 1772,1750,1730] [--seeds 5] [--held-out-sources] [--json FILE]")
@@ -43,7 +44,7 @@ func runBenchCWRU(args []string, e *env) error {
 	enc.Epochs = *encEpochs
 	enc.WeightDecay = *encDecay
 	proto := cf.protocol()
-	proto.Encoder, proto.Scaling = enc, *scaling
+	proto.Encoder, proto.Scaling, proto.PaperScaling = enc, *scaling, *paperScaling
 	start := time.Now()
 	c, err := cf.load(e)
 	if err != nil {

@@ -157,6 +157,7 @@ func TestBenchCWRUBadInput(t *testing.T) {
 		{"method", []string{"--data", dir, "--files", mp, "--window", "256", "--coeffs", "64", "--methods", "dadil", "--json", js}, "dadil"},
 		{"seeds", []string{"--data", dir, "--seeds", "0"}, "--seeds"},
 		{"scaling", []string{"--data", dir, "--files", mp, "--window", "256", "--coeffs", "64", "--scale", "log", "--json", js}, "log"},
+		{"paper scaling", []string{"--data", dir, "--files", mp, "--window", "256", "--coeffs", "64", "--paper-scale", "rank", "--json", js}, "rank"},
 		{"train", []string{"--data", dir, "--files", mp, "--window", "256", "--coeffs", "64", "--windows", "10", "--train", "10", "--json", js}, "training windows"},
 		{"weight decay", []string{"--data", dir, "--files", mp, "--encoder-weight-decay", "-1", "--json", js}, "--encoder-weight-decay"},
 	})
