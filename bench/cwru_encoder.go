@@ -62,8 +62,8 @@ func ValidateCWRUEncoders(c *CWRU, opt EncoderOptions) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(c.Domains) < 3 {
-		return nil, fmt.Errorf("bench: cwru: %d domains; validating an encoder on held-out sources needs at least 3", len(c.Domains))
+	if err := c.canHoldOut(); err != nil {
+		return nil, err
 	}
 	pr, err := opt.Protocol.resolve()
 	if err != nil {
@@ -76,18 +76,14 @@ func ValidateCWRUEncoders(c *CWRU, opt EncoderOptions) ([]Result, error) {
 	for _, target := range targets {
 		for rep := 1; rep <= seeds; rep++ {
 			seed := c.drawSeed(opt.Seed, target, rep)
+			names := c.sourcesOf(target)
 			var src []*CWRUSpectra
-			var names []string
-			for _, dom := range c.Domains {
-				if dom == target {
-					continue
-				}
+			for _, dom := range names {
 				s, err := c.Spectra(dom, seed, &pr)
 				if err != nil {
 					return nil, err
 				}
 				src = append(src, s)
-				names = append(names, dom)
 			}
 			for _, cand := range opt.Candidates {
 				set := *cand

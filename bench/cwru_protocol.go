@@ -186,8 +186,8 @@ func (c *CWRU) PrepareHeldOut(target, heldOut string, seed uint64, p *CWRUProtoc
 	if heldOut == target {
 		return nil, fmt.Errorf("bench: cwru: the held-out domain %s is the target", heldOut)
 	}
-	if len(c.Domains) < 3 {
-		return nil, fmt.Errorf("bench: cwru: %d domains; holding a source out needs at least 3", len(c.Domains))
+	if err := c.canHoldOut(); err != nil {
+		return nil, err
 	}
 	return c.prepare(heldOut, target, seed, p, progress)
 }

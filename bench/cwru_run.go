@@ -227,16 +227,12 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 		if !opt.HeldOutSources {
 			return []string{""}
 		}
-		var h []string
-		for _, d := range c.Domains {
-			if d != target {
-				h = append(h, d)
-			}
-		}
-		return h
+		return c.sourcesOf(target)
 	}
-	if opt.HeldOutSources && len(c.Domains) < 3 {
-		return nil, fmt.Errorf("bench: cwru: %d domains; holding a source out needs at least 3", len(c.Domains))
+	if opt.HeldOutSources {
+		if err := c.canHoldOut(); err != nil {
+			return nil, err
+		}
 	}
 	total := 0
 	for _, target := range targets {
@@ -282,8 +278,8 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 					if errs[i] != nil {
 						return nil, fmt.Errorf("bench: cwru: %s on %s: %w", strings.Join(jobs[i].fam.members, "/"), what, errs[i])
 					}
-					for j := range r {
-						if heldOut != "" {
+					if heldOut != "" {
+						for j := range r {
 							r[j].Target, r[j].HeldOut = target, heldOut
 						}
 					}
@@ -293,6 +289,26 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// sourcesOf returns the domains other than target, in order: its sources.
+func (c *CWRU) sourcesOf(target string) []string {
+	var src []string
+	for _, d := range c.Domains {
+		if d != target {
+			src = append(src, d)
+		}
+	}
+	return src
+}
+
+// canHoldOut says whether held-out-source validation is possible: a target
+// and at least two sources, one to hold out and one to learn from.
+func (c *CWRU) canHoldOut() error {
+	if len(c.Domains) < 3 {
+		return fmt.Errorf("bench: cwru: %d domains; holding a source out needs at least 3", len(c.Domains))
+	}
+	return nil
 }
 
 // drawSeed is the seed of repetition rep on target under base seed base:

@@ -194,12 +194,7 @@ func (o *OfficeCaltech) Split(target string, fold int) (*Split, error) {
 	if fold < 1 || fold > 5 {
 		return nil, fmt.Errorf("bench: fold %d is not in 1…5", fold)
 	}
-	s := &Split{}
-	for k := range o.X {
-		if k != t {
-			s.Sources = append(s.Sources, adapt.Domain{Name: OfficeCaltechDomains[k], X: o.X[k], Y: o.Y[k]})
-		}
-	}
+	s := &Split{Sources: o.sources(t)}
 	var train, test []int
 	for f := 0; f < 5; f++ {
 		if f == fold-1 {
@@ -222,15 +217,28 @@ func (o *OfficeCaltech) Split(target string, fold int) (*Split, error) {
 // the held-out source's rows are both the unlabeled training rows and the
 // test rows. The target's rows are not used at all.
 func (o *OfficeCaltech) HeldOutSplit(target string, heldOut int) (*Split, error) {
-	s, err := o.Split(target, 1)
+	t, err := domainIndex(target)
 	if err != nil {
 		return nil, err
 	}
-	if heldOut < 1 || heldOut > len(s.Sources) {
-		return nil, fmt.Errorf("bench: held-out source %d is not in 1…%d", heldOut, len(s.Sources))
+	src := o.sources(t)
+	if heldOut < 1 || heldOut > len(src) {
+		return nil, fmt.Errorf("bench: held-out source %d is not in 1…%d", heldOut, len(src))
 	}
-	rest, X, y := adapt.HoldOut(s.Sources, heldOut-1)
+	rest, X, y := adapt.HoldOut(src, heldOut-1)
 	return &Split{Sources: rest, Train: X, Test: X, TestY: y}, nil
+}
+
+// sources returns every domain but the t-th, labeled, in the order of
+// OfficeCaltechDomains.
+func (o *OfficeCaltech) sources(t int) []adapt.Domain {
+	var src []adapt.Domain
+	for k := range o.X {
+		if k != t {
+			src = append(src, adapt.Domain{Name: OfficeCaltechDomains[k], X: o.X[k], Y: o.Y[k]})
+		}
+	}
+	return src
 }
 
 // rows returns the rows idx of X as a new matrix; idx must not be empty.
