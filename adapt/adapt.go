@@ -13,10 +13,16 @@
 // unless their settings say otherwise. Methods with random choices take a
 // seed in their settings and are deterministic for it.
 //
+// New builds a method by its command-line name (Names lists them, in the
+// order of the paper's tables), with the settings New documents.
+// Predictors gives every way a fitted method classifies: DaDiL-R and
+// DaDiL-E (and WBR-R and WBR-E) are two predictors of one fit.
+//
 // ValidateOnSources scores any method without target data by holding out
 // each source in turn as the unlabeled target (leave-one-domain-out
 // validation): a way to choose between methods or settings without target
-// labels.
+// labels; ValidatePredictors scores all the predictors of a method from one
+// fit per held-out source.
 //
 // Errors returned by this package are prefixed with "adapt: ".
 package adapt

@@ -44,6 +44,35 @@ func HoldOut(sources []Domain, k int) (rest []Domain, X *mat.Dense, y []int) {
 // the order of the sources; with a deterministic build the scores are
 // deterministic.
 func ValidateOnSources(sources []Domain, classes int, build func() Method) ([]HeldOut, error) {
+	s, err := validate(sources, classes, build, func(m Method) []Predictor {
+		return []Predictor{{m.Name(), m.Predict}}
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return s[0].HeldOut, nil
+}
+
+// Scores are one predictor's scores in held-out-source validation, in the
+// order of the sources.
+type Scores struct {
+	Predictor string
+	HeldOut   []HeldOut
+}
+
+// ValidatePredictors is ValidateOnSources for all the predictors of the
+// method (Predictors) at once: each held-out source costs one fit, scored
+// by every predictor, so DaDiL-R and DaDiL-E are validated together. The
+// scores come in the order of Predictors. done, if not nil, is called
+// after each held-out source k, with the scores so far.
+func ValidatePredictors(sources []Domain, classes int, build func() Method, done func(k int, s []Scores)) ([]Scores, error) {
+	return validate(sources, classes, build, Predictors, done)
+}
+
+// validate holds out each source in turn, fits a method from build on the
+// others with the held-out features as the target, and scores the
+// predictors preds returns for it.
+func validate(sources []Domain, classes int, build func() Method, preds func(Method) []Predictor, done func(int, []Scores)) ([]Scores, error) {
 	if build == nil {
 		return nil, errors.New("adapt: validate: no method")
 	}
@@ -55,7 +84,7 @@ func ValidateOnSources(sources []Domain, classes int, build func() Method) ([]He
 	if err := Check(sources, sources[0].X, classes); err != nil {
 		return nil, err
 	}
-	out := make([]HeldOut, len(sources))
+	var out []Scores
 	for k := range sources {
 		name := sources[k].Name
 		if name == "" {
@@ -69,15 +98,27 @@ func ValidateOnSources(sources []Domain, classes int, build func() Method) ([]He
 		if err := m.Fit(rest, X, classes); err != nil {
 			return nil, fmt.Errorf("adapt: validate: %s held out: %w", name, err)
 		}
-		pred, err := m.Predict(X)
-		if err != nil {
-			return nil, fmt.Errorf("adapt: validate: %s held out: %w", name, err)
+		ps := preds(m)
+		if out == nil {
+			out = make([]Scores, len(ps))
+			for i, p := range ps {
+				out[i] = Scores{Predictor: p.Name, HeldOut: make([]HeldOut, 0, len(sources))}
+			}
 		}
-		acc, err := classify.Accuracy(pred, y)
-		if err != nil {
-			return nil, fmt.Errorf("adapt: validate: %s held out: %w", name, err)
+		for i, p := range ps {
+			pred, err := p.Predict(X)
+			if err != nil {
+				return nil, fmt.Errorf("adapt: validate: %s held out: %s: %w", name, p.Name, err)
+			}
+			acc, err := classify.Accuracy(pred, y)
+			if err != nil {
+				return nil, fmt.Errorf("adapt: validate: %s held out: %s: %w", name, p.Name, err)
+			}
+			out[i].HeldOut = append(out[i].HeldOut, HeldOut{Source: name, Accuracy: acc})
 		}
-		out[k] = HeldOut{Source: name, Accuracy: acc}
+		if done != nil {
+			done(k, out)
+		}
 	}
 	return out, nil
 }

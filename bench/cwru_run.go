@@ -116,7 +116,7 @@ func cwruFamilies() []cwruFamily {
 		{members: []string{"mlp"}, spectra: true, fit: func(e *CWRUExperiment, _ int, _ uint64) ([]func(*mat.Dense) ([]int, error), error) {
 			return []func(*mat.Dense) ([]int, error){e.Encoder.Predict}, nil
 		}},
-		fromFamily(single("source-only", func(uint64) adapt.Method { return &adapt.SourceOnly{} }), 0),
+		fromFamily(named("source-only"), 0),
 	}
 	capped := map[string]bool{"otda-sinkhorn": true, "jcpot": true, "wb": true, "wbt-reg": true, "wjdot": true}
 	for _, f := range baselineFamilies() {
@@ -127,14 +127,10 @@ func cwruFamilies() []cwruFamily {
 		fams = append(fams, fromFamily(f, n))
 	}
 	fams = append(fams,
-		fromFamily(pair("wbr-r", "wbr-e", func(seed uint64) adapt.Method {
-			return &adapt.WBR{Settings: &dictionary.Settings{Seed: seed}}
-		}), CWRUOTRows),
+		fromFamily(named("wbr-r", "wbr-e"), CWRUOTRows),
 		paperMember("dadil-r-paper", func(seed uint64) *dictionary.Settings { return PaperCWRUDaDiL(8, seed) }, true),
 		paperMember("dadil-e-paper", func(seed uint64) *dictionary.Settings { return PaperCWRUDaDiL(3, seed) }, false),
-		fromFamily(pair("dadil-r", "dadil-e", func(seed uint64) adapt.Method {
-			return adapt.NewDaDiLR(&dictionary.Settings{Seed: seed})
-		}), 0),
+		fromFamily(named("dadil-r", "dadil-e"), 0),
 	)
 	return fams
 }

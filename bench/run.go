@@ -50,49 +50,42 @@ type family struct {
 	fit func(s *Split, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error)
 }
 
-// single wraps a method without siblings.
-func single(name string, build func(seed uint64) adapt.Method) family {
-	return family{members: []string{name}, fit: func(s *Split, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error) {
-		m := build(seed)
-		if err := m.Fit(s.Sources, s.Train, classes); err != nil {
-			return nil, err
-		}
-		return []func(*mat.Dense) ([]int, error){m.Predict}, nil
-	}}
+// named is the family of the method of adapt.New called members[0] and,
+// for a dictionary method, of its sibling members[1] (adapt.Predictors),
+// which shares its fit.
+func named(members ...string) family {
+	return fromMethod(members, func(seed uint64) (adapt.Method, error) { return adapt.New(members[0], seed) })
 }
 
-// pair wraps the R and E predictors of one dictionary-like fit.
-func pair(r, e string, build func(seed uint64) adapt.Method) family {
-	return family{members: []string{r, e}, fit: func(s *Split, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error) {
-		m := build(seed)
+// fromMethod is the family of a method from build and, when members names
+// two, of its sibling predictor (adapt.Predictors).
+func fromMethod(members []string, build func(seed uint64) (adapt.Method, error)) family {
+	return family{members: members, fit: func(s *Split, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error) {
+		m, err := build(seed)
+		if err != nil {
+			return nil, err
+		}
 		if err := m.Fit(s.Sources, s.Train, classes); err != nil {
 			return nil, err
 		}
-		var model *dictionary.Model
-		switch x := m.(type) {
-		case *adapt.DaDiL:
-			model = x.Model
-		case *adapt.WBR:
-			model = x.Model
+		var preds []func(*mat.Dense) ([]int, error)
+		for _, p := range adapt.Predictors(m)[:len(members)] {
+			preds = append(preds, p.Predict)
 		}
-		return []func(*mat.Dense) ([]int, error){model.PredictR, model.PredictE}, nil
+		return preds, nil
 	}}
 }
 
 // families returns every method of the benchmark, in table order.
 func families() []family {
-	fams := []family{
-		single("source-only", func(uint64) adapt.Method { return &adapt.SourceOnly{} }),
-	}
+	fams := []family{named("source-only")}
 	fams = append(fams, baselineFamilies()...)
 	fams = append(fams,
-		pair("wbr-r", "wbr-e", func(seed uint64) adapt.Method {
-			return &adapt.WBR{Settings: &dictionary.Settings{Seed: seed}}
+		named("wbr-r", "wbr-e"),
+		fromMethod([]string{"dadil-r-paper", "dadil-e-paper"}, func(seed uint64) (adapt.Method, error) {
+			return adapt.NewDaDiLR(PaperDaDiL(seed)), nil
 		}),
-		pair("dadil-r-paper", "dadil-e-paper", func(seed uint64) adapt.Method { return adapt.NewDaDiLR(PaperDaDiL(seed)) }),
-		pair("dadil-r", "dadil-e", func(seed uint64) adapt.Method {
-			return adapt.NewDaDiLR(&dictionary.Settings{Seed: seed})
-		}),
+		named("dadil-r", "dadil-e"),
 	)
 	return fams
 }

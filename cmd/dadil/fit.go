@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
@@ -79,46 +80,33 @@ type heldOutScore struct {
 	E      float64 `json:"dadil_e"`
 }
 
-// validateOnSources is adapt.ValidateOnSources for DaDiL-R and DaDiL-E at
-// once (one dictionary per held-out source, scored by both predictors):
-// every labeled domain of sources in turn loses its labels and becomes the
-// target of the others, with the settings set. The user's target is not
-// used. done, if not nil, receives each score.
+// validateOnSources scores DaDiL-R and DaDiL-E in held-out-source
+// validation (adapt.ValidatePredictors: one dictionary per held-out source,
+// scored by both predictors), with the settings set. The user's target is
+// not used. done, if not nil, receives each source's score.
 func validateOnSources(sources []dictionary.Domain, classes int, set dictionary.Settings, done func(heldOutScore)) ([]heldOutScore, error) {
 	set.Progress = nil
-	var out []heldOutScore
-	for k, held := range sources {
-		var doms []dictionary.Domain
-		doms = append(doms, sources[:k]...)
-		doms = append(doms, sources[k+1:]...)
-		doms = append(doms, dictionary.Domain{Name: held.Name, X: held.X})
-		d, err := dictionary.Fit(doms, classes, &set)
-		if err != nil {
-			return nil, fmt.Errorf("validate: %s held out: %w", held.Name, err)
-		}
-		model, err := dictionary.NewModel(d, len(doms)-1, nil, set.Seed)
-		if err != nil {
-			return nil, fmt.Errorf("validate: %s held out: %w", held.Name, err)
-		}
-		sc := heldOutScore{Source: held.Name}
-		for _, m := range []struct {
-			predict func(*mat.Dense) ([]int, error)
-			acc     *float64
-		}{{model.PredictR, &sc.R}, {model.PredictE, &sc.E}} {
-			p, err := m.predict(held.X)
-			if err != nil {
-				return nil, err
-			}
-			a, err := classify.Accuracy(p, held.Y)
-			if err != nil {
-				return nil, err
-			}
-			*m.acc = 100 * a
-		}
+	src := make([]adapt.Domain, len(sources))
+	for k, d := range sources {
+		src[k] = adapt.Domain{Name: d.Name, X: d.X, Y: d.Y}
+	}
+	score := func(s []adapt.Scores, k int) heldOutScore {
+		return heldOutScore{Source: s[0].HeldOut[k].Source, R: 100 * s[0].HeldOut[k].Accuracy, E: 100 * s[1].HeldOut[k].Accuracy}
+	}
+	scores, err := adapt.ValidatePredictors(src, classes, func() adapt.Method {
+		s := set
+		return adapt.NewDaDiLR(&s)
+	}, func(k int, s []adapt.Scores) {
 		if done != nil {
-			done(sc)
+			done(score(s, k))
 		}
-		out = append(out, sc)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]heldOutScore, len(sources))
+	for k := range out {
+		out[k] = score(scores, k)
 	}
 	return out, nil
 }

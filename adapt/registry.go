@@ -1,0 +1,112 @@
+package adapt
+
+import (
+	"fmt"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/dictionary"
+)
+
+// names are the methods of New, in the order of the paper's Tables 2 and 3.
+var names = []string{
+	"source-only", "sa", "tca", "otda-emd", "otda-sinkhorn", "jcpot", "wb",
+	"wbt-reg", "wjdot", "wbr-r", "wbr-e", "dadil-r", "dadil-e",
+}
+
+// Names returns the names of the methods New builds, in the order of the
+// paper's Tables 2 and 3.
+func Names() []string { return append([]string(nil), names...) }
+
+// New returns the method called name (one of Names), with the settings
+// documented on its type and its random choices seeded by seed:
+//
+//   - source-only, sa, tca (linear kernel), otda-emd and otda-sinkhorn
+//     (NewOTDAEMD, NewOTDASinkhorn) as their types' defaults;
+//   - jcpot classifies with the transport rule (JCPOT.Map: the sources
+//     mapped onto the target through its couplings, the classifier trained
+//     on the mapped sources) at ε = 0.1 of the largest cost (JCPOT.Reg),
+//     the usual way its couplings serve classification;
+//   - wb, wbt-reg and wjdot with seed;
+//   - wbr-r, wbr-e, dadil-r and dadil-e with the default dictionary
+//     settings and seed; set their Settings field to change them.
+//
+// The methods are new and unfitted at every call.
+func New(name string, seed uint64) (Method, error) {
+	dict := func() *dictionary.Settings { return &dictionary.Settings{Seed: seed} }
+	switch name {
+	case "source-only":
+		return &SourceOnly{}, nil
+	case "sa":
+		return &SA{}, nil
+	case "tca":
+		return &TCA{}, nil
+	case "otda-emd":
+		return NewOTDAEMD(), nil
+	case "otda-sinkhorn":
+		return NewOTDASinkhorn(), nil
+	case "jcpot":
+		return &JCPOT{Map: true, Reg: 0.1}, nil
+	case "wb":
+		return &WB{Bary: BarycenterSettings{Seed: seed}}, nil
+	case "wbt-reg":
+		return &WBT{Bary: BarycenterSettings{Seed: seed}}, nil
+	case "wjdot":
+		return &WJDOT{Seed: seed}, nil
+	case "wbr-r":
+		return &WBR{Settings: dict()}, nil
+	case "wbr-e":
+		return &WBR{Ensemble: true, Settings: dict()}, nil
+	case "dadil-r":
+		return NewDaDiLR(dict()), nil
+	case "dadil-e":
+		return NewDaDiLE(dict()), nil
+	}
+	return nil, fmt.Errorf("adapt: unknown method %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// A Predictor is one named way of classifying target-domain data with a
+// fitted method.
+type Predictor struct {
+	Name    string
+	Predict func(X *mat.Dense) ([]int, error)
+}
+
+// Predictors returns the predictors of a fitted method: the method itself
+// first, then, for DaDiL and WBR, the sibling that shares its fit
+// (DaDiL-E for DaDiL-R and the reverse, WBR-E for WBR-R and the reverse):
+// one dictionary, or one regression of the target's coordinates, serves
+// both the reconstruction (-R) and the ensemble (-E) predictors, so a
+// caller that wants both fits once.
+func Predictors(m Method) []Predictor {
+	out := []Predictor{{m.Name(), m.Predict}}
+	var model *dictionary.Model
+	var ensemble bool
+	switch x := m.(type) {
+	case *DaDiL:
+		model, ensemble = x.Model, x.Ensemble
+	case *WBR:
+		model, ensemble = x.Model, x.Ensemble
+	default:
+		return out
+	}
+	sib := siblingName(m.Name())
+	switch {
+	case model == nil:
+		out = append(out, Predictor{sib, func(*mat.Dense) ([]int, error) { return nil, ErrNotFitted }})
+	case ensemble:
+		out = append(out, Predictor{sib, model.PredictR})
+	default:
+		out = append(out, Predictor{sib, model.PredictE})
+	}
+	return out
+}
+
+// siblingName swaps the -r and -e suffixes of a dictionary method's name.
+func siblingName(name string) string {
+	if base, ok := strings.CutSuffix(name, "-r"); ok {
+		return base + "-e"
+	}
+	return strings.TrimSuffix(name, "-e") + "-r"
+}

@@ -1,0 +1,165 @@
+package adapt
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/dictionary"
+)
+
+func TestNew(t *testing.T) {
+	names := Names()
+	if len(names) != 13 || names[0] != "source-only" || names[len(names)-1] != "dadil-e" {
+		t.Fatalf("Names() = %v", names)
+	}
+	names[0] = "changed"
+	if Names()[0] != "source-only" {
+		t.Error("Names returns the package's slice")
+	}
+	for _, name := range Names() {
+		m, err := New(name, 7)
+		if err != nil {
+			t.Fatalf("New(%q): %v", name, err)
+		}
+		if m.Name() != name {
+			t.Errorf("New(%q) is %q", name, m.Name())
+		}
+		if _, err := m.Predict(mat.NewDense(1, 2, nil)); err != ErrNotFitted {
+			t.Errorf("%s: Predict before Fit: %v", name, err)
+		}
+		m2, _ := New(name, 7)
+		if m == m2 {
+			t.Errorf("New(%q) returned the same method twice", name)
+		}
+	}
+	// The seed reaches the methods that draw at random.
+	for name, seed := range map[string]func(Method) uint64{
+		"wb":      func(m Method) uint64 { return m.(*WB).Bary.Seed },
+		"wbt-reg": func(m Method) uint64 { return m.(*WBT).Bary.Seed },
+		"wjdot":   func(m Method) uint64 { return m.(*WJDOT).Seed },
+		"wbr-e":   func(m Method) uint64 { return m.(*WBR).Settings.Seed },
+		"dadil-r": func(m Method) uint64 { return m.(*DaDiL).Settings.Seed },
+	} {
+		m, _ := New(name, 7)
+		if got := seed(m); got != 7 {
+			t.Errorf("%s: seed %d, want 7", name, got)
+		}
+	}
+	if m, _ := New("jcpot", 1); !m.(*JCPOT).Map || m.(*JCPOT).Reg != 0.1 {
+		t.Errorf("jcpot settings %+v", m)
+	}
+	_, err := New("dadil", 1)
+	if err == nil || !strings.Contains(err.Error(), `unknown method "dadil"`) || !strings.Contains(err.Error(), "otda-emd") {
+		t.Errorf("unknown method: error %v", err)
+	}
+}
+
+func TestPredictors(t *testing.T) {
+	src, tgt, truth := synthProblem(3)
+	set := &dictionary.Settings{Atoms: 3, Epochs: 20, Seed: 3}
+	for _, tc := range []struct {
+		m     Method
+		names []string
+	}{
+		{&SourceOnly{}, []string{"source-only"}},
+		{NewDaDiLR(set), []string{"dadil-r", "dadil-e"}},
+		{NewDaDiLE(set), []string{"dadil-e", "dadil-r"}},
+		{&WBR{}, []string{"wbr-r", "wbr-e"}},
+		{&WBR{Ensemble: true}, []string{"wbr-e", "wbr-r"}},
+	} {
+		// Before Fit every predictor says so.
+		var names []string
+		for _, p := range Predictors(tc.m) {
+			names = append(names, p.Name)
+			if _, err := p.Predict(tgt); err != ErrNotFitted {
+				t.Errorf("%s: unfitted predictor %s: %v", tc.m.Name(), p.Name, err)
+			}
+		}
+		if !slices.Equal(names, tc.names) {
+			t.Errorf("Predictors(%s) = %v, want %v", tc.m.Name(), names, tc.names)
+		}
+		if err := tc.m.Fit(src, tgt, 3); err != nil {
+			t.Fatal(err)
+		}
+		ps := Predictors(tc.m)
+		own, _ := tc.m.Predict(tgt)
+		first, _ := ps[0].Predict(tgt)
+		if !slices.Equal(own, first) {
+			t.Errorf("%s: the first predictor is not the method's own", tc.m.Name())
+		}
+		if len(ps) == 1 {
+			continue
+		}
+		// The sibling predicts as the model's other predictor does, and
+		// well on this problem.
+		var model *dictionary.Model
+		switch x := tc.m.(type) {
+		case *DaDiL:
+			model = x.Model
+		case *WBR:
+			model = x.Model
+		}
+		want := model.PredictE
+		if strings.HasSuffix(ps[1].Name, "-r") {
+			want = model.PredictR
+		}
+		w, _ := want(tgt)
+		got, err := ps[1].Predict(tgt)
+		if err != nil || !slices.Equal(got, w) {
+			t.Errorf("%s: sibling %s differs from the model's (%v)", tc.m.Name(), ps[1].Name, err)
+		}
+		if a := accuracy(got, truth); a < 0.9 {
+			t.Errorf("%s: sibling %s accuracy %.3f", tc.m.Name(), ps[1].Name, a)
+		}
+	}
+}
+
+func TestValidatePredictors(t *testing.T) {
+	src, _, _ := synthProblem(4)
+	set := dictionary.Settings{Epochs: 15, Seed: 4}
+	build := func(ensemble bool) func() Method {
+		return func() Method {
+			s := set
+			return &DaDiL{Ensemble: ensemble, Settings: &s}
+		}
+	}
+	var calls []int
+	got, err := ValidatePredictors(src, 3, build(false), func(k int, s []Scores) {
+		calls = append(calls, k)
+		if len(s) != 2 || len(s[0].HeldOut) != k+1 || len(s[1].HeldOut) != k+1 {
+			t.Errorf("done(%d) sees %d predictors", k, len(s))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(calls, []int{0, 1, 2}) {
+		t.Errorf("done called for %v", calls)
+	}
+	if len(got) != 2 || got[0].Predictor != "dadil-r" || got[1].Predictor != "dadil-e" {
+		t.Fatalf("predictors %+v", got)
+	}
+	// One fit scored by both predictors gives what two separate
+	// validations give: the fits are deterministic and E's dictionary is
+	// R's.
+	for i, ensemble := range []bool{false, true} {
+		one, err := ValidateOnSources(src, 3, build(ensemble))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(one, got[i].HeldOut) {
+			t.Errorf("%s: %v, separately %v", got[i].Predictor, got[i].HeldOut, one)
+		}
+		// Well above chance (1/3), though the last source, the farthest
+		// shifted, is an extrapolation from the other two.
+		if m := MeanAccuracy(one); m < 0.75 {
+			t.Errorf("%s: mean held-out accuracy %.3f", got[i].Predictor, m)
+		}
+	}
+	if _, err := ValidatePredictors(src[:1], 3, build(false), nil); err == nil || !strings.Contains(err.Error(), "at least 2") {
+		t.Errorf("one source: error %v", err)
+	}
+}

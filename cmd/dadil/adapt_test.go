@@ -1,0 +1,222 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// adaptArgs returns the arguments of dadil adapt on the synthetic files.
+func adaptArgs(src []string, tgt string, extra ...string) []string {
+	args := []string{"adapt", "--target", tgt, "--quiet"}
+	for _, s := range src {
+		args = append(args, "--source", s)
+	}
+	return append(args, extra...)
+}
+
+func readAdaptReport(t *testing.T, dir string) *adaptReport {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep adaptReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return &rep
+}
+
+func readPredictions(t *testing.T, dir string) [][]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "predictions.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func TestAdapt(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	out := filepath.Join(dir, "out")
+	methods := "dadil-e,source-only,otda-emd,dadil-r,wbr-r"
+	code, stdout, stderr := runCLI(adaptArgs(src, tgt, "--methods", methods, "--out", out, "--samples", "99", "--validate")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// Methods come in table order, whatever the order asked.
+	order := []string{"source-only", "otda-emd", "wbr-r", "dadil-r", "dadil-e"}
+	rep := readAdaptReport(t, out)
+	var got []string
+	for _, m := range rep.Methods {
+		got = append(got, m.Method)
+	}
+	if !slices.Equal(got, order) {
+		t.Fatalf("report methods %v, want %v", got, order)
+	}
+	if rep.DaDiL == nil || rep.DaDiL.Samples != 99 || rep.Seed != 1 || rep.Features != 2 || !slices.Equal(rep.Classes, []int{10, 20, 30}) {
+		t.Errorf("report header %+v", rep)
+	}
+	// predictions.csv: a column per method with the user's labels, and the
+	// report's accuracies are those of these columns.
+	rows := readPredictions(t, out)
+	if !slices.Equal(rows[0], append([]string{"row"}, order...)) {
+		t.Fatalf("predictions header %v", rows[0])
+	}
+	truth := synthTruth(t, tgt)
+	if len(rows)-1 != len(truth) {
+		t.Fatalf("%d prediction rows for %d target rows", len(rows)-1, len(truth))
+	}
+	acc := map[string]float64{}
+	for j, name := range order {
+		right := 0
+		for i, r := range rows[1:] {
+			if r[0] != strconv.Itoa(i) {
+				t.Fatalf("row %d numbered %s", i, r[0])
+			}
+			if r[j+1] == truth[i] {
+				right++
+			}
+		}
+		acc[name] = 100 * float64(right) / float64(len(truth))
+		m := rep.Methods[j]
+		if m.TargetAccuracy == nil || *m.TargetAccuracy != acc[name] {
+			t.Errorf("%s: report accuracy %v, predictions give %v", name, m.TargetAccuracy, acc[name])
+		}
+		if m.Seconds <= 0 || len(m.HeldOutSources) != 3 || m.HeldOutMean == nil || m.ValidationSeconds <= 0 {
+			t.Errorf("%s: report %+v", name, m)
+		}
+		var mean float64
+		for k, h := range m.HeldOutSources {
+			if h.Source != src[k] || h.Accuracy < 0 || h.Accuracy > 100 {
+				t.Errorf("%s: held-out score %+v", name, h)
+			}
+			mean += h.Accuracy / 3
+		}
+		if m.HeldOutMean != nil && abs(*m.HeldOutMean-mean) > 1e-9 {
+			t.Errorf("%s: held-out mean %v, scores average %v", name, *m.HeldOutMean, mean)
+		}
+	}
+	// The shifted synthetic target defeats source-only; DaDiL adapts.
+	if acc["dadil-r"] < 95 || acc["dadil-e"] < 95 || acc["source-only"] > 60 {
+		t.Errorf("accuracies %v", acc)
+	}
+	// The table on stdout: header, rule, one row per method.
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) != 2+len(order) || !strings.Contains(lines[0], "target accuracy") || !strings.Contains(lines[0], "s1 held out") {
+		t.Fatalf("table:\n%s", stdout)
+	}
+	for j, name := range order {
+		want := "| " + name + " | " + strconv.FormatFloat(acc[name], 'f', 2, 64) + " |"
+		if !strings.HasPrefix(lines[2+j], want) {
+			t.Errorf("table row %q, want prefix %q", lines[2+j], want)
+		}
+	}
+
+	// The same run on one worker gives the same predictions, and DaDiL
+	// the same as dadil fit with the same flags.
+	out1 := filepath.Join(dir, "out1")
+	if code, _, stderr := runCLI(adaptArgs(src, tgt, "--methods", methods, "--out", out1, "--samples", "99", "--workers", "1")...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !slices.EqualFunc(rows, readPredictions(t, out1), slices.Equal) {
+		t.Error("predictions depend on --workers")
+	}
+	fitOut := filepath.Join(dir, "fit")
+	fitArgs := []string{"fit", "--out", fitOut, "--target", tgt, "--samples", "99", "--quiet"}
+	for _, s := range src {
+		fitArgs = append(fitArgs, "--source", s)
+	}
+	if code, _, stderr := runCLI(fitArgs...); code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, stderr)
+	}
+	fit := readPredictions(t, fitOut)
+	for i := range fit[1:] {
+		if fit[i+1][1] != rows[i+1][4] || fit[i+1][2] != rows[i+1][5] {
+			t.Fatalf("row %d: dadil fit predicts %v, dadil adapt %v", i, fit[i+1], rows[i+1])
+		}
+	}
+}
+
+// synthTruth reads the label column of a synthetic CSV file.
+func synthTruth(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var y []string
+	for _, r := range rows[1:] {
+		y = append(y, r[len(r)-1])
+	}
+	return y
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+func TestAdaptUnlabeledTarget(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, false)
+	code, stdout, stderr := runCLI(adaptArgs(src, tgt, "--methods", "source-only,sa")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// Without target labels nor --validate, the table has seconds only.
+	want := "| method | seconds |\n|---|---:|\n| source-only |"
+	if !strings.HasPrefix(stdout, want) || strings.Contains(stdout, "accuracy") {
+		t.Errorf("table:\n%s", stdout)
+	}
+}
+
+func TestAdaptErrors(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("x1,x2,label\n1,NaN,10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"unknown method", adaptArgs(src, tgt, "--methods", "sa,dadil"), 2, `unknown method "dadil"`},
+		{"empty methods", adaptArgs(src, tgt, "--methods", ","), 2, "--methods is empty"},
+		{"validate one source", adaptArgs(src[:1], tgt, "--validate"), 2, "at least 2 --source"},
+		{"no target", []string{"adapt", "--source", src[0]}, 2, "--target is required"},
+		{"NaN in a source", adaptArgs([]string{src[0], bad}, tgt, "--methods", "sa", "--out", out), 1, "bad.csv"},
+		{"missing target", adaptArgs(src, filepath.Join(dir, "none.csv"), "--out", out), 1, "none.csv"},
+	} {
+		code, _, stderr := runCLI(tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q", tc.name, code, stderr, tc.code, tc.want)
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a failed run created %s", out)
+	}
+}
