@@ -66,6 +66,20 @@ func New(name string, seed uint64) (Method, error) {
 	return nil, fmt.Errorf("adapt: unknown method %q (known: %s)", name, strings.Join(names, ", "))
 }
 
+// DenseTransport reports whether the method called name solves transport
+// problems between whole domains with dense or iterated plans (otda-sinkhorn,
+// jcpot, wb, wbt-reg, wjdot, wbr-r, wbr-e), so that its time and memory grow
+// with the product of the domains' sizes: the methods worth wrapping in
+// Subsampled on large domains. Exact OTDA is not among them: the CWRU
+// benchmark fits it on every row (7200 per source) within its time.
+func DenseTransport(name string) bool {
+	switch name {
+	case "otda-sinkhorn", "jcpot", "wb", "wbt-reg", "wjdot", "wbr-r", "wbr-e":
+		return true
+	}
+	return false
+}
+
 // A Predictor is one named way of classifying target-domain data with a
 // fitted method.
 type Predictor struct {
@@ -75,11 +89,15 @@ type Predictor struct {
 
 // Predictors returns the predictors of a fitted method: the method itself
 // first, then, for DaDiL and WBR, the sibling that shares its fit
-// (DaDiL-E for DaDiL-R and the reverse, WBR-E for WBR-R and the reverse):
+// (DaDiL-E for DaDiL-R and the reverse, WBR-E for WBR-R and the reverse;
+// through Subsampled, those of the wrapped method):
 // one dictionary, or one regression of the target's coordinates, serves
 // both the reconstruction (-R) and the ensemble (-E) predictors, so a
 // caller that wants both fits once.
 func Predictors(m Method) []Predictor {
+	if s, ok := m.(*Subsampled); ok {
+		return Predictors(s.Method)
+	}
 	out := []Predictor{{m.Name(), m.Predict}}
 	var model *dictionary.Model
 	var ensemble bool

@@ -163,3 +163,83 @@ func TestValidatePredictors(t *testing.T) {
 		t.Errorf("one source: error %v", err)
 	}
 }
+
+func TestSubsample(t *testing.T) {
+	src := []Domain{line("a", 0, 1, 0, 1, 0, 1, 0, 1), line("b", 1, 0, 1)}
+	tgt := mat.NewDense(6, 2, []float64{0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5})
+	s, T := Subsample(src, tgt, 4, 1)
+	if s[1].X != src[1].X || len(s[1].Y) != 3 {
+		t.Error("a domain within the cap was not returned as it is")
+	}
+	if r, _ := s[0].X.Dims(); r != 4 || len(s[0].Y) != 4 {
+		t.Fatalf("source a: %d rows, %d labels; want 4", r, len(s[0].Y))
+	}
+	// The rows drawn are distinct rows of the domain, in order, with their
+	// labels (line puts the row index in column 0; its label is index % 2).
+	prev := -1.0
+	for i := range 4 {
+		x := s[0].X.At(i, 0)
+		if x <= prev || x != float64(int(x)) || x > 7 || s[0].Y[i] != int(x)%2 {
+			t.Errorf("row %d: x %v, label %d", i, x, s[0].Y[i])
+		}
+		prev = x
+	}
+	if r, _ := T.Dims(); r != 4 || T == tgt {
+		t.Errorf("target: %d rows, want a copy of 4", r)
+	}
+	// Deterministic for a seed, and the seed matters.
+	s2, T2 := Subsample(src, tgt, 4, 1)
+	if !mat.Equal(s[0].X, s2[0].X) || !mat.Equal(T, T2) {
+		t.Error("same seed, other rows")
+	}
+	differ := false
+	for seed := uint64(2); seed < 6 && !differ; seed++ {
+		s3, _ := Subsample(src, tgt, 4, seed)
+		differ = !mat.Equal(s[0].X, s3[0].X)
+	}
+	if !differ {
+		t.Error("four other seeds drew the same rows")
+	}
+}
+
+func TestSubsampled(t *testing.T) {
+	src := []Domain{line("a", 0, 1, 0, 1, 0, 1, 0, 1), line("b", 1, 0, 1)}
+	tgt := mat.NewDense(6, 2, nil)
+	rec := &recorder{class: 1}
+	m := &Subsampled{Method: rec, MaxRows: 5, Seed: 3}
+	if m.Name() != "recorder" {
+		t.Errorf("name %q", m.Name())
+	}
+	if err := m.Fit(src, tgt, 2); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := rec.sources[0].X.Dims(); r != 5 || rec.sources[1].X != src[1].X {
+		t.Errorf("the wrapped method saw %d rows of a", r)
+	}
+	if r, _ := rec.target.Dims(); r != 5 {
+		t.Errorf("the wrapped method saw %d target rows", r)
+	}
+	// Predict classifies any rows with the wrapped method.
+	p, err := m.Predict(mat.NewDense(9, 2, nil))
+	if err != nil || len(p) != 9 || p[0] != 1 {
+		t.Errorf("Predict: %v, %v", p, err)
+	}
+	if err := (&Subsampled{Method: rec}).Fit(src, tgt, 2); err == nil || !strings.Contains(err.Error(), "MaxRows") {
+		t.Errorf("MaxRows 0: error %v", err)
+	}
+	if err := m.Fit(src, mat.NewDense(2, 3, nil), 2); err == nil {
+		t.Error("mismatched target accepted")
+	}
+	// The predictors are the wrapped method's, sibling included.
+	d := &Subsampled{Method: NewDaDiLE(nil), MaxRows: 10}
+	ps := Predictors(d)
+	if len(ps) != 2 || ps[0].Name != "dadil-e" || ps[1].Name != "dadil-r" {
+		t.Errorf("Predictors of a subsampled DaDiL-E: %v", ps)
+	}
+	for _, name := range Names() {
+		want := slices.Contains([]string{"otda-sinkhorn", "jcpot", "wb", "wbt-reg", "wjdot", "wbr-r", "wbr-e"}, name)
+		if DenseTransport(name) != want {
+			t.Errorf("DenseTransport(%q) = %v", name, !want)
+		}
+	}
+}

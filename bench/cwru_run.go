@@ -2,7 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -64,34 +63,12 @@ func fromFamily(f family, capRows int) cwruFamily {
 }
 
 // capSplit returns s with every source and the target's training rows
-// reduced to at most n rows drawn uniformly without replacement.
+// reduced to at most n rows drawn uniformly without replacement
+// (adapt.Subsample).
 func capSplit(s *Split, n int, seed uint64) *Split {
-	rng := rand.New(rand.NewPCG(seed, 0x636170))
 	out := &Split{Test: s.Test, TestY: s.TestY}
-	for _, src := range s.Sources {
-		idx := drawRows(rng, src.X.RawMatrix().Rows, n)
-		d := adapt.Domain{Name: src.Name, X: rows(src.X, idx)}
-		for _, i := range idx {
-			d.Y = append(d.Y, src.Y[i])
-		}
-		out.Sources = append(out.Sources, d)
-	}
-	out.Train = rows(s.Train, drawRows(rng, s.Train.RawMatrix().Rows, n))
+	out.Sources, out.Train = adapt.Subsample(s.Sources, s.Train, n, seed)
 	return out
-}
-
-// drawRows returns min(n, rows) distinct row indices in increasing order.
-func drawRows(rng *rand.Rand, rows, n int) []int {
-	if rows <= n {
-		idx := make([]int, rows)
-		for i := range idx {
-			idx[i] = i
-		}
-		return idx
-	}
-	idx := rng.Perm(rows)[:n]
-	slices.Sort(idx)
-	return idx
 }
 
 // paperMember is a one-member family of the paper's setting: a DaDiL fit
@@ -118,10 +95,9 @@ func cwruFamilies() []cwruFamily {
 		}},
 		fromFamily(named("source-only"), 0),
 	}
-	capped := map[string]bool{"otda-sinkhorn": true, "jcpot": true, "wb": true, "wbt-reg": true, "wjdot": true}
 	for _, f := range baselineFamilies() {
 		n := 0
-		if capped[f.members[0]] {
+		if adapt.DenseTransport(f.members[0]) {
 			n = CWRUOTRows
 		}
 		fams = append(fams, fromFamily(f, n))

@@ -25,6 +25,9 @@ type adaptReport struct {
 	Features int      `json:"features"`
 	Scaling  string   `json:"scaling"`
 	Seed     uint64   `json:"seed"`
+	// MaxRows caps the rows of every domain for the transport-based
+	// methods (adapt.DenseTransport); 0: no cap.
+	MaxRows int `json:"max_rows"`
 	// DaDiL holds the settings given to dadil-r and dadil-e, when they ran.
 	DaDiL *dictionary.Settings `json:"dadil_settings,omitempty"`
 	Notes []string             `json:"notes,omitempty"`
@@ -93,6 +96,7 @@ func runAdapt(args []string, e *env) error {
 	methods := fs.String("methods", "all", "comma-separated `LIST` of methods ("+strings.Join(adapt.Names(), ", ")+"), or all")
 	out := fs.String("out", "", "also write predictions.csv and report.json to `DIR`")
 	validate := fs.Bool("validate", false, "also score every method without target labels: each source in turn is held out as the target of the others (one more fit per source and method)")
+	maxRows := fs.Int("max-rows", 2000, "fit the transport-based methods (otda-sinkhorn, jcpot, wb, wbt-reg, wjdot, wbr-r, wbr-e) on at most `N` rows of every domain, drawn at random; 0: all rows")
 	workers := fs.Int("workers", 0, "methods fitted at once (0: one per core); results do not depend on it")
 	quiet := fs.Bool("quiet", false, "no progress output")
 	var df dictFlags
@@ -118,6 +122,9 @@ func runAdapt(args []string, e *env) error {
 	want, err := requestedMethods(*methods)
 	if err != nil {
 		return usageError{err}
+	}
+	if *maxRows < 0 {
+		return usageError{fmt.Errorf("--max-rows %d: want a positive number of rows, or 0 for all", *maxRows)}
 	}
 	if *validate && len(data.sources) < 2 {
 		return usageError{errors.New("--validate holds a source out, so it needs at least 2 --source")}
@@ -150,12 +157,30 @@ func runAdapt(args []string, e *env) error {
 				s := set
 				d.Settings = &s
 			}
+			if *maxRows > 0 && adapt.DenseTransport(name) {
+				m = &adapt.Subsampled{Method: m, MaxRows: *maxRows, Seed: df.seed}
+			}
 			return m
+		}
+	}
+	if *maxRows > 0 {
+		var capped []string
+		for _, n := range adapt.Names() {
+			if want[n] && adapt.DenseTransport(n) {
+				capped = append(capped, n)
+			}
+		}
+		largest := 0
+		for _, d := range ld.domains {
+			largest = max(largest, d.X.RawMatrix().Rows)
+		}
+		if len(capped) > 0 && largest > *maxRows {
+			note("%s fit on at most %d rows of every domain, drawn at random (--max-rows; the largest domain has %d; 0 uses every row)", strings.Join(capped, ", "), *maxRows, largest)
 		}
 	}
 	rep := &adaptReport{
 		Sources: ld.sourcePaths, Target: data.target, Classes: ld.classes.Values,
-		Scaling: ld.scaling.String(), Seed: df.seed, UnknownTargetLabels: ld.unknown,
+		Scaling: ld.scaling.String(), Seed: df.seed, MaxRows: *maxRows, UnknownTargetLabels: ld.unknown,
 	}
 	_, rep.Features = ld.target.X.Dims()
 	if want["dadil-r"] || want["dadil-e"] {

@@ -208,6 +208,7 @@ func TestAdaptErrors(t *testing.T) {
 		{"empty methods", adaptArgs(src, tgt, "--methods", ","), 2, "--methods is empty"},
 		{"validate one source", adaptArgs(src[:1], tgt, "--validate"), 2, "at least 2 --source"},
 		{"no target", []string{"adapt", "--source", src[0]}, 2, "--target is required"},
+		{"negative max-rows", adaptArgs(src, tgt, "--max-rows", "-1"), 2, "--max-rows -1"},
 		{"NaN in a source", adaptArgs([]string{src[0], bad}, tgt, "--methods", "sa", "--out", out), 1, "bad.csv"},
 		{"missing target", adaptArgs(src, filepath.Join(dir, "none.csv"), "--out", out), 1, "none.csv"},
 	} {
@@ -218,5 +219,37 @@ func TestAdaptErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a failed run created %s", out)
+	}
+}
+
+func TestAdaptMaxRows(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	run := func(maxRows string) (*adaptReport, [][]string) {
+		out := filepath.Join(dir, "out"+maxRows)
+		code, _, stderr := runCLI(adaptArgs(src, tgt, "--methods", "sa,wb", "--max-rows", maxRows, "--out", out)...)
+		if code != 0 {
+			t.Fatalf("--max-rows %s: exit %d: %s", maxRows, code, stderr)
+		}
+		return readAdaptReport(t, out), readPredictions(t, out)
+	}
+	// The synthetic domains have 300 rows: a cap of 50 applies to WB only,
+	// says so, and changes its fit; SA keeps every row.
+	capped, pc := run("50")
+	whole, pw := run("0")
+	if capped.MaxRows != 50 || whole.MaxRows != 0 {
+		t.Errorf("max_rows %d and %d", capped.MaxRows, whole.MaxRows)
+	}
+	notes := strings.Join(capped.Notes, " ")
+	if !strings.Contains(notes, "wb fit on at most 50 rows") || strings.Contains(notes, "sa,") || strings.Contains(strings.Join(whole.Notes, " "), "at most") {
+		t.Errorf("notes %q and %q", capped.Notes, whole.Notes)
+	}
+	sameSA, sameWB := true, true
+	for i := 1; i < len(pc); i++ {
+		sameSA = sameSA && pc[i][1] == pw[i][1]
+		sameWB = sameWB && pc[i][2] == pw[i][2]
+	}
+	if !sameSA || sameWB {
+		t.Errorf("capping changed SA: %v, WB: %v; want false, true", !sameSA, !sameWB)
 	}
 }
