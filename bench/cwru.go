@@ -137,26 +137,28 @@ type recording struct {
 	x    []float64
 }
 
-// LoadCWRU reads the recordings of the file map files from dir, each at
-// least window samples long. A class none of whose files is present is
-// dropped (listed in Dropped); a class with only some of its files present
-// is an error naming the missing ones, since a class missing from a domain
-// would silently change the problem. Every file must hold its variable as a
-// numeric vector of finite values of at least window samples; errors name
-// the file. Files are read in parallel.
-func LoadCWRU(dir string, files []CWRUFile, window int) (*CWRU, error) {
-	if len(files) == 0 {
-		return nil, fmt.Errorf("bench: cwru: empty file map")
-	}
-	c := &CWRU{Dir: dir}
+// CWRUPresence is what of a file map is present in a data folder.
+type CWRUPresence struct {
+	// Files are the rows of the map whose class has recordings, in the
+	// map's order, sorted by label.
+	Files []CWRUFile
+	// Dropped lists, as "label (class)", the classes none of whose files
+	// is present (such as "0 (normal)" when 98.mat, 99.mat and 100.mat are
+	// absent).
+	Dropped []string
+}
+
+// PresentCWRUFiles applies the rule of LoadCWRU to a file map: a class none
+// of whose files is present in dir is dropped; a class with only some of
+// its files present is an error naming the missing ones, since a class
+// missing from a domain would silently change the problem. It only checks
+// that the files exist.
+func PresentCWRUFiles(dir string, files []CWRUFile) (*CWRUPresence, error) {
 	present := map[int][]CWRUFile{}
 	missing := map[int][]string{}
 	var labels []int
 	names := map[int]string{}
 	for _, f := range files {
-		if !slices.Contains(c.Domains, f.Domain) {
-			c.Domains = append(c.Domains, f.Domain)
-		}
 		if _, ok := names[f.Label]; !ok {
 			labels = append(labels, f.Label)
 			names[f.Label] = f.Class
@@ -172,16 +174,49 @@ func LoadCWRU(dir string, files []CWRUFile, window int) (*CWRU, error) {
 		}
 	}
 	slices.Sort(labels)
+	p := &CWRUPresence{}
 	for _, l := range labels {
 		switch {
 		case len(present[l]) == 0:
-			c.Dropped = append(c.Dropped, fmt.Sprintf("%d (%s)", l, names[l]))
+			p.Dropped = append(p.Dropped, fmt.Sprintf("%d (%s)", l, names[l]))
 		case len(missing[l]) > 0:
 			return nil, fmt.Errorf("bench: cwru: class %d (%s): %s missing from %s (the other files of the class are present; remove its rows from the file map to leave the class out)",
 				l, names[l], strings.Join(missing[l], ", "), dir)
 		default:
-			c.Labels = append(c.Labels, l)
-			c.Names = append(c.Names, names[l])
+			p.Files = append(p.Files, present[l]...)
+		}
+	}
+	return p, nil
+}
+
+// LoadCWRU reads the recordings of the file map files from dir, each at
+// least window samples long. A class none of whose files is present is
+// dropped (listed in Dropped); a class with only some of its files present
+// is an error naming the missing ones, since a class missing from a domain
+// would silently change the problem. Every file must hold its variable as a
+// numeric vector of finite values of at least window samples; errors name
+// the file. Files are read in parallel.
+//
+// The classes kept are those of PresentCWRUFiles.
+func LoadCWRU(dir string, files []CWRUFile, window int) (*CWRU, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("bench: cwru: empty file map")
+	}
+	c := &CWRU{Dir: dir}
+	present, err := PresentCWRUFiles(dir, files)
+	if err != nil {
+		return nil, err
+	}
+	c.Dropped = present.Dropped
+	for _, f := range files {
+		if !slices.Contains(c.Domains, f.Domain) {
+			c.Domains = append(c.Domains, f.Domain)
+		}
+	}
+	for _, f := range present.Files {
+		if !slices.Contains(c.Labels, f.Label) {
+			c.Labels = append(c.Labels, f.Label)
+			c.Names = append(c.Names, f.Class)
 		}
 	}
 	if len(c.Labels) < 2 {
@@ -197,8 +232,10 @@ func LoadCWRU(dir string, files []CWRUFile, window int) (*CWRU, error) {
 	}
 	var jobs []job
 	for k, l := range c.Labels {
-		for _, f := range present[l] {
-			jobs = append(jobs, job{f, slices.Index(c.Domains, f.Domain), k})
+		for _, f := range present.Files {
+			if f.Label == l {
+				jobs = append(jobs, job{f, slices.Index(c.Domains, f.Domain), k})
+			}
 		}
 	}
 	out := make([]recording, len(jobs))

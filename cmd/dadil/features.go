@@ -80,15 +80,25 @@ func runFeaturesFFT(args []string, e *env) error {
 		}
 		var doms []string
 		for _, f := range fm {
-			if f.Domain == *domain {
-				recs = append(recs, rec{filepath.Join(dir, filepath.FromSlash(f.Path)), f.Variable, f.Label, true})
-			}
 			if !slices.Contains(doms, f.Domain) {
 				doms = append(doms, f.Domain)
 			}
 		}
-		if len(recs) == 0 {
+		if !slices.Contains(doms, *domain) {
 			return usageError{fmt.Errorf("--domain %q: %s lists no file for it (domains: %s)", *domain, *files, strings.Join(doms, ", "))}
+		}
+		// The classes of the map are those dadil bench cwru uses.
+		present, err := bench.PresentCWRUFiles(dir, fm)
+		if err != nil {
+			return err
+		}
+		if len(present.Dropped) > 0 {
+			fmt.Fprintf(e.stderr, "note: no recordings of class %s in %s: left out, as dadil bench cwru does\n", strings.Join(present.Dropped, ", "), dir)
+		}
+		for _, f := range present.Files {
+			if f.Domain == *domain {
+				recs = append(recs, rec{filepath.Join(dir, filepath.FromSlash(f.Path)), f.Variable, f.Label, true})
+			}
 		}
 	case len(inputs) > 0:
 		if len(labels) > 0 && len(labels) != len(inputs) {

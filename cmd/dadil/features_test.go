@@ -305,3 +305,50 @@ func readJSON(t *testing.T, path string) map[string]any {
 	}
 	return v
 }
+
+// TestFeaturesFFTMissingClass checks that --files applies the rule of dadil
+// bench cwru: a class none of whose recordings is present is left out with a
+// note, a class with some of them missing is an error naming them.
+func TestFeaturesFFTMissingClass(t *testing.T) {
+	dir := t.TempDir()
+	mp := cwruFixture(t, dir, []string{"a", "b"}, 1000)
+	b, err := os.ReadFile(mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Class 9 lists two recordings, neither of them present.
+	absent := filepath.Join(dir, "absent.csv")
+	extra := "sig/98.mat,9,normal,a,X098_DE_time\nsig/99.mat,9,normal,b,X099_DE_time\n"
+	if err := os.WriteFile(absent, append(b, extra...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "a.npz")
+	code, _, stderr := runCLI("features", "fft", "--files", absent, "--domain", "a", "--window", "256", "--coeffs", "64", "--windows", "10", "--out", out)
+	if code != 0 || !strings.Contains(stderr, "class 9 (normal)") || !strings.Contains(stderr, "left out") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	arrs, err := npy.ReadNPZ(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := map[float64]int{}
+	for _, v := range arrs["y"].Data {
+		labels[v]++
+	}
+	if len(labels) != 2 || labels[4] != 10 || labels[7] != 10 {
+		t.Errorf("labels %v, want 10 windows of classes 4 and 7", labels)
+	}
+	// Class 4 with the recording of domain b missing: an error, whichever
+	// domain is extracted, and no output.
+	if err := os.Remove(filepath.Join(dir, "sig", "202.mat")); err != nil {
+		t.Fatal(err)
+	}
+	out2 := filepath.Join(dir, "a2.npz")
+	code, _, stderr = runCLI("features", "fft", "--files", mp, "--domain", "a", "--window", "256", "--coeffs", "64", "--windows", "10", "--out", out2)
+	if code != 1 || !strings.Contains(stderr, "sig/202.mat missing") {
+		t.Errorf("partial class: exit %d, stderr %q", code, stderr)
+	}
+	if _, err := os.Stat(out2); !os.IsNotExist(err) {
+		t.Error("a failed extraction wrote its output")
+	}
+}
