@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // DefaultSAComponents is the default subspace dimension d of SA.
@@ -181,52 +183,73 @@ func principalBasis(X *mat.Dense, k int) (*mat.Dense, error) {
 	return V, err
 }
 
+// leadingEigen returns the min(k, n) largest eigenvalues of the symmetric
+// n×n matrix G in decreasing order, and vec(c, dst), which copies the unit
+// eigenvector of vals[c] into dst. When they are few (k < n/4) only those
+// eigenvectors are formed (linalg.TopEigenSym, several times faster for
+// large n); otherwise all are (mat.EigenSym).
+func leadingEigen(G *mat.SymDense, k int) (vals []float64, vec func(c int, dst []float64), err error) {
+	n := G.SymmetricDim()
+	if k < n/4 {
+		top, V, ok := linalg.TopEigenSym(G, k)
+		if !ok {
+			return nil, nil, errors.New("eigendecomposition did not converge")
+		}
+		return top, func(c int, dst []float64) { mat.Col(dst, c, V) }, nil
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(G, true) {
+		return nil, nil, errors.New("eigendecomposition did not converge")
+	}
+	vals = eig.Values(nil)
+	slices.Reverse(vals)
+	var V mat.Dense
+	eig.VectorsTo(&V)
+	return vals[:min(k, n)], func(c int, dst []float64) { mat.Col(dst, n-1-c, &V) }, nil
+}
+
 // gramEigen returns the at most k leading eigenpairs (λ_1 ≥ λ_2 ≥ …) of
 // the D×D Gram matrix XᵀX of the n×D matrix X: eigenvectors as the
 // columns of V (D×k') and eigenvalues s, keeping only those above
 // gramRankTol·λ_1. When n < D it decomposes the smaller n×n matrix
 // XXᵀ = U Λ Uᵀ instead and returns V = XᵀU Λ^(−1/2), which has the same
-// non-zero eigenvalues. The sign of every eigenvector is fixed so that its
-// entry of largest magnitude is positive.
+// non-zero eigenvalues. The Gram matrix is computed with the kernels of
+// internal/linalg, and only the eigenvectors needed are formed when they
+// are few (leadingEigen). The sign of every eigenvector is fixed so that
+// its entry of largest magnitude is positive.
 func gramEigen(X *mat.Dense, k int) (*mat.Dense, []float64, error) {
 	n, D := X.Dims()
-	var G mat.SymDense
 	byRows := n < D
+	m := min(n, D)
+	Gd := mat.NewDense(m, m, nil)
 	if byRows {
-		G.SymOuterK(1, X)
+		linalg.Gram(Gd, X)
 	} else {
-		G.SymOuterK(1, X.T())
+		linalg.GramCols(Gd, X)
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(&G, true) {
-		return nil, nil, errors.New("eigendecomposition did not converge")
+	vals, vec, err := leadingEigen(mat.NewSymDense(m, Gd.RawMatrix().Data), k)
+	if err != nil {
+		return nil, nil, err
 	}
-	vals := eig.Values(nil)
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	r := len(vals)
-	top := vals[r-1]
-	if !(top > 0) {
+	if !(vals[0] > 0) {
 		return nil, nil, errors.New("the data have no variance")
 	}
-	var idx []int
-	for j := r - 1; j >= 0 && len(idx) < k; j-- {
-		if vals[j] > gramRankTol*top {
-			idx = append(idx, j)
-		}
+	r := 0
+	for r < min(k, len(vals)) && vals[r] > gramRankTol*vals[0] {
+		r++
 	}
-	V := mat.NewDense(D, len(idx), nil)
-	s := make([]float64, len(idx))
+	V := mat.NewDense(D, r, nil)
+	s := vals[:r]
 	col := make([]float64, D)
-	for c, j := range idx {
-		s[c] = vals[j]
+	u := make([]float64, m)
+	for c := range r {
 		if byRows {
-			u := vecs.ColView(j)
+			vec(c, u)
 			cv := mat.NewVecDense(D, col)
-			cv.MulVec(X.T(), u)
-			floats.Scale(1/math.Sqrt(vals[j]), col)
+			cv.MulVec(X.T(), mat.NewVecDense(m, u))
+			floats.Scale(1/math.Sqrt(vals[c]), col)
 		} else {
-			mat.Col(col, j, &vecs)
+			vec(c, col)
 		}
 		if floats.Max(col) < -floats.Min(col) {
 			floats.Scale(-1, col)

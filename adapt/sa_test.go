@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/dataset"
@@ -365,6 +366,67 @@ func TestBaselinesOfficeCaltechSURF(t *testing.T) {
 		t.Logf("A+C+D → W  %-14s accuracy %.2f%%  Fit %v", m.Name(), 100*acc, elapsed.Round(time.Millisecond))
 		if acc < 0.3 { // chance is 10%; all methods reach 45–70% here
 			t.Errorf("%s: accuracy %.4f", m.Name(), acc)
+		}
+	}
+}
+
+// TestLeadingEigenPaths checks that the two ways of leadingEigen, a few
+// eigenvectors by inverse iteration or all by the QR iteration, agree.
+func TestLeadingEigenPaths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	X := mat.NewDense(300, 120, nil)
+	for i := range 300 {
+		for j := range 120 {
+			X.Set(i, j, rng.NormFloat64()/float64(j+1))
+		}
+	}
+	var G mat.SymDense
+	G.SymOuterK(1, X.T())
+	few, vecFew, err := leadingEigen(&G, 10) // 10 < 120/4: inverse iteration
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, vecAll, err := leadingEigen(&G, 40) // all eigenvectors
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(few) != 10 || len(all) != 40 {
+		t.Fatalf("%d and %d eigenvalues", len(few), len(all))
+	}
+	a, b := make([]float64, 120), make([]float64, 120)
+	for c := range 10 {
+		if math.Abs(few[c]-all[c]) > 1e-10*all[0] || (c > 0 && few[c] > few[c-1]) {
+			t.Errorf("eigenvalue %d: %v and %v", c, few[c], all[c])
+		}
+		vecFew(c, a)
+		vecAll(c, b)
+		if d := math.Abs(math.Abs(floats.Dot(a, b)) - 1); d > 1e-9 {
+			t.Errorf("eigenvector %d: |⟨a, b⟩| differs from 1 by %g", c, d)
+		}
+	}
+}
+
+// BenchmarkSAHighDim fits SA on 1024-dimensional domains, where finding
+// the leading principal directions dominates.
+func BenchmarkSAHighDim(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	domain := func(n int) *mat.Dense {
+		X := mat.NewDense(n, 1024, nil)
+		for i := range X.RawMatrix().Data {
+			X.RawMatrix().Data[i] = rng.NormFloat64() / float64(1+i%1024)
+		}
+		return X
+	}
+	y := make([]int, 4000)
+	for i := range y {
+		y[i] = i % 3
+	}
+	src := []Domain{{X: domain(4000), Y: y}}
+	tgt := domain(2000)
+	b.ResetTimer()
+	for range b.N {
+		if err := (&SA{}).Fit(src, tgt, 3); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

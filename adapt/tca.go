@@ -207,31 +207,25 @@ func tcaProjection(Xs, Xt *mat.Dense, k int, mu float64) (*mat.Dense, error) {
 			T.SetSym(i, j, v/mu)
 		}
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(T, true) {
-		return nil, errors.New("eigendecomposition did not converge")
+	vals, vec, err := leadingEigen(T, k)
+	if err != nil {
+		return nil, err
 	}
-	vals := eig.Values(nil)
-	var Y mat.Dense
-	eig.VectorsTo(&Y)
-	top := vals[r-1]
-	if !(top > 0) {
+	if !(vals[0] > 0) {
 		return nil, errors.New("the data have no variance")
 	}
-	var idx []int
-	for j := r - 1; j >= 0 && len(idx) < k; j-- {
-		if vals[j] > gramRankTol*top {
-			idx = append(idx, j)
-		}
+	m := 0
+	for m < len(vals) && vals[m] > gramRankTol*vals[0] {
+		m++
 	}
 	// Columns of P: V S^(1/2) c, c = R y √(n/λ).
-	P := mat.NewDense(D, len(idx), nil)
+	P := mat.NewDense(D, m, nil)
 	y := make([]float64, r)
-	for col, j := range idx {
-		mat.Col(y, j, &Y)
+	for col := range m {
+		vec(col, y)
 		f := kappa * floats.Dot(u, y)
 		floats.AddScaled(y, f, u) // (I + κûûᵀ) y
-		scale := math.Sqrt(float64(n)/vals[j]) / math.Sqrt(mu)
+		scale := math.Sqrt(float64(n)/vals[col]) / math.Sqrt(mu)
 		for c := range y {
 			y[c] *= scale * math.Sqrt(s[c])
 		}

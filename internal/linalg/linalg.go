@@ -102,6 +102,26 @@ func Gram(G, A *mat.Dense) {
 	}
 }
 
+// GramCols sets G = AᵀA for A (m×k); G must be k×k. It is computed by
+// blocks of 1024 rows of A, each transposed and passed to Gram, so that it
+// runs on the same kernel with little extra memory; G is exactly
+// symmetric.
+func GramCols(G, A *mat.Dense) {
+	m, k := A.Dims()
+	if r, c := G.Dims(); r != k || c != k {
+		panic(mat.ErrShape)
+	}
+	const block = 1024
+	G.Zero()
+	part := mat.NewDense(k, k, nil)
+	for i0 := 0; i0 < m; i0 += block {
+		i1 := min(i0+block, m)
+		T := mat.DenseCopyOf(A.Slice(i0, i1, 0, k).T())
+		Gram(part, T)
+		G.Add(G, part)
+	}
+}
+
 // AddScaledRows adds Σ_t w[t]·xs[t] to dst, term by term:
 //
 //	dst[i] = (…((dst[i] + w[0]·xs[0][i]) + w[1]·xs[1][i]) + …) + w[T−1]·xs[T−1][i],
