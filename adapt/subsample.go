@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // Subsampled fits Method on at most MaxRows rows of every source and of
@@ -54,14 +56,14 @@ func Subsample(sources []Domain, target *mat.Dense, n int, seed uint64) ([]Domai
 			out[k] = s
 			continue
 		}
-		d := Domain{Name: s.Name, X: pickRows(s.X, idx), Y: make([]int, len(idx))}
+		d := Domain{Name: s.Name, X: linalg.Rows(s.X, idx), Y: make([]int, len(idx))}
 		for i, r := range idx {
 			d.Y[i] = s.Y[r]
 		}
 		out[k] = d
 	}
 	if idx := drawRows(rng, target.RawMatrix().Rows, n); idx != nil {
-		target = pickRows(target, idx)
+		target = linalg.Rows(target, idx)
 	}
 	return out, target
 }
@@ -75,14 +77,4 @@ func drawRows(rng *rand.Rand, rows, n int) []int {
 	idx := rng.Perm(rows)[:n]
 	slices.Sort(idx)
 	return idx
-}
-
-// pickRows returns the rows idx of X, copied.
-func pickRows(X *mat.Dense, idx []int) *mat.Dense {
-	_, d := X.Dims()
-	out := mat.NewDense(len(idx), d, nil)
-	for i, r := range idx {
-		copy(out.RawRowView(i), X.RawRowView(r))
-	}
-	return out
 }

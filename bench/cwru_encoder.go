@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/mlp"
 )
 
@@ -125,7 +126,7 @@ func ValidateCWRUEncoders(c *CWRU, opt EncoderOptions) ([]Result, error) {
 
 // heldOutAccuracy is net's accuracy on the test windows of s.
 func heldOutAccuracy(net *mlp.Network, s *CWRUSpectra) (float64, error) {
-	p, err := net.Predict(rows(s.X, s.Test))
+	p, err := net.Predict(linalg.Rows(s.X, s.Test))
 	if err != nil {
 		return 0, err
 	}

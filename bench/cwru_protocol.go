@@ -12,6 +12,7 @@ import (
 
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/mlp"
 	"github.com/dadil/dadil/signal"
 )
@@ -250,8 +251,8 @@ func (c *CWRU) prepare(target, skip string, seed uint64, p *CWRUProtocol, progre
 		}
 		e.Split.Sources = append(e.Split.Sources, adapt.Domain{Name: srcNames[i], X: Z, Y: s.Y})
 	}
-	e.TestSpectra = rows(tgt.X, tgt.Test)
-	if e.Split.Train, err = net.Embed(rows(tgt.X, tgt.Train)); err != nil {
+	e.TestSpectra = linalg.Rows(tgt.X, tgt.Test)
+	if e.Split.Train, err = net.Embed(linalg.Rows(tgt.X, tgt.Train)); err != nil {
 		return nil, err
 	}
 	if e.Split.Test, err = net.Embed(e.TestSpectra); err != nil {

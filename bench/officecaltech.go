@@ -16,6 +16,7 @@ import (
 
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // OfficeCaltechDomains are the Caltech-Office 10 domains in the order of
@@ -203,8 +204,8 @@ func (o *OfficeCaltech) Split(target string, fold int) (*Split, error) {
 			train = append(train, o.Folds[t][f]...)
 		}
 	}
-	s.Train = rows(o.X[t], train)
-	s.Test = rows(o.X[t], test)
+	s.Train = linalg.Rows(o.X[t], train)
+	s.Test = linalg.Rows(o.X[t], test)
 	for _, r := range test {
 		s.TestY = append(s.TestY, o.Y[t][r])
 	}
@@ -239,14 +240,4 @@ func (o *OfficeCaltech) sources(t int) []adapt.Domain {
 		}
 	}
 	return src
-}
-
-// rows returns the rows idx of X as a new matrix; idx must not be empty.
-func rows(X *mat.Dense, idx []int) *mat.Dense {
-	_, d := X.Dims()
-	out := mat.NewDense(len(idx), d, nil)
-	for i, r := range idx {
-		copy(out.RawRowView(i), X.RawRowView(r))
-	}
-	return out
 }

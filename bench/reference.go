@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 
+	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/npy"
 )
 
@@ -39,7 +40,7 @@ func ExportSplit(path string, s *Split, classes int) error {
 	}
 	for k, src := range s.Sources {
 		r, c := src.X.Dims()
-		add(fmt.Sprintf("Xs%d", k), r, c, rows(src.X, seq(r)).RawMatrix().Data)
+		add(fmt.Sprintf("Xs%d", k), r, c, linalg.Rows(src.X, seq(r)).RawMatrix().Data)
 		vec(fmt.Sprintf("ys%d", k), src.Y)
 	}
 	r, c := s.Train.Dims()

@@ -129,14 +129,8 @@ func runAdapt(args []string, e *env) error {
 	if *validate && len(data.sources) < 2 {
 		return usageError{errors.New("--validate holds a source out, so it needs at least 2 --source")}
 	}
-	var notes []string
-	note := func(format string, a ...any) {
-		s := fmt.Sprintf(format, a...)
-		notes = append(notes, s)
-		if !*quiet {
-			fmt.Fprintln(e.stderr, "note:", s)
-		}
-	}
+	nt := &noter{e: e, quiet: *quiet}
+	note := nt.note
 	ld, err := data.load(note)
 	if err != nil {
 		return err
@@ -214,7 +208,7 @@ func runAdapt(args []string, e *env) error {
 		names = append(names, fams[i]...)
 		rep.Methods = append(rep.Methods, o.reports...)
 	}
-	rep.Notes = notes
+	rep.Notes = nt.notes
 	fmt.Fprint(e.stdout, adaptTable(rep))
 	if *out == "" {
 		return nil

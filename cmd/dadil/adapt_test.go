@@ -35,7 +35,13 @@ func readAdaptReport(t *testing.T, dir string) *adaptReport {
 
 func readPredictions(t *testing.T, dir string) [][]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "predictions.csv"))
+	return readCSVRows(t, filepath.Join(dir, "predictions.csv"))
+}
+
+// readCSVRows reads every row of a CSV file, header included.
+func readCSVRows(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,17 +159,8 @@ func TestAdapt(t *testing.T) {
 // synthTruth reads the label column of a synthetic CSV file.
 func synthTruth(t *testing.T, path string) []string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
 	var y []string
-	for _, r := range rows[1:] {
+	for _, r := range readCSVRows(t, path)[1:] {
 		y = append(y, r[len(r)-1])
 	}
 	return y

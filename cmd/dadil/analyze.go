@@ -36,13 +36,11 @@ type analyzeFlags struct {
 	targets  string
 	folds    string
 	workers  int
-	quiet    bool
-	e        *env
-	notes    []string // remarks for the user, also kept in the JSON
+	noter    // remarks for the user, also kept in the JSON
 }
 
 func newAnalyzeFlags(name string, e *env) *analyzeFlags {
-	a := &analyzeFlags{name: name, fs: newFlags("dadil analyze "+name, e), e: e}
+	a := &analyzeFlags{name: name, fs: newFlags("dadil analyze "+name, e), noter: noter{e: e}}
 	fs := a.fs
 	fs.StringVar(&a.out, "out", "", "output `DIR`: figures (PNG and SVG), "+name+".json and "+name+".md")
 	a.data.register(fs)
@@ -67,15 +65,6 @@ func (a *analyzeFlags) usage(what string, lines ...string) {
 		}
 		fmt.Fprintln(w)
 		a.fs.PrintDefaults()
-	}
-}
-
-// note records a remark for the user and prints it unless quiet.
-func (a *analyzeFlags) note(format string, v ...any) {
-	s := fmt.Sprintf(format, v...)
-	a.notes = append(a.notes, s)
-	if !a.quiet {
-		fmt.Fprintln(a.e.stderr, "note:", s)
 	}
 }
 

@@ -41,6 +41,22 @@ func (d *dataFlags) check() error {
 	return nil
 }
 
+// noter collects the remarks made to the user (a report's notes) and
+// prints each on stderr, unless quiet.
+type noter struct {
+	e     *env
+	quiet bool
+	notes []string
+}
+
+func (n *noter) note(format string, a ...any) {
+	s := fmt.Sprintf(format, a...)
+	n.notes = append(n.notes, s)
+	if !n.quiet {
+		fmt.Fprintln(n.e.stderr, "note:", s)
+	}
+}
+
 // userData is a user's problem, read, checked and scaled.
 type userData struct {
 	// domains holds the scaled sources (class indices) and, last, the

@@ -142,14 +142,8 @@ func runFit(args []string, e *env) error {
 		return usageError{errors.New("--validate holds a source out, so it needs at least 2 --source")}
 	}
 	start := time.Now()
-	var notes []string
-	note := func(format string, a ...any) {
-		s := fmt.Sprintf(format, a...)
-		notes = append(notes, s)
-		if !*quiet {
-			fmt.Fprintln(e.stderr, "note:", s)
-		}
-	}
+	nt := &noter{e: e, quiet: *quiet}
+	note := nt.note
 	ld, err := data.load(note)
 	if err != nil {
 		return err
@@ -161,7 +155,7 @@ func runFit(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	rep.Notes = notes
+	rep.Notes = nt.notes
 	bar := newProgress(e, *quiet, set.Epochs)
 	set.Progress = bar.epoch
 	t0 := time.Now()

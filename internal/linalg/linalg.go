@@ -102,6 +102,17 @@ func Gram(G, A *mat.Dense) {
 	}
 }
 
+// Rows returns a copy of the rows idx of X, in that order; idx must not
+// be empty.
+func Rows(X *mat.Dense, idx []int) *mat.Dense {
+	_, d := X.Dims()
+	out := mat.NewDense(len(idx), d, nil)
+	for i, r := range idx {
+		copy(out.RawRowView(i), X.RawRowView(r))
+	}
+	return out
+}
+
 // GramCols sets G = AᵀA for A (m×k); G must be k×k. It is computed by
 // blocks of 1024 rows of A, each transposed and passed to Gram, so that it
 // runs on the same kernel with little extra memory; G is exactly
