@@ -123,6 +123,11 @@ func runAdapt(args []string, e *env) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if *out != "" {
+		if err := checkOutputDir("--out", *out); err != nil {
+			return err
+		}
+	}
 	if *maxRows < 0 {
 		return usageError{fmt.Errorf("--max-rows %d: want a positive number of rows, or 0 for all", *maxRows)}
 	}

@@ -206,6 +206,7 @@ func TestAdaptErrors(t *testing.T) {
 		{"validate one source", adaptArgs(src[:1], tgt, "--validate"), 2, "at least 2 --source"},
 		{"no target", []string{"adapt", "--source", src[0]}, 2, "--target is required"},
 		{"negative max-rows", adaptArgs(src, tgt, "--max-rows", "-1"), 2, "--max-rows -1"},
+		{"out under a file", adaptArgs(src, tgt, "--out", filepath.Join(tgt, "run")), 2, "is not a directory"},
 		{"NaN in a source", adaptArgs([]string{src[0], bad}, tgt, "--methods", "sa", "--out", out), 1, "bad.csv"},
 		{"missing target", adaptArgs(src, filepath.Join(dir, "none.csv"), "--out", out), 1, "none.csv"},
 	} {

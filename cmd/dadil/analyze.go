@@ -77,6 +77,9 @@ func (a *analyzeFlags) problems(args []string) ([]analyze.Problem, dictionary.Se
 	if a.out == "" {
 		return nil, dictionary.Settings{}, usageError{errors.New("--out is required")}
 	}
+	if err := checkOutputDir("--out", a.out); err != nil {
+		return nil, dictionary.Settings{}, err
+	}
 	if err := a.dict.check(); err != nil {
 		return nil, dictionary.Settings{}, err
 	}

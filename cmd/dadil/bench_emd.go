@@ -236,3 +236,26 @@ func checkOutput(flag, path string) error {
 	f.Close()
 	return os.Remove(f.Name())
 }
+
+// checkOutputDir reports, before a long run, whether the output directory
+// dir can be written later by writeDirAtomic, which creates it and its
+// missing parents: the nearest existing ancestor must be a directory that
+// accepts new files.
+func checkOutputDir(flag, dir string) error {
+	p := filepath.Clean(dir)
+	for {
+		fi, err := os.Stat(p)
+		if err == nil {
+			if !fi.IsDir() {
+				return usageError{fmt.Errorf("%s %s: %s is not a directory", flag, dir, p)}
+			}
+			break
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			break
+		}
+		p = parent
+	}
+	return checkOutput(flag, filepath.Join(p, "x"))
+}

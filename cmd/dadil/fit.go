@@ -135,6 +135,9 @@ func runFit(args []string, e *env) error {
 	if *out == "" {
 		return usageError{errors.New("--out is required")}
 	}
+	if err := checkOutputDir("--out", *out); err != nil {
+		return err
+	}
 	if err := df.check(); err != nil {
 		return err
 	}

@@ -234,6 +234,7 @@ func TestFitBadInput(t *testing.T) {
 	}{
 		{"no source", base("--out", filepath.Join(dir, "o1")), 2, "--source"},
 		{"no out", base("--source", src[0]), 2, "--out"},
+		{"out under a file", base("--source", src[0], "--out", filepath.Join(tgt, "run", "x")), 2, "is not a directory"},
 		{"unlabeled source", base("--source", unlabeled, "--out", filepath.Join(dir, "o2")), 1, "nolabel.csv has no labels"},
 		{"NaN", base("--source", nan, "--out", filepath.Join(dir, "o3")), 1, "nan.csv"},
 		{"dimensions", base("--source", src[0], "--source", three, "--out", filepath.Join(dir, "o4")), 1, "three.csv"},
