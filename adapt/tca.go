@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // Default values of TCA for zero fields.
@@ -56,6 +57,15 @@ const (
 // r×r matrix, instead of an n×n non-symmetric one. (The d×d "primal"
 // eigenproblem of (Xᵀ L X + μI)⁻¹ XᵀHX sometimes used instead regularises
 // μ‖P‖²_F rather than μ tr(WᵀW) = μ tr(Pᵀ (XᵀX)⁺ P), and is not used here.)
+//
+// Only F = V S^(1/2) enters, through F Fᵀ = XᵀX and FᵀF = S: any F of full
+// column rank with F Fᵀ = XᵀX gives the same P, the reduced problem being
+// the same up to an orthogonal change of basis (S² becomes (FᵀF)², ã = Fᵀδ,
+// b̃ = Fᵀx̄, P = F C). When the Gram matrix is well conditioned (estimated
+// condition number below 10⁸, so that the eigendecomposition would drop no
+// direction), TCA takes the Cholesky factor of XᵀX (or F = Xᵀ when n < D)
+// and needs no eigendecomposition but the last, of which only the m leading
+// eigenvectors are formed.
 //
 // Scale: the constraint WᵀKHKW = I fixes the embedded scatter; since any
 // common factor gives the same subspace, TCA uses Wᵀ K H K W = n I, so
@@ -163,31 +173,78 @@ func tcaProjection(Xs, Xt *mat.Dense, k int, mu float64) (*mat.Dense, error) {
 	delta := make([]float64, D)
 	floats.SubTo(delta, muS, muT)
 
-	V, s, err := gramEigen(X, D)
-	if err != nil {
-		return nil, err
-	}
-	r := len(s)
-	// ã = S^(1/2) Vᵀ δ, b̃ = S^(1/2) Vᵀ x̄.
-	at, bt := make([]float64, r), make([]float64, r)
-	mat.NewVecDense(r, at).MulVec(V.T(), mat.NewVecDense(D, delta))
-	mat.NewVecDense(r, bt).MulVec(V.T(), mat.NewVecDense(D, mean))
-	for c := range s {
-		h := math.Sqrt(s[c])
-		at[c] *= h
-		bt[c] *= h
-	}
-	// B = S² − n b̃ b̃ᵀ.
-	B := mat.NewSymDense(r, nil)
-	for i := 0; i < r; i++ {
-		for j := i; j < r; j++ {
-			v := -float64(n) * bt[i] * bt[j]
-			if i == j {
-				v += s[i] * s[i]
+	// A factor F (D×r, full column rank) with F Fᵀ = XᵀX: the columns of
+	// F span the range of K's feature map, and the reduced problem below
+	// is the same for every such F up to an orthogonal change of basis.
+	// With the eigendecomposition, F = V S^(1/2), FᵀF = S.
+	var at, bt []float64
+	var B *mat.SymDense
+	// embed returns the column of P for the eigenvector y of T scaled
+	// by scale (y is overwritten).
+	var embed func(y []float64, scale float64) []float64
+	if F, FtF, ok := gramFactor(X); ok {
+		// Well conditioned: a Cholesky factor, no eigendecomposition.
+		r := FtF.SymmetricDim()
+		at, bt = make([]float64, r), make([]float64, r)
+		mat.NewVecDense(r, at).MulVec(F.T(), mat.NewVecDense(D, delta))
+		mat.NewVecDense(r, bt).MulVec(F.T(), mat.NewVecDense(D, mean))
+		// B = (FᵀF)² − n b̃ b̃ᵀ.
+		F2 := mat.NewDense(r, r, nil)
+		linalg.Gram(F2, mat.DenseCopyOf(FtF)) // FtF FtFᵀ = (FᵀF)²
+		B = mat.NewSymDense(r, nil)
+		for i := 0; i < r; i++ {
+			for j := i; j < r; j++ {
+				B.SetSym(i, j, F2.At(i, j)-float64(n)*bt[i]*bt[j])
 			}
-			B.SetSym(i, j, v)
+		}
+		embed = func(y []float64, scale float64) []float64 {
+			floats.Scale(scale, y)
+			if floats.Max(y) < -floats.Min(y) {
+				floats.Scale(-1, y) // sign convention, as in gramEigen
+			}
+			p := mat.NewVecDense(D, nil)
+			p.MulVec(F, mat.NewVecDense(r, y))
+			return p.RawVector().Data
+		}
+	} else {
+		V, s, err := gramEigen(X, D)
+		if err != nil {
+			return nil, err
+		}
+		r := len(s)
+		// ã = S^(1/2) Vᵀ δ, b̃ = S^(1/2) Vᵀ x̄.
+		at, bt = make([]float64, r), make([]float64, r)
+		mat.NewVecDense(r, at).MulVec(V.T(), mat.NewVecDense(D, delta))
+		mat.NewVecDense(r, bt).MulVec(V.T(), mat.NewVecDense(D, mean))
+		for c := range s {
+			h := math.Sqrt(s[c])
+			at[c] *= h
+			bt[c] *= h
+		}
+		// B = S² − n b̃ b̃ᵀ.
+		B = mat.NewSymDense(r, nil)
+		for i := 0; i < r; i++ {
+			for j := i; j < r; j++ {
+				v := -float64(n) * bt[i] * bt[j]
+				if i == j {
+					v += s[i] * s[i]
+				}
+				B.SetSym(i, j, v)
+			}
+		}
+		embed = func(y []float64, scale float64) []float64 {
+			for c := range y {
+				y[c] *= scale * math.Sqrt(s[c])
+			}
+			if floats.Max(y) < -floats.Min(y) {
+				floats.Scale(-1, y) // sign convention, as in gramEigen
+			}
+			p := mat.NewVecDense(D, nil)
+			p.MulVec(V, mat.NewVecDense(r, y))
+			return p.RawVector().Data
 		}
 	}
+	r := len(at)
 	// T = R B R with R = μ^(−1/2)(I + κûûᵀ):
 	// μ·T = B + κ(û wᵀ + w ûᵀ) + κ²(ûᵀw) ûûᵀ, w = B û.
 	a2 := floats.Dot(at, at)
@@ -218,23 +275,52 @@ func tcaProjection(Xs, Xt *mat.Dense, k int, mu float64) (*mat.Dense, error) {
 	for m < len(vals) && vals[m] > gramRankTol*vals[0] {
 		m++
 	}
-	// Columns of P: V S^(1/2) c, c = R y √(n/λ).
+	// Columns of P: F c, c = R y √(n/λ).
 	P := mat.NewDense(D, m, nil)
 	y := make([]float64, r)
 	for col := range m {
 		vec(col, y)
 		f := kappa * floats.Dot(u, y)
 		floats.AddScaled(y, f, u) // (I + κûûᵀ) y
-		scale := math.Sqrt(float64(n)/vals[col]) / math.Sqrt(mu)
-		for c := range y {
-			y[c] *= scale * math.Sqrt(s[c])
-		}
-		if floats.Max(y) < -floats.Min(y) {
-			floats.Scale(-1, y) // sign convention, as in gramEigen
-		}
-		p := mat.NewVecDense(D, nil)
-		p.MulVec(V, mat.NewVecDense(r, y))
-		P.SetCol(col, p.RawVector().Data)
+		P.SetCol(col, embed(y, math.Sqrt(float64(n)/vals[col])/math.Sqrt(mu)))
 	}
 	return P, nil
+}
+
+// gramFactorCond is the largest estimated condition number (1-norm) of
+// the Gram matrix for which gramFactor factors it: a hundred times below
+// the 1/gramRankTol at which the eigendecomposition would drop directions
+// (the 2-norm condition number, the ratio of the extreme eigenvalues, is
+// at most the 1-norm one), so that both see the same subspace.
+const gramFactorCond = 1e8
+
+// gramFactor returns F (D×r, full column rank) with F Fᵀ = XᵀX, and FᵀF,
+// when the Gram matrix of X (n×D) is well conditioned: F = L from the
+// Cholesky factorisation XᵀX = L Lᵀ when n ≥ D, F = Xᵀ when n < D (then
+// FᵀF = XXᵀ). ok is false when the Gram matrix is singular or its
+// estimated condition number exceeds gramFactorCond; TCA then uses the
+// eigendecomposition (gramEigen), which drops the null directions.
+func gramFactor(X *mat.Dense) (F *mat.Dense, FtF *mat.SymDense, ok bool) {
+	n, D := X.Dims()
+	m := min(n, D)
+	G := mat.NewDense(m, m, nil)
+	if n < D {
+		linalg.Gram(G, X)
+	} else {
+		linalg.GramCols(G, X)
+	}
+	S := mat.NewSymDense(m, G.RawMatrix().Data)
+	var ch mat.Cholesky
+	if !ch.Factorize(S) || !(ch.Cond() < gramFactorCond) {
+		return nil, nil, false
+	}
+	if n < D {
+		return mat.DenseCopyOf(X.T()), S, true
+	}
+	var L mat.TriDense
+	ch.LTo(&L)
+	F = mat.DenseCopyOf(&L)
+	G = mat.NewDense(D, D, nil)
+	linalg.GramCols(G, F)
+	return F, mat.NewSymDense(D, G.RawMatrix().Data), true
 }

@@ -125,11 +125,17 @@ func TestTCAKernelForm(t *testing.T) {
 		ns, nt int
 		D      int
 		mu     float64
+		// dup copies feature 0 into feature 1: for n > D, XᵀX is then
+		// singular, and TCA decomposes it instead of factoring it
+		// (gramFactor).
+		dup bool
 	}{
-		{"n > D", 30, 20, 6, 1},
-		{"n > D, strong μ", 30, 20, 6, 1e4},
-		{"n < D", 25, 15, 60, 1},
-		{"n < D, strong μ", 25, 15, 60, 1e5},
+		{"n > D", 30, 20, 6, 1, false},
+		{"n > D, strong μ", 30, 20, 6, 1e4, false},
+		{"n < D", 25, 15, 60, 1, false},
+		{"n < D, strong μ", 25, 15, 60, 1e5, false},
+		{"n > D, rank-deficient", 30, 20, 6, 1, true},
+		{"n < D, rank-deficient", 25, 15, 60, 1, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -141,6 +147,10 @@ func TestTCAKernelForm(t *testing.T) {
 			}
 			Xs := tcaGaussRows(rng, c.ns, c.D, offS)
 			Xt := tcaGaussRows(rng, c.nt, c.D, offT)
+			if c.dup {
+				Xs.SetCol(1, mat.Col(nil, 0, Xs))
+				Xt.SetCol(1, mat.Col(nil, 0, Xt))
+			}
 			const m = 3
 			P, err := tcaProjection(Xs, Xt, m, c.mu)
 			if err != nil {
@@ -283,5 +293,43 @@ func TestTCAComponentsCap(t *testing.T) {
 	}
 	if r, c := tca.Projection.Dims(); r != 2 || c != 2 {
 		t.Errorf("projection is %d×%d, want 2×2", r, c)
+	}
+}
+
+func TestGramFactor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, c := range []struct {
+		n, D int
+		dup  bool
+		ok   bool
+	}{
+		{40, 6, false, true},
+		{40, 6, true, false}, // a repeated feature: XᵀX singular
+		{10, 30, false, true},
+		{10, 30, true, true}, // XXᵀ stays regular
+	} {
+		X := tcaGaussRows(rng, c.n, c.D, make([]float64, c.D))
+		if c.dup {
+			X.SetCol(1, mat.Col(nil, 0, X))
+		}
+		F, FtF, ok := gramFactor(X)
+		if ok != c.ok {
+			t.Errorf("%d×%d, dup %v: ok = %v", c.n, c.D, c.dup, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		// F Fᵀ = XᵀX and FtF = FᵀF.
+		var FFt, XtX, want mat.Dense
+		FFt.Mul(F, F.T())
+		XtX.Mul(X.T(), X)
+		if !mat.EqualApprox(&FFt, &XtX, 1e-9*mat.Norm(&XtX, math.Inf(1))) {
+			t.Errorf("%d×%d: F Fᵀ differs from XᵀX", c.n, c.D)
+		}
+		want.Mul(F.T(), F)
+		if !mat.EqualApprox(FtF, &want, 1e-9*mat.Norm(&want, math.Inf(1))) {
+			t.Errorf("%d×%d: FtF differs from FᵀF", c.n, c.D)
+		}
 	}
 }
