@@ -262,11 +262,7 @@ func Read(b []byte) (*File, error) {
 		if !ok {
 			return nil, fmt.Errorf("member %s.npy is missing", name)
 		}
-		raw, err := readMember(m, 1<<34)
-		if err != nil {
-			return nil, fmt.Errorf("%s.npy: %w", name, err)
-		}
-		a, err := npy.Read(bytes.NewReader(raw))
+		a, err := npy.ReadZipMember(m)
 		if err != nil {
 			return nil, fmt.Errorf("%s.npy: %w", name, err)
 		}

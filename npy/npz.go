@@ -45,7 +45,7 @@ func ReadNPZ(path string) (map[string]*Array, error) {
 		if _, dup := arrays[key]; dup {
 			return nil, fmt.Errorf("npy: %s: member %q: duplicate array name %q", path, f.Name, key)
 		}
-		a, err := readMember(f)
+		a, err := readZipMember(f)
 		if err != nil {
 			return nil, fmt.Errorf("npy: %s: member %q: %w", path, f.Name, err)
 		}
@@ -54,8 +54,21 @@ func ReadNPZ(path string) (map[string]*Array, error) {
 	return arrays, nil
 }
 
-// readMember reads one .npy member of a zip archive.
-func readMember(f *zip.File) (*Array, error) {
+// ReadZipMember reads one .npy member of a zip archive (such as a member
+// of a .npz file, or of any archive that holds .npy members), streaming it:
+// memory is allocated as data arrives, and a header that claims more data
+// than the member's recorded size is rejected before any large allocation.
+// Errors are prefixed with "npy: ".
+func ReadZipMember(f *zip.File) (*Array, error) {
+	a, err := readZipMember(f)
+	if err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
+	}
+	return a, nil
+}
+
+// readZipMember is ReadZipMember without the prefix.
+func readZipMember(f *zip.File) (*Array, error) {
 	rc, err := f.Open()
 	if err != nil {
 		if errors.Is(err, zip.ErrAlgorithm) {

@@ -228,3 +228,40 @@ func TestWriteNPZErrors(t *testing.T) {
 		t.Errorf("directory holds %v", names)
 	}
 }
+
+func TestReadZipMember(t *testing.T) {
+	var npyFile bytes.Buffer
+	if err := Write(&npyFile, []int{2, 3}, []float64{1, 2, 3, 4, 5, 6}); err != nil {
+		t.Fatal(err)
+	}
+	good := npyFile.Bytes()
+	var archive bytes.Buffer
+	zw := zip.NewWriter(&archive)
+	for name, data := range map[string][]byte{"good.npy": good, "short.npy": good[:len(good)-8], "long.npy": append(slices.Clone(good), 0)} {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(archive.Bytes()), int64(archive.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range zr.File {
+		a, err := ReadZipMember(f)
+		switch f.Name {
+		case "good.npy":
+			if err != nil || !slices.Equal(a.Shape, []int{2, 3}) || !slices.Equal(a.Data, []float64{1, 2, 3, 4, 5, 6}) {
+				t.Errorf("good member: %v, %v", a, err)
+			}
+		default:
+			if err == nil || !strings.HasPrefix(err.Error(), "npy: ") {
+				t.Errorf("%s: error %v", f.Name, err)
+			}
+		}
+	}
+}
