@@ -1,6 +1,8 @@
 // Package linalg holds the dense kernels the rest of dadil spends its
-// time in: C = A Bᵀ and the Gram matrix A Aᵀ of row-major matrices, single
-// dot products, and sums of scaled rows.
+// time in: C = A Bᵀ and the Gram matrices A Aᵀ and AᵀA of row-major
+// matrices, single dot products, and sums of scaled rows; and
+// TopEigenSym, the leading eigenpairs of a symmetric matrix without
+// forming the other eigenvectors.
 //
 // Every entry is a dot product computed the same way whatever the shape,
 // the blocking, the number of goroutines or the CPU: four partial sums in
