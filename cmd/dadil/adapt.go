@@ -28,7 +28,8 @@ type adaptReport struct {
 	// MaxRows caps the rows of every domain for the transport-based
 	// methods (adapt.DenseTransport); 0: no cap.
 	MaxRows int `json:"max_rows"`
-	// DaDiL holds the settings given to dadil-r and dadil-e, when they ran.
+	// DaDiL holds the settings of dadil-r and dadil-e when they ran, with
+	// the defaults resolved (K, n, n_b, ...).
 	DaDiL *dictionary.Settings `json:"dadil_settings,omitempty"`
 	Notes []string             `json:"notes,omitempty"`
 	// UnknownTargetLabels lists target label values absent from the
@@ -86,6 +87,7 @@ func adaptFamilies(want map[string]bool) [][]string {
 type adaptOutcome struct {
 	pred    [][]int // per member, class indices of the target rows
 	reports []methodReport
+	dadil   *dictionary.Settings // the fitted dictionary's settings, for DaDiL
 	err     error
 }
 
@@ -182,9 +184,6 @@ func runAdapt(args []string, e *env) error {
 		Scaling: ld.scaling.String(), Seed: df.seed, MaxRows: *maxRows, UnknownTargetLabels: ld.unknown,
 	}
 	_, rep.Features = ld.target.X.Dims()
-	if want["dadil-r"] || want["dadil-e"] {
-		rep.DaDiL = &set
-	}
 
 	fams := adaptFamilies(want)
 	outs := make([]adaptOutcome, len(fams))
@@ -211,6 +210,9 @@ func runAdapt(args []string, e *env) error {
 		}
 		preds = append(preds, o.pred...)
 		names = append(names, fams[i]...)
+		if o.dadil != nil {
+			rep.DaDiL = o.dadil
+		}
 		rep.Methods = append(rep.Methods, o.reports...)
 	}
 	rep.Notes = nt.notes
@@ -271,6 +273,9 @@ func adaptJob(members []string, build func() adapt.Method, sources []adapt.Domai
 		return o
 	}
 	fitSecs := time.Since(t0).Seconds()
+	if d, ok := m.(*adapt.DaDiL); ok {
+		o.dadil = &d.Dict.Settings
+	}
 	ps := adapt.Predictors(m)
 	for i := range members {
 		t1 := time.Now()

@@ -72,7 +72,7 @@ func TestAdapt(t *testing.T) {
 	if !slices.Equal(got, order) {
 		t.Fatalf("report methods %v, want %v", got, order)
 	}
-	if rep.DaDiL == nil || rep.DaDiL.Samples != 99 || rep.Seed != 1 || rep.Features != 2 || !slices.Equal(rep.Classes, []int{10, 20, 30}) {
+	if rep.DaDiL == nil || rep.DaDiL.Samples != 99 || rep.DaDiL.Atoms != 3 || rep.Seed != 1 || rep.Features != 2 || !slices.Equal(rep.Classes, []int{10, 20, 30}) {
 		t.Errorf("report header %+v", rep)
 	}
 	// predictions.csv: a column per method with the user's labels, and the
