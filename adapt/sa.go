@@ -218,16 +218,29 @@ func leadingEigen(G *mat.SymDense, k int) (vals []float64, vec func(c int, dst [
 // are few (leadingEigen). The sign of every eigenvector is fixed so that
 // its entry of largest magnitude is positive.
 func gramEigen(X *mat.Dense, k int) (*mat.Dense, []float64, error) {
+	return gramEigenOf(X, smallGram(X), k)
+}
+
+// smallGram returns the smaller Gram matrix of the n×D matrix X: XXᵀ when
+// n < D, XᵀX otherwise, on the kernels of internal/linalg.
+func smallGram(X *mat.Dense) *mat.SymDense {
+	n, D := X.Dims()
+	m := min(n, D)
+	G := mat.NewDense(m, m, nil)
+	if n < D {
+		linalg.Gram(G, X)
+	} else {
+		linalg.GramCols(G, X)
+	}
+	return mat.NewSymDense(m, G.RawMatrix().Data)
+}
+
+// gramEigenOf is gramEigen given G = smallGram(X).
+func gramEigenOf(X *mat.Dense, G *mat.SymDense, k int) (*mat.Dense, []float64, error) {
 	n, D := X.Dims()
 	byRows := n < D
 	m := min(n, D)
-	Gd := mat.NewDense(m, m, nil)
-	if byRows {
-		linalg.Gram(Gd, X)
-	} else {
-		linalg.GramCols(Gd, X)
-	}
-	vals, vec, err := leadingEigen(mat.NewSymDense(m, Gd.RawMatrix().Data), k)
+	vals, vec, err := leadingEigen(G, k)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -182,7 +182,8 @@ func tcaProjection(Xs, Xt *mat.Dense, k int, mu float64) (*mat.Dense, error) {
 	// embed returns the column of P for the eigenvector y of T scaled
 	// by scale (y is overwritten).
 	var embed func(y []float64, scale float64) []float64
-	if F, FtF, ok := gramFactor(X); ok {
+	G := smallGram(X)
+	if F, FtF, ok := gramFactor(X, G); ok {
 		// Well conditioned: a Cholesky factor, no eigendecomposition.
 		r := FtF.SymmetricDim()
 		at, bt = make([]float64, r), make([]float64, r)
@@ -207,7 +208,7 @@ func tcaProjection(Xs, Xt *mat.Dense, k int, mu float64) (*mat.Dense, error) {
 			return p.RawVector().Data
 		}
 	} else {
-		V, s, err := gramEigen(X, D)
+		V, s, err := gramEigenOf(X, G, D)
 		if err != nil {
 			return nil, err
 		}
@@ -295,21 +296,13 @@ func tcaProjection(Xs, Xt *mat.Dense, k int, mu float64) (*mat.Dense, error) {
 const gramFactorCond = 1e8
 
 // gramFactor returns F (D×r, full column rank) with F Fᵀ = XᵀX, and FᵀF,
-// when the Gram matrix of X (n×D) is well conditioned: F = L from the
+// when the Gram matrix S = smallGram(X) of X (n×D) is well conditioned: F = L from the
 // Cholesky factorisation XᵀX = L Lᵀ when n ≥ D, F = Xᵀ when n < D (then
 // FᵀF = XXᵀ). ok is false when the Gram matrix is singular or its
 // estimated condition number exceeds gramFactorCond; TCA then uses the
 // eigendecomposition (gramEigen), which drops the null directions.
-func gramFactor(X *mat.Dense) (F *mat.Dense, FtF *mat.SymDense, ok bool) {
+func gramFactor(X *mat.Dense, S *mat.SymDense) (F *mat.Dense, FtF *mat.SymDense, ok bool) {
 	n, D := X.Dims()
-	m := min(n, D)
-	G := mat.NewDense(m, m, nil)
-	if n < D {
-		linalg.Gram(G, X)
-	} else {
-		linalg.GramCols(G, X)
-	}
-	S := mat.NewSymDense(m, G.RawMatrix().Data)
 	var ch mat.Cholesky
 	if !ch.Factorize(S) || !(ch.Cond() < gramFactorCond) {
 		return nil, nil, false
@@ -320,7 +313,5 @@ func gramFactor(X *mat.Dense) (F *mat.Dense, FtF *mat.SymDense, ok bool) {
 	var L mat.TriDense
 	ch.LTo(&L)
 	F = mat.DenseCopyOf(&L)
-	G = mat.NewDense(D, D, nil)
-	linalg.GramCols(G, F)
-	return F, mat.NewSymDense(D, G.RawMatrix().Data), true
+	return F, smallGram(F), true
 }

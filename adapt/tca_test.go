@@ -312,7 +312,7 @@ func TestGramFactor(t *testing.T) {
 		if c.dup {
 			X.SetCol(1, mat.Col(nil, 0, X))
 		}
-		F, FtF, ok := gramFactor(X)
+		F, FtF, ok := gramFactor(X, smallGram(X))
 		if ok != c.ok {
 			t.Errorf("%d×%d, dup %v: ok = %v", c.n, c.D, c.dup, ok)
 			continue

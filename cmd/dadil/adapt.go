@@ -133,8 +133,8 @@ func runAdapt(args []string, e *env) error {
 	if *maxRows < 0 {
 		return usageError{fmt.Errorf("--max-rows %d: want a positive number of rows, or 0 for all", *maxRows)}
 	}
-	if *validate && len(data.sources) < 2 {
-		return usageError{errors.New("--validate holds a source out, so it needs at least 2 --source")}
+	if err := data.checkValidate(*validate); err != nil {
+		return err
 	}
 	nt := &noter{e: e, quiet: *quiet}
 	note := nt.note
@@ -147,10 +147,7 @@ func runAdapt(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	sources := make([]adapt.Domain, len(ld.domains)-1)
-	for k, d := range ld.domains[:len(sources)] {
-		sources[k] = adapt.Domain{Name: d.Name, X: d.X, Y: d.Y}
-	}
+	sources := ld.adaptSources()
 	build := func(name string) func() adapt.Method {
 		return func() adapt.Method {
 			m, _ := adapt.New(name, df.seed)

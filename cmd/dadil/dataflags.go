@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 )
@@ -69,6 +70,24 @@ type userData struct {
 	scaler      *dataset.Scaler
 	scaling     dataset.Scaling
 	sourcePaths []string
+}
+
+// adaptSources returns the scaled labeled sources as adapt domains.
+func (u *userData) adaptSources() []adapt.Domain {
+	src := make([]adapt.Domain, len(u.domains)-1)
+	for k, d := range u.domains[:len(src)] {
+		src[k] = adapt.Domain{Name: d.Name, X: d.X, Y: d.Y}
+	}
+	return src
+}
+
+// checkValidate reports a --validate that cannot run: holding a source
+// out needs at least two of them.
+func (d *dataFlags) checkValidate(validate bool) error {
+	if validate && len(d.sources) < 2 {
+		return usageError{errors.New("--validate holds a source out, so it needs at least 2 --source")}
+	}
+	return nil
 }
 
 // load reads the domains; note receives remarks for the user.

@@ -84,12 +84,8 @@ type heldOutScore struct {
 // validation (adapt.ValidatePredictors: one dictionary per held-out source,
 // scored by both predictors), with the settings set. The user's target is
 // not used. done, if not nil, receives each source's score.
-func validateOnSources(sources []dictionary.Domain, classes int, set dictionary.Settings, done func(heldOutScore)) ([]heldOutScore, error) {
+func validateOnSources(src []adapt.Domain, classes int, set dictionary.Settings, done func(heldOutScore)) ([]heldOutScore, error) {
 	set.Progress = nil
-	src := make([]adapt.Domain, len(sources))
-	for k, d := range sources {
-		src[k] = adapt.Domain{Name: d.Name, X: d.X, Y: d.Y}
-	}
 	score := func(s []adapt.Scores, k int) heldOutScore {
 		return heldOutScore{Source: s[0].HeldOut[k].Source, R: 100 * s[0].HeldOut[k].Accuracy, E: 100 * s[1].HeldOut[k].Accuracy}
 	}
@@ -104,7 +100,7 @@ func validateOnSources(sources []dictionary.Domain, classes int, set dictionary.
 	if err != nil {
 		return nil, err
 	}
-	out := make([]heldOutScore, len(sources))
+	out := make([]heldOutScore, len(src))
 	for k := range out {
 		out[k] = score(scores, k)
 	}
@@ -141,8 +137,8 @@ func runFit(args []string, e *env) error {
 	if err := df.check(); err != nil {
 		return err
 	}
-	if *validate && len(data.sources) < 2 {
-		return usageError{errors.New("--validate holds a source out, so it needs at least 2 --source")}
+	if err := data.checkValidate(*validate); err != nil {
+		return err
 	}
 	start := time.Now()
 	nt := &noter{e: e, quiet: *quiet}
@@ -210,7 +206,7 @@ func runFit(args []string, e *env) error {
 	rep.Seconds = map[string]float64{"fit": fitSecs, "classifiers": modelSecs}
 	if *validate {
 		t0 := time.Now()
-		rep.HeldOutSources, err = validateOnSources(doms[:len(doms)-1], classes.Len(), set, func(sc heldOutScore) {
+		rep.HeldOutSources, err = validateOnSources(ld.adaptSources(), classes.Len(), set, func(sc heldOutScore) {
 			if !*quiet {
 				fmt.Fprintf(e.stderr, "validation: %s held out: DaDiL-R %.2f%%, DaDiL-E %.2f%%\n", sc.Source, sc.R, sc.E)
 			}
