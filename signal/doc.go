@@ -1,5 +1,5 @@
 // Package signal turns sampled signals, such as the vibration recordings of
-// bearing fault diagnosis, into feature vectors for domain adaptation: windows
+// bearing fault diagnosis or audio, into feature vectors for domain adaptation: windows
 // of consecutive samples drawn at random positions, and the magnitudes of
 // their discrete Fourier transforms.
 //
@@ -28,9 +28,18 @@
 //
 // RandomStarts draws window start positions uniformly from 0 … n−N with a
 // caller-supplied *rand.Rand (math/rand/v2), so the windows are reproducible
-// for a seed; Features stacks the spectra of the windows of a signal as the
-// rows of a matrix, in parallel, with a result that does not depend on the
-// number of goroutines. ReadMAT reads a signal from a MATLAB file.
+// for a seed; SlidingStarts cuts them at a fixed stride instead, as audio
+// front ends do. Features stacks the spectra of the windows of a signal as
+// the rows of a matrix, in parallel, with a result that does not depend on
+// the number of goroutines.
+//
+// # Recordings
+//
+// Read reads a signal from a MATLAB level-5 file (.mat, as the CWRU data
+// come; ReadMAT and ReadChannel find the CWRU variables), a WAV file (.wav:
+// 8-, 16-, 24- and 32-bit integer PCM scaled to [−1, 1), 32- and 64-bit
+// float; DecodeWAV), a NumPy array (.npy, .npz) or CSV text (.csv), one
+// channel of a multi-channel recording or the mean of its channels.
 //
 // Errors returned by this package are prefixed with "signal: ".
 package signal

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 
 	"github.com/dadil/dadil/signal"
 )
@@ -38,4 +40,39 @@ func Example() {
 	// window 0: peak at bin 10, |X| = 100
 	// window 1: peak at bin 10, |X| = 100
 	// window 2: peak at bin 10, |X| = 100
+}
+
+// A two-channel recording in a CSV file: Read takes one column by its
+// header, and SlidingStarts cuts it into half-overlapping windows.
+func ExampleRead() {
+	dir, err := os.MkdirTemp("", "signal")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "run1.csv")
+	text := "time,accel\n"
+	for t := range 16 {
+		text += fmt.Sprintf("%d,%g\n", t, math.Cos(math.Pi*float64(t)/2))
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		panic(err)
+	}
+	rec, err := signal.Read(path, &signal.ReadOptions{Variable: "accel"})
+	if err != nil {
+		panic(err)
+	}
+	starts, err := signal.SlidingStarts(len(rec.Samples), 8, 4, 0)
+	if err != nil {
+		panic(err)
+	}
+	F, err := signal.Features(rec.Samples, starts, 8, 5)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%s: %d samples, windows at %v\n", rec.Signal, len(rec.Samples), starts)
+	fmt.Printf("first window's magnitudes: %.1f\n", F.RawRowView(0))
+	// Output:
+	// accel: 16 samples, windows at [0 4 8]
+	// first window's magnitudes: [0.0 0.0 4.0 0.0 0.0]
 }

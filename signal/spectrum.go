@@ -81,6 +81,33 @@ func RandomStarts(rng *rand.Rand, n, window, count int) ([]int, error) {
 	return starts, nil
 }
 
+// SlidingStarts returns the start positions 0, hop, 2·hop, … of the
+// windows of window samples that fit in a signal of n samples: frames at a
+// fixed stride, as audio front ends cut them (hop = window gives adjacent
+// windows, hop < window overlapping ones). At most limit positions are
+// returned when limit > 0. It is an error if the signal is shorter than a
+// window or hop < 1.
+func SlidingStarts(n, window, hop, limit int) ([]int, error) {
+	if window < 1 {
+		return nil, fmt.Errorf("signal: window of %d samples", window)
+	}
+	if hop < 1 {
+		return nil, fmt.Errorf("signal: hop of %d samples (want at least 1)", hop)
+	}
+	if n < window {
+		return nil, fmt.Errorf("signal: signal of %d samples is shorter than a window of %d", n, window)
+	}
+	count := (n-window)/hop + 1
+	if limit > 0 {
+		count = min(count, limit)
+	}
+	starts := make([]int, count)
+	for i := range starts {
+		starts[i] = i * hop
+	}
+	return starts, nil
+}
+
 // Features returns the len(starts)×coeffs matrix whose row i is the spectrum
 // magnitude vector of the window x[starts[i] : starts[i]+window]. Rows are
 // computed in parallel; each row depends only on its window, so the result

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -55,9 +54,7 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 	}
 	var fl []int
 	if *heldOut {
-		explicit := false
-		fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "folds" })
-		if explicit {
+		if flagSet(fs, "folds") {
 			return usageError{fmt.Errorf("--folds has no meaning with --held-out-sources (the target is not used)")}
 		}
 		*folds = ""

@@ -216,12 +216,10 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 		set.FeatureScale = dictionary.ScaleNone
 	}
 	if f.paper {
-		given := map[string]bool{}
-		fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
-		if !given["atoms"] {
+		if !flagSet(fs, "atoms") {
 			set.Atoms = 8
 		}
-		if !given["epochs"] {
+		if !flagSet(fs, "epochs") {
 			set.Epochs = 10
 		}
 		set.PlateauTol = -1

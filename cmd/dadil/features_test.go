@@ -11,7 +11,9 @@ import (
 	"testing"
 
 	"github.com/dadil/dadil/internal/mattest"
+	"github.com/dadil/dadil/internal/wavtest"
 	"github.com/dadil/dadil/npy"
+	"github.com/dadil/dadil/signal"
 )
 
 // cwruFixture writes CWRU-like recordings for domains × 2 classes into
@@ -351,4 +353,122 @@ func TestFeaturesFFTMissingClass(t *testing.T) {
 	if _, err := os.Stat(out2); !os.IsNotExist(err) {
 		t.Error("a failed extraction wrote its output")
 	}
+}
+
+// TestFeaturesFFTAudio extracts sliding-window spectra from stereo WAV
+// files: one channel, at a fixed hop, equal to the library's features of
+// the decoded channel, with each class's tone at its bin.
+func TestFeaturesFFTAudio(t *testing.T) {
+	dir := t.TempDir()
+	const rate, n, window, hop = 8000, 4000, 256, 128
+	rng := rand.New(rand.NewPCG(2, 2))
+	var paths []string
+	for k, tone := range []float64{500, 1500} {
+		var frames [][]float64
+		for i := 0; i < n; i++ {
+			noise := math.Round(3000 * rng.NormFloat64())
+			frames = append(frames, []float64{noise, math.Round(12000*math.Sin(2*math.Pi*tone*float64(i)/rate)) + noise/10})
+		}
+		p := filepath.Join(dir, fmt.Sprintf("class%d.wav", k))
+		wavtest.WriteFile(t, p, wavtest.Spec{Rate: rate, Channels: 2, Bits: 16, Samples: frames})
+		paths = append(paths, p)
+	}
+	out := filepath.Join(dir, "audio.npz")
+	args := []string{"features", "fft", "--input", paths[0], "--label", "0", "--input", paths[1], "--label", "1",
+		"--channel", "2", "--window", "256", "--coeffs", "129", "--hop", "128", "--out", out}
+	code, stdout, stderr := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	per := (n-window)/hop + 1
+	if !strings.Contains(stdout, fmt.Sprintf("%d windows × 129 magnitudes from 2 recordings (labeled; window 256, hop 128)", 2*per)) ||
+		!strings.Contains(stdout, "sampling rate 8000 Hz: coefficient k is at k × 31.25 Hz") {
+		t.Errorf("stdout %q", stdout)
+	}
+	arrs, err := npy.ReadNPZ(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	X, y, start := arrs["X"], arrs["y"], arrs["start"]
+	if X.Shape[0] != 2*per || X.Shape[1] != 129 {
+		t.Fatalf("X %v, want %d × 129", X.Shape, 2*per)
+	}
+	for k, p := range paths {
+		rec, err := signal.Read(p, &signal.ReadOptions{Channel: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		starts, err := signal.SlidingStarts(len(rec.Samples), window, hop, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		F, err := signal.Features(rec.Samples, starts, window, 129)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []int{500 * window / rate, 1500 * window / rate}[k]
+		for i, s := range starts {
+			r := k*per + i
+			if start.Data[r] != float64(s) || y.Data[r] != float64(k) {
+				t.Fatalf("row %d: start %v label %v, want %d, %d", r, start.Data[r], y.Data[r], s, k)
+			}
+			row := X.Data[r*129 : (r+1)*129]
+			peak := 0
+			for j, v := range row {
+				if v != F.At(i, j) {
+					t.Fatalf("row %d, coefficient %d: %v, library %v", r, j, v, F.At(i, j))
+				}
+				if v > row[peak] {
+					peak = j
+				}
+			}
+			if peak != want {
+				t.Fatalf("row %d: peak at bin %d, want %d", r, peak, want)
+			}
+		}
+	}
+	// --windows caps the windows per recording when given with --hop; the
+	// mean of the channels is another signal.
+	capped := filepath.Join(dir, "capped.npz")
+	if code, stdout, stderr := runCLI("features", "fft", "--input", paths[0], "--channel", "mean", "--window", "256", "--coeffs", "8", "--hop", "256", "--windows", "5", "--out", capped); code != 0 || !strings.Contains(stdout, "5 windows × 8 magnitudes from 1 recordings (unlabeled") {
+		t.Errorf("capped: exit %d, %q %q", code, stdout, stderr)
+	}
+	// Recordings at different rates get a note.
+	fast := filepath.Join(dir, "fast.wav")
+	wavtest.WriteFile(t, fast, wavtest.Spec{Rate: 16000, Channels: 1, Bits: 16, Samples: wavtest.Mono(make([]float64, 600))})
+	mixed := filepath.Join(dir, "mixed.npz")
+	code, _, stderr = runCLI("features", "fft", "--input", fast, "--input", paths[0], "--channel", "1", "--window", "256", "--coeffs", "8", "--out", mixed)
+	if code != 0 || !strings.Contains(stderr, "note: the recordings have different sampling rates (16000 Hz, 8000 Hz): coefficient k is a different frequency in each") {
+		t.Errorf("mixed rates: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestFeaturesFFTAudioBadInput(t *testing.T) {
+	dir := t.TempDir()
+	stereo := filepath.Join(dir, "stereo.wav")
+	frames := make([][]float64, 300)
+	for i := range frames {
+		frames[i] = []float64{float64(i), -float64(i)}
+	}
+	wavtest.WriteFile(t, stereo, wavtest.Spec{Rate: 100, Channels: 2, Bits: 16, Samples: frames})
+	cut := filepath.Join(dir, "cut.wav")
+	b := wavtest.Encode(wavtest.Spec{Rate: 100, Channels: 1, Bits: 16, Samples: wavtest.Mono(make([]float64, 300))})
+	if err := os.WriteFile(cut, b[:len(b)-10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mat := filepath.Join(dir, "105.mat")
+	mattest.WriteFile(t, mat, mattest.Column("X105_DE_time", make([]float64, 300)))
+	out := filepath.Join(dir, "f.npz")
+	small := []string{"--window", "64", "--coeffs", "8", "--out", out}
+	checkBadInput(t, []string{"features", "fft"}, out, []badInput{
+		{"no channel", append([]string{"--input", stereo}, small...), "stereo.wav: the file has 2 channels: choose one (1 … 2) or their mean"},
+		{"channel 3", append([]string{"--input", stereo, "--channel", "3"}, small...), "channel 3 requested, but the file has 2"},
+		{"sensor for wav", append([]string{"--input", stereo, "--channel", "DE"}, small...), "--channel DE for " + stereo + ": want a channel number"},
+		{"channel 0", append([]string{"--input", stereo, "--channel", "0"}, small...), "want a channel number (1, 2, …) or mean"},
+		{"number for mat", append([]string{"--input", mat, "--channel", "1"}, small...), "is a MATLAB file"},
+		{"truncated", append([]string{"--input", stereo, "--channel", "1", "--input", cut}, small...), "cut.wav: the file is truncated"},
+		{"hop", append([]string{"--input", stereo, "--channel", "1", "--hop", "-2"}, small...), "--hop must be positive"},
+		{"short", []string{"--input", stereo, "--channel", "1", "--window", "512", "--coeffs", "8", "--hop", "10", "--out", out}, "signal: " + stereo + ": channel 1 of 2: signal of 300 samples is shorter than a window of 512"},
+		{"format", append([]string{"--input", filepath.Join(dir, "x.flac")}, small...), `unknown recording format ".flac"`},
+	})
 }

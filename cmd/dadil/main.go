@@ -69,7 +69,7 @@ func groups() map[string]map[string]command {
 			"demo":     {"solve a generated problem with EMD and Sinkhorn and compare them", runOTDemo},
 		},
 		"features": {
-			"fft": {"random windows of recordings → FFT magnitude features (.mat → .npz), the CWRU preprocessing", runFeaturesFFT},
+			"fft": {"windows of recordings → FFT magnitude features (.mat, .wav, .npy, .npz, .csv → .npz), the CWRU preprocessing", runFeaturesFFT},
 		},
 		"analyze": {
 			"sweep":     {"accuracy, sparsity and density as K, n and n_b vary (paper Tables 7–11)", runAnalyzeSweep},
@@ -192,6 +192,13 @@ func newFlags(name string, e *env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	return fs
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // parse parses args, turning parse failures into usage errors.
