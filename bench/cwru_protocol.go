@@ -81,7 +81,7 @@ func (p *CWRUProtocol) resolve() (CWRUProtocol, error) {
 			return r, fmt.Errorf("bench: cwru: %w", err)
 		}
 	}
-	if _, err := signal.NewSpectrum(r.Window, r.Coeffs); err != nil {
+	if _, err := signal.NewSpectrum(r.Window, r.Coeffs, nil); err != nil {
 		return r, fmt.Errorf("bench: cwru: %w", err)
 	}
 	if r.Windows < 2 || r.Train < 1 || r.Train >= r.Windows {
@@ -128,7 +128,7 @@ func (c *CWRU) Spectra(dom string, seed uint64, p *CWRUProtocol) (*CWRUSpectra, 
 			if err != nil {
 				return nil, fmt.Errorf("bench: cwru: %s: %w", rec.path, err)
 			}
-			F, err := signal.Features(rec.x, starts, pr.Window, pr.Coeffs)
+			F, err := signal.Features(rec.x, starts, pr.Window, pr.Coeffs, nil)
 			if err != nil {
 				return nil, fmt.Errorf("bench: cwru: %s: %w", rec.path, err)
 			}

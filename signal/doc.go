@@ -22,7 +22,9 @@
 // unnormalised, and the feature vector is (|X_0|, …, |X_{m−1}|) for the
 // first m ≤ N/2+1 coefficients (for a real signal X_{N−k} is the complex
 // conjugate of X_k, so the first N/2+1 hold all the information). Spectrum
-// computes it with the real FFT of gonum's dsp/fourier package.
+// computes it with the real FFT of gonum's dsp/fourier package. Settings
+// add what audio front ends use: a Hann taper on the window before the
+// transform, and log(1 + |X_k|) in place of |X_k|.
 //
 // # Windows
 //

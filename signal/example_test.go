@@ -22,7 +22,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	F, err := signal.Features(x, starts, 200, 101)
+	F, err := signal.Features(x, starts, 200, 101, nil)
 	if err != nil {
 		panic(err)
 	}
@@ -66,7 +66,7 @@ func ExampleRead() {
 	if err != nil {
 		panic(err)
 	}
-	F, err := signal.Features(rec.Samples, starts, 8, 5)
+	F, err := signal.Features(rec.Samples, starts, 8, 5, nil)
 	if err != nil {
 		panic(err)
 	}

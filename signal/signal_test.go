@@ -32,7 +32,7 @@ func TestMagnitudesMatchDirectDFT(t *testing.T) {
 		for i := range x {
 			x[i] = rng.NormFloat64()
 		}
-		s, err := NewSpectrum(tc.n, tc.m)
+		s, err := NewSpectrum(tc.n, tc.m, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func TestMagnitudesOfCosine(t *testing.T) {
 	for i := range x {
 		x[i] = c + amp*math.Cos(2*math.Pi*k0*float64(i)/n+0.3)
 	}
-	s, _ := NewSpectrum(n, n/2+1)
+	s, _ := NewSpectrum(n, n/2+1, nil)
 	m := s.Magnitudes(nil, x)
 	for k, v := range m {
 		want := 0.0
@@ -79,7 +79,7 @@ func TestNewSpectrumErrors(t *testing.T) {
 		{4096, 0, "0 coefficients"},
 		{4096, 2050, "1 … 2049"},
 	} {
-		if _, err := NewSpectrum(tc.window, tc.coeffs); err == nil || !strings.Contains(err.Error(), tc.msg) {
+		if _, err := NewSpectrum(tc.window, tc.coeffs, nil); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("NewSpectrum(%d, %d) = %v, want an error containing %q", tc.window, tc.coeffs, err, tc.msg)
 		}
 	}
@@ -121,19 +121,21 @@ func TestFeatures(t *testing.T) {
 		x[i] = rng.NormFloat64()
 	}
 	starts := []int{0, 436, 17, 17, 200}
-	F, err := Features(x, starts, 64, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r, c := F.Dims(); r != 5 || c != 10 {
-		t.Fatalf("features %d×%d, want 5×10", r, c)
-	}
-	s, _ := NewSpectrum(64, 10)
-	for i, st := range starts {
-		want := s.Magnitudes(nil, x[st:st+64])
-		for k, w := range want {
-			if F.At(i, k) != w {
-				t.Fatalf("row %d column %d: %v, want %v", i, k, F.At(i, k), w)
+	for _, set := range []*Settings{nil, {Taper: Hann}, {Log: true}, {Taper: Hann, Log: true}} {
+		F, err := Features(x, starts, 64, 10, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, c := F.Dims(); r != 5 || c != 10 {
+			t.Fatalf("features %d×%d, want 5×10", r, c)
+		}
+		s, _ := NewSpectrum(64, 10, set)
+		for i, st := range starts {
+			want := s.Magnitudes(nil, x[st:st+64])
+			for k, w := range want {
+				if F.At(i, k) != w {
+					t.Fatalf("%+v: row %d column %d: %v, want %v", set, i, k, F.At(i, k), w)
+				}
 			}
 		}
 	}
@@ -149,7 +151,7 @@ func TestFeatures(t *testing.T) {
 		{x, nil, "no windows"},
 		{bad, []int{0}, "sample 300 is NaN"},
 	} {
-		if _, err := Features(tc.x, tc.starts, 64, 10); err == nil || !strings.Contains(err.Error(), tc.msg) {
+		if _, err := Features(tc.x, tc.starts, 64, 10, nil); err == nil || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("Features(%v) = %v, want an error containing %q", tc.starts, err, tc.msg)
 		}
 	}
@@ -200,5 +202,72 @@ func TestReadMAT(t *testing.T) {
 	mattest.WriteFile(t, empty, mattest.Var{Name: "X008_DE_time", Dims: []int{0, 1}})
 	if _, err := ReadMAT(empty, ""); err == nil || !strings.Contains(err.Error(), "is empty") {
 		t.Errorf("empty signal: %v", err)
+	}
+}
+
+// A cosine at bin k0 under the periodic Hann window has |X_k0| = A·N/4,
+// |X_k0±1| = A·N/8 and nothing elsewhere; Log takes log(1 + |X_k|) of
+// those.
+func TestHannTaperOfCosine(t *testing.T) {
+	const n, k0, amp = 64, 9, 2.0
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = amp * math.Cos(2*math.Pi*k0*float64(i)/n+0.7)
+	}
+	for _, log := range []bool{false, true} {
+		s, err := NewSpectrum(n, n/2+1, &Settings{Taper: Hann, Log: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range s.Magnitudes(nil, x) {
+			want := 0.0
+			switch k {
+			case k0:
+				want = amp * n / 4
+			case k0 - 1, k0 + 1:
+				want = amp * n / 8
+			}
+			if log {
+				want = math.Log1p(want)
+			}
+			if math.Abs(v-want) > 1e-12*n {
+				t.Errorf("log %v: bin %d: %v, want %v", log, k, v, want)
+			}
+		}
+	}
+	// The unwindowed transform leaves x unchanged: the taper works on a
+	// copy.
+	if x[0] != amp*math.Cos(0.7) {
+		t.Errorf("x[0] changed to %v", x[0])
+	}
+}
+
+func TestParseTaper(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want Taper
+		err  string
+	}{
+		{"none", Rectangular, ""},
+		{"rectangular", Rectangular, ""},
+		{"hann", Hann, ""},
+		{"hamming", 0, `unknown taper "hamming" (want none or hann)`},
+	} {
+		got, err := ParseTaper(tc.name)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: %v", tc.name, err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("%s: %v, %v", tc.name, got, err)
+		}
+		if back, _ := ParseTaper(got.String()); back != got {
+			t.Errorf("%v does not parse back from %q", got, got.String())
+		}
+	}
+	if _, err := NewSpectrum(8, 5, &Settings{Taper: Taper(7)}); err == nil || !strings.Contains(err.Error(), "unknown taper Taper(7)") {
+		t.Errorf("NewSpectrum with an unknown taper: %v", err)
 	}
 }

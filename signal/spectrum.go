@@ -12,6 +12,53 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// Taper is a window function by which a window of samples is multiplied
+// before its transform.
+type Taper int
+
+const (
+	// Rectangular leaves the samples as they are: the paper's CWRU
+	// preprocessing.
+	Rectangular Taper = iota
+	// Hann multiplies sample t of N by w_t = ½ − ½cos(2πt/N) = sin²(πt/N)
+	// (the periodic Hann window of spectral analysis), which confines the
+	// energy of a tone between bins to its neighbouring bins instead of
+	// spreading it over the whole spectrum.
+	Hann
+)
+
+// String returns "none" or "hann".
+func (t Taper) String() string {
+	switch t {
+	case Rectangular:
+		return "none"
+	case Hann:
+		return "hann"
+	}
+	return fmt.Sprintf("Taper(%d)", int(t))
+}
+
+// ParseTaper returns the taper named "none" (or "rectangular") or "hann".
+func ParseTaper(name string) (Taper, error) {
+	switch name {
+	case "none", "rectangular":
+		return Rectangular, nil
+	case "hann":
+		return Hann, nil
+	}
+	return 0, fmt.Errorf("signal: unknown taper %q (want none or hann)", name)
+}
+
+// Settings are the options of a spectrum. The zero value (and a nil
+// *Settings) is the paper's CWRU preprocessing: no taper, magnitudes.
+type Settings struct {
+	// Taper is applied to every window before its transform.
+	Taper Taper
+	// Log replaces every magnitude m by log(1 + m), which compresses the
+	// dynamic range of audio spectra.
+	Log bool
+}
+
 // Spectrum computes the magnitudes of the first Coeffs discrete Fourier
 // coefficients of windows of Window samples. A Spectrum holds scratch space:
 // it is not safe for concurrent use (make one per goroutine).
@@ -19,19 +66,38 @@ type Spectrum struct {
 	window, coeffs int
 	fft            *fourier.FFT
 	coef           []complex128
+	taper, buf     []float64 // weights (nil: rectangular) and the tapered window
+	log            bool
 }
 
 // NewSpectrum returns a Spectrum for windows of window samples keeping the
-// first coeffs magnitudes. It is an error unless window ≥ 2 and
-// 1 ≤ coeffs ≤ window/2+1.
-func NewSpectrum(window, coeffs int) (*Spectrum, error) {
+// first coeffs magnitudes, with the options s (nil: the defaults). It is
+// an error unless window ≥ 2 and 1 ≤ coeffs ≤ window/2+1.
+func NewSpectrum(window, coeffs int, s *Settings) (*Spectrum, error) {
 	if window < 2 {
 		return nil, fmt.Errorf("signal: window of %d samples (want at least 2)", window)
 	}
 	if coeffs < 1 || coeffs > window/2+1 {
 		return nil, fmt.Errorf("signal: %d coefficients for a window of %d samples (want 1 … %d: a real signal's spectrum is symmetric)", coeffs, window, window/2+1)
 	}
-	return &Spectrum{window: window, coeffs: coeffs, fft: fourier.NewFFT(window), coef: make([]complex128, window/2+1)}, nil
+	var set Settings
+	if s != nil {
+		set = *s
+	}
+	sp := &Spectrum{window: window, coeffs: coeffs, fft: fourier.NewFFT(window), coef: make([]complex128, window/2+1), log: set.Log}
+	switch set.Taper {
+	case Rectangular:
+	case Hann:
+		sp.taper = make([]float64, window)
+		for t := range sp.taper {
+			v := math.Sin(math.Pi * float64(t) / float64(window))
+			sp.taper[t] = v * v
+		}
+		sp.buf = make([]float64, window)
+	default:
+		return nil, fmt.Errorf("signal: unknown taper %v", set.Taper)
+	}
+	return sp, nil
 }
 
 // Window returns the window length N.
@@ -40,9 +106,10 @@ func (s *Spectrum) Window() int { return s.window }
 // Coeffs returns the number m of magnitudes kept.
 func (s *Spectrum) Coeffs() int { return s.coeffs }
 
-// Magnitudes sets dst[k] = |X_k| = |Σ_t x_t e^{−2πikt/N}| for k < m and
-// returns dst; x must hold N samples. If dst is nil a slice is allocated;
-// otherwise it must have length m.
+// Magnitudes sets dst[k] = |X_k| = |Σ_t w_t x_t e^{−2πikt/N}| for k < m
+// (w the taper's weights, 1 without one; log(1 + |X_k|) with Settings.Log)
+// and returns dst; x must hold N samples. If dst is nil a slice is
+// allocated; otherwise it must have length m.
 func (s *Spectrum) Magnitudes(dst, x []float64) []float64 {
 	if len(x) != s.window {
 		panic(fmt.Sprintf("signal: window of %d samples, Spectrum wants %d", len(x), s.window))
@@ -53,9 +120,18 @@ func (s *Spectrum) Magnitudes(dst, x []float64) []float64 {
 	if len(dst) != s.coeffs {
 		panic(fmt.Sprintf("signal: destination of length %d, want %d", len(dst), s.coeffs))
 	}
+	if s.taper != nil {
+		for t, w := range s.taper {
+			s.buf[t] = w * x[t]
+		}
+		x = s.buf
+	}
 	s.fft.Coefficients(s.coef, x)
 	for k := range dst {
 		dst[k] = cmplx.Abs(s.coef[k])
+		if s.log {
+			dst[k] = math.Log1p(dst[k])
+		}
 	}
 	return dst
 }
@@ -109,14 +185,15 @@ func SlidingStarts(n, window, hop, limit int) ([]int, error) {
 }
 
 // Features returns the len(starts)×coeffs matrix whose row i is the spectrum
-// magnitude vector of the window x[starts[i] : starts[i]+window]. Rows are
-// computed in parallel; each row depends only on its window, so the result
-// does not depend on the number of goroutines. It is an error if a window
-// does not fit in x, if the window or coefficient count is invalid (see
+// magnitude vector of the window x[starts[i] : starts[i]+window], with the
+// options s (nil: the defaults; see Spectrum.Magnitudes). Rows are computed
+// in parallel; each row depends only on its window, so the result does not
+// depend on the number of goroutines. It is an error if a window does not
+// fit in x, if the window, coefficient count or settings are invalid (see
 // NewSpectrum), if there are no windows, or if x holds NaN or infinite
 // values.
-func Features(x []float64, starts []int, window, coeffs int) (*mat.Dense, error) {
-	if _, err := NewSpectrum(window, coeffs); err != nil {
+func Features(x []float64, starts []int, window, coeffs int, s *Settings) (*mat.Dense, error) {
+	if _, err := NewSpectrum(window, coeffs, s); err != nil {
 		return nil, err
 	}
 	if len(starts) == 0 {
@@ -138,7 +215,7 @@ func Features(x []float64, starts []int, window, coeffs int) (*mat.Dense, error)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sp, _ := NewSpectrum(window, coeffs)
+			sp, _ := NewSpectrum(window, coeffs, s)
 			for i := w; i < len(starts); i += workers {
 				sp.Magnitudes(raw.Data[i*raw.Stride:i*raw.Stride+coeffs], x[starts[i]:starts[i]+window])
 			}

@@ -169,7 +169,7 @@ func TestWAVTonePeaks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	F, err := Features(x, starts, window, window/2+1)
+	F, err := Features(x, starts, window, window/2+1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

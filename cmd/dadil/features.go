@@ -31,6 +31,8 @@ func runFeaturesFFT(args []string, e *env) error {
 	windows := fs.Int("windows", 800, "windows drawn from every recording (with --hop: at most this many, all that fit when not given)")
 	hop := fs.Int("hop", 0, "cut windows every `N` samples from the start of each recording instead of at random positions (N = window: adjacent windows)")
 	seed := fs.Uint64("seed", 1, "random seed of the window positions")
+	taper := fs.String("taper", "none", "window function applied before the transform: none (the paper's CWRU preprocessing) or hann (less leakage between bins)")
+	logMag := fs.Bool("log", false, "write log(1 + |X_k|) instead of the magnitudes |X_k| (compresses the dynamic range of audio spectra)")
 	out := fs.String("out", "", "output `FILE`.npz: X (windows × coeffs), y (labels, if given), file (index of the recording), start (first sample)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil features fft --out FILE.npz (--input PATH [--label L] ... | --files MAP.csv --domain D [--data DIR]) [flags]")
@@ -63,7 +65,12 @@ func runFeaturesFFT(args []string, e *env) error {
 	if *hop > 0 && !flagSet(fs, "windows") {
 		limit = 0
 	}
-	if _, err := signal.NewSpectrum(*window, *coeffs); err != nil {
+	tp, err := signal.ParseTaper(*taper)
+	if err != nil {
+		return usageError{fmt.Errorf("--taper: %s", strings.TrimPrefix(err.Error(), "signal: "))}
+	}
+	spec := &signal.Settings{Taper: tp, Log: *logMag}
+	if _, err := signal.NewSpectrum(*window, *coeffs, spec); err != nil {
 		return usageError{err}
 	}
 	type rec struct {
@@ -159,7 +166,7 @@ func runFeaturesFFT(args []string, e *env) error {
 		if err != nil {
 			return fmt.Errorf("signal: %s: %s", what, strings.TrimPrefix(err.Error(), "signal: "))
 		}
-		F, err := signal.Features(rec.Samples, starts, *window, *coeffs)
+		F, err := signal.Features(rec.Samples, starts, *window, *coeffs, spec)
 		if err != nil {
 			return fmt.Errorf("signal: %s: %s", what, strings.TrimPrefix(err.Error(), "signal: "))
 		}
@@ -203,6 +210,12 @@ func runFeaturesFFT(args []string, e *env) error {
 	how := fmt.Sprintf("seed %d", *seed)
 	if *hop > 0 {
 		how = fmt.Sprintf("hop %d", *hop)
+	}
+	if tp != signal.Rectangular {
+		how += ", " + tp.String() + " taper"
+	}
+	if *logMag {
+		how += ", log magnitudes"
 	}
 	fmt.Fprintf(e.stdout, "wrote %s: %d windows × %d magnitudes from %d recordings (%s; window %d, %s)\n", *out, rows, *coeffs, len(recs), lab, *window, how)
 	if len(rates) == 1 {

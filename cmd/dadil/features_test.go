@@ -402,7 +402,7 @@ func TestFeaturesFFTAudio(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		F, err := signal.Features(rec.Samples, starts, window, 129)
+		F, err := signal.Features(rec.Samples, starts, window, 129, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -425,6 +425,30 @@ func TestFeaturesFFTAudio(t *testing.T) {
 			if peak != want {
 				t.Fatalf("row %d: peak at bin %d, want %d", r, peak, want)
 			}
+		}
+	}
+	// --taper hann --log: the library's features with the same settings.
+	logged := filepath.Join(dir, "logged.npz")
+	code, stdout, stderr = runCLI("features", "fft", "--input", paths[1], "--channel", "2", "--window", "256", "--coeffs", "129", "--hop", "128", "--taper", "hann", "--log", "--out", logged)
+	if code != 0 || !strings.Contains(stdout, "(unlabeled; window 256, hop 128, hann taper, log magnitudes)") {
+		t.Fatalf("--taper hann --log: exit %d, %q %q", code, stdout, stderr)
+	}
+	la, err := npy.ReadNPZ(logged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := signal.Read(paths[1], &signal.ReadOptions{Channel: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts, _ := signal.SlidingStarts(len(rec.Samples), window, hop, 0)
+	F, err := signal.Features(rec.Samples, starts, window, 129, &signal.Settings{Taper: signal.Hann, Log: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range la["X"].Data {
+		if v != F.RawMatrix().Data[i] {
+			t.Fatalf("--taper hann --log: entry %d is %v, library %v", i, v, F.RawMatrix().Data[i])
 		}
 	}
 	// --windows caps the windows per recording when given with --hop; the
@@ -470,5 +494,6 @@ func TestFeaturesFFTAudioBadInput(t *testing.T) {
 		{"hop", append([]string{"--input", stereo, "--channel", "1", "--hop", "-2"}, small...), "--hop must be positive"},
 		{"short", []string{"--input", stereo, "--channel", "1", "--window", "512", "--coeffs", "8", "--hop", "10", "--out", out}, "signal: " + stereo + ": channel 1 of 2: signal of 300 samples is shorter than a window of 512"},
 		{"format", append([]string{"--input", filepath.Join(dir, "x.flac")}, small...), `unknown recording format ".flac"`},
+		{"taper", append([]string{"--input", stereo, "--channel", "1", "--taper", "hamming"}, small...), `--taper: unknown taper "hamming" (want none or hann)`},
 	})
 }
