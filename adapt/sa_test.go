@@ -446,3 +446,30 @@ func BenchmarkTCAHighDim(b *testing.B) {
 		}
 	}
 }
+
+// rankDeficientProblem is highDimProblem with its last 64 features zero
+// and feature 1 repeated in feature 2, so that XᵀX is singular.
+func rankDeficientProblem() ([]Domain, *mat.Dense) {
+	src, tgt := highDimProblem()
+	for _, X := range []*mat.Dense{src[0].X, tgt} {
+		r, c := X.Dims()
+		for i := 0; i < r; i++ {
+			row := X.RawRowView(i)
+			row[2] = row[1]
+			clear(row[c-64:])
+		}
+	}
+	return src, tgt
+}
+
+// BenchmarkTCARankDeficient fits TCA on 1024-dimensional domains whose
+// Gram matrix is singular.
+func BenchmarkTCARankDeficient(b *testing.B) {
+	src, tgt := rankDeficientProblem()
+	b.ResetTimer()
+	for range b.N {
+		if err := (&TCA{}).Fit(src, tgt, 3); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
