@@ -64,7 +64,7 @@ func Read(path string, opt *ReadOptions) (*Recording, error) {
 		return nil, fmt.Errorf("signal: %s: invalid channel %d", path, o.Channel)
 	}
 	if o.Channel != OnlyChannel && ext == ".mat" {
-		return nil, fmt.Errorf("signal: %s: a channel number applies to WAV, NumPy and CSV files; name a MATLAB file's signal by its variable or CWRU sensor", path)
+		return nil, fmt.Errorf("signal: %s: channel numbers and the mean of channels apply to WAV, NumPy and CSV files; name a MATLAB file's signal by its variable or CWRU sensor", path)
 	}
 	if o.Sensor != "" && ext != ".mat" {
 		return nil, fmt.Errorf("signal: %s: the CWRU sensor %q applies to MATLAB files only", path, o.Sensor)

@@ -141,7 +141,7 @@ func TestReadErrors(t *testing.T) {
 		{"void.csv", ReadOptions{}, "empty file"},
 		{"inf.csv", ReadOptions{}, "v: sample 2 (counting from 1) is +Inf"},
 		{"signal.txt", ReadOptions{}, `unknown recording format ".txt" (want .mat, .wav, .npy, .npz or .csv)`},
-		{"105.mat", ReadOptions{Channel: 2}, "a channel number applies to WAV, NumPy and CSV files"},
+		{"105.mat", ReadOptions{Channel: 2}, "channel numbers and the mean of channels apply to WAV, NumPy and CSV files"},
 		{"105.mat", ReadOptions{Sensor: "BA"}, `no variable`},
 		{"mono.wav", ReadOptions{Channel: -3}, "invalid channel -3"},
 	} {

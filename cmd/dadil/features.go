@@ -65,6 +65,9 @@ func runFeaturesFFT(args []string, e *env) error {
 	if *hop > 0 && !flagSet(fs, "windows") {
 		limit = 0
 	}
+	if *hop > 0 && flagSet(fs, "seed") {
+		return usageError{fmt.Errorf("--seed has no meaning with --hop (the windows are not drawn at random)")}
+	}
 	tp, err := signal.ParseTaper(*taper)
 	if err != nil {
 		return usageError{fmt.Errorf("--taper: %s", strings.TrimPrefix(err.Error(), "signal: "))}

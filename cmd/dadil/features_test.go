@@ -492,6 +492,7 @@ func TestFeaturesFFTAudioBadInput(t *testing.T) {
 		{"number for mat", append([]string{"--input", mat, "--channel", "1"}, small...), "is a MATLAB file"},
 		{"truncated", append([]string{"--input", stereo, "--channel", "1", "--input", cut}, small...), "cut.wav: the file is truncated"},
 		{"hop", append([]string{"--input", stereo, "--channel", "1", "--hop", "-2"}, small...), "--hop must be positive"},
+		{"seed with hop", append([]string{"--input", stereo, "--channel", "1", "--hop", "32", "--seed", "4"}, small...), "--seed has no meaning with --hop"},
 		{"short", []string{"--input", stereo, "--channel", "1", "--window", "512", "--coeffs", "8", "--hop", "10", "--out", out}, "signal: " + stereo + ": channel 1 of 2: signal of 300 samples is shorter than a window of 512"},
 		{"format", append([]string{"--input", filepath.Join(dir, "x.flac")}, small...), `unknown recording format ".flac"`},
 		{"taper", append([]string{"--input", stereo, "--channel", "1", "--taper", "hamming"}, small...), `--taper: unknown taper "hamming" (want none or hann)`},
