@@ -55,7 +55,9 @@ type Settings struct {
 	// Taper is applied to every window before its transform.
 	Taper Taper
 	// Log replaces every magnitude m by log(1 + m), which compresses the
-	// dynamic range of audio spectra.
+	// dynamic range of audio spectra. It depends on the signal's scale:
+	// magnitudes well above 1 are compressed, those well below 1 stay
+	// nearly linear.
 	Log bool
 }
 
