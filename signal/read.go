@@ -114,7 +114,7 @@ func Read(path string, opt *ReadOptions) (*Recording, error) {
 			return nil, fmt.Errorf("signal: %w", ferr)
 		}
 		defer f.Close()
-		rec, err = decodeCSV(bufio.NewReaderSize(f, 1<<16), o.Variable, o.Channel)
+		rec, err = decodeCSV(f, o.Variable, o.Channel)
 	default:
 		return nil, fmt.Errorf("signal: %s: unknown recording format %q (want .mat, .wav, .npy, .npz or .csv)", path, ext)
 	}
@@ -223,7 +223,13 @@ func pick(data []float64, n, C, ch int) []float64 {
 // numbers) naming the columns. variable picks a column by its header,
 // otherwise ch does (see ReadOptions.Channel).
 func decodeCSV(r io.Reader, variable string, ch int) (*Recording, error) {
-	cr := csv.NewReader(r)
+	// A UTF-8 byte-order mark (spreadsheet exports) is not part of the
+	// first value.
+	br := bufio.NewReaderSize(r, 1<<16)
+	if bom, err := br.Peek(3); err == nil && string(bom) == "\xef\xbb\xbf" {
+		br.Discard(3)
+	}
+	cr := csv.NewReader(br)
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
 	first, err := cr.Read()

@@ -61,6 +61,8 @@ func readFixtures(t *testing.T) map[string]string {
 	write("header.csv", "time, accel\n1,10\n2,20\n3,30\n4,40\n")
 	write("bare.csv", "1,10\n2,20\n3,30\n4,40\n")
 	write("single.csv", "1\n2\n3\n4\n")
+	write("bom.csv", "\xef\xbb\xbf1\r\n2\r\n3\r\n4\r\n")
+	write("bomhead.csv", "\xef\xbb\xbfaccel;x\n1\n2\n3\n4\n")
 	write("ragged.csv", "a,b\n1,2\n3\n")
 	write("text.csv", "a,b\n1,2\n3,x\n")
 	write("headonly.csv", "a,b\n")
@@ -97,6 +99,8 @@ func TestRead(t *testing.T) {
 		{"header.csv", ReadOptions{Channel: MeanChannel}, []float64{5.5, 11, 16.5, 22}, "mean of 2 channels", 0},
 		{"bare.csv", ReadOptions{Channel: 2}, []float64{10, 20, 30, 40}, "channel 2 of 2", 0},
 		{"single.csv", ReadOptions{}, []float64{1, 2, 3, 4}, "", 0},
+		{"bom.csv", ReadOptions{}, []float64{1, 2, 3, 4}, "", 0},
+		{"bomhead.csv", ReadOptions{Variable: "accel;x"}, []float64{1, 2, 3, 4}, "accel;x", 0},
 		{"105.mat", ReadOptions{}, []float64{1, 2, 3, 4}, "X105_DE_time", 0},
 		{"105.mat", ReadOptions{Sensor: "FE"}, []float64{5, 6}, "X105_FE_time", 0},
 	} {
