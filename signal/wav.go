@@ -61,7 +61,9 @@ func ReadWAV(path string, channel int) ([]float64, WAVInfo, error) {
 // whose valid bits are fewer than its container's keeps them in the high
 // bits, so the same scaling applies); 32- and 64-bit IEEE floating-point
 // samples are returned as they are. Chunks other than "fmt " and "data"
-// are skipped. It is an error if the stream is not a WAV file, uses
+// are skipped; a "data" chunk whose size is the placeholder 2³²−1 (a
+// stream whose writer never went back to its header) runs to the end of
+// the stream. It is an error if the stream is not a WAV file, uses
 // another encoding (A-law, μ-law, ADPCM, …), is truncated (a chunk shorter
 // than its header says), holds no samples or a partial frame, or a
 // floating-point sample is NaN or infinite.
@@ -185,10 +187,16 @@ func readData(r io.Reader, size int64, block int, info *WAVInfo, channel int) ([
 	if err := checkChannel(channel, C); err != nil {
 		return nil, err
 	}
-	if size%int64(block) != 0 {
+	// A size of 2³²−1 is the placeholder of a stream whose writer could
+	// not seek back to its header: the samples run to the end of the file.
+	unsized := size == math.MaxUint32
+	if !unsized && size%int64(block) != 0 {
 		return nil, fmt.Errorf("\"data\" chunk of %d bytes is not a whole number of %d-byte frames", size, block)
 	}
 	frames := size / int64(block)
+	if unsized {
+		frames = math.MaxInt64
+	}
 	if frames == 0 {
 		return nil, fmt.Errorf("no samples (empty \"data\" chunk)")
 	}
@@ -221,10 +229,16 @@ func readData(r io.Reader, size int64, block int, info *WAVInfo, channel int) ([
 		n := min(frames-done, int64(len(buf)/block))
 		chunk := buf[:n*int64(block)]
 		if m, err := io.ReadFull(r, chunk); err != nil {
-			if err == io.ErrUnexpectedEOF || err == io.EOF {
+			switch {
+			case unsized && (err == io.ErrUnexpectedEOF || err == io.EOF) && m%block == 0:
+				n, frames = int64(m/block), done+int64(m/block) // the end of the stream
+			case unsized && (err == io.ErrUnexpectedEOF || err == io.EOF):
+				return nil, fmt.Errorf("the file ends inside a frame: the \"data\" chunk of unknown size (a stream never finalised) holds %d bytes, not a whole number of %d-byte frames", done*int64(block)+int64(m), block)
+			case err == io.ErrUnexpectedEOF || err == io.EOF:
 				return nil, fmt.Errorf("the file is truncated: its \"data\" chunk has %d of its %d bytes", done*int64(block)+int64(m), size)
+			default:
+				return nil, err
 			}
-			return nil, err
 		}
 		for f := 0; f < int(n); f++ {
 			fr := chunk[f*block : (f+1)*block]
@@ -245,6 +259,9 @@ func readData(r io.Reader, size int64, block int, info *WAVInfo, channel int) ([
 			x = append(x, v)
 		}
 		done += n
+	}
+	if len(x) == 0 {
+		return nil, fmt.Errorf("no samples (empty \"data\" chunk)")
 	}
 	info.Frames = len(x)
 	return x, nil

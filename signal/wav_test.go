@@ -128,6 +128,8 @@ func TestDecodeWAVErrors(t *testing.T) {
 		{"channel 3", good, 3, "channel 3 requested, but the file has 2"},
 		{"selector", good, -5, "invalid channel -5"},
 		{"nan", nanWAV, 1, "frame 2 (counting from 1) is NaN"},
+		{"unsized, partial frame", append(patch(good, 40, 0xff, 0xff, 0xff, 0xff), 9), 1, `the file ends inside a frame: the "data" chunk of unknown size (a stream never finalised) holds 9 bytes, not a whole number of 4-byte frames`},
+		{"unsized, empty", patch(good[:44], 40, 0xff, 0xff, 0xff, 0xff), 1, `no samples`},
 		{"truncated chunk", append(bytes.Clone(good[:36]), 'L', 'I', 'S', 'T', 100, 0, 0, 0, 1, 2), 1, `chunk "LIST" of 100 bytes: the file ends before 100 bytes`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,6 +138,13 @@ func TestDecodeWAVErrors(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+	// A data size of 2³²−1 (a stream never finalised) runs to the end of
+	// the file.
+	unsized := patch(good, 40, 0xff, 0xff, 0xff, 0xff)
+	x, info, err := DecodeWAV(bytes.NewReader(unsized), 2)
+	if err != nil || info.Frames != 2 || x[0] != 2.0/32768 || x[1] != 4.0/32768 {
+		t.Errorf("unsized data chunk: %v, %+v, %v", x, info, err)
 	}
 	// ReadWAV names the file.
 	path := filepath.Join(t.TempDir(), "cut.wav")
