@@ -473,3 +473,31 @@ func BenchmarkTCARankDeficient(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTCARepeatedRows fits TCA on 2000 rows of 4096 features, 50 of
+// them repeated, so that XXᵀ is singular.
+func BenchmarkTCARepeatedRows(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	domain := func(n int, shift float64) *mat.Dense {
+		X := mat.NewDense(n, 4096, nil)
+		for i := range X.RawMatrix().Data {
+			X.RawMatrix().Data[i] = rng.NormFloat64() + shift*float64(i%3)
+		}
+		return X
+	}
+	src := domain(1200, 0)
+	for i := 0; i < 50; i++ {
+		copy(src.RawRowView(i+600), src.RawRowView(i))
+	}
+	y := make([]int, 1200)
+	for i := range y {
+		y[i] = i % 3
+	}
+	tgt := domain(800, 0.1)
+	b.ResetTimer()
+	for range b.N {
+		if err := (&TCA{}).Fit([]Domain{{X: src, Y: y}}, tgt, 3); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

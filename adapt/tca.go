@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
@@ -66,11 +68,12 @@ const (
 // condition number below 10⁸, so that the eigendecomposition would drop no
 // direction), TCA takes the Cholesky factor of XᵀX (or F = Xᵀ when n < D)
 // and needs no eigendecomposition but the last, of which only the m leading
-// eigenvectors are formed. When it is not (constant or repeated features)
-// and XᵀX is larger than 512×512, the Cholesky factorisation with complete
-// pivoting stands in for the eigendecomposition: it drops the null
-// directions as well, in a fraction of the time (1024 features: 0.9 s
-// against 10 s, BenchmarkTCARankDeficient).
+// eigenvectors are formed. When it is not (constant or repeated features,
+// or repeated rows when n < D) and the Gram matrix is larger than 512×512,
+// the Cholesky factorisation with complete pivoting stands in for the
+// eigendecomposition (see pivotedFactor): it drops the null directions as
+// well, in a fraction of the time (1024 features: 0.9 s against 10 s,
+// BenchmarkTCARankDeficient).
 //
 // Scale: the constraint WᵀKHKW = I fixes the embedded scatter; since any
 // common factor gives the same subspace, TCA uses Wᵀ K H K W = n I, so
@@ -189,8 +192,8 @@ func tcaProjection(Xs, Xt *mat.Dense, k int, mu float64) (*mat.Dense, error) {
 	var embed func(y []float64, scale float64) []float64
 	G := smallGram(X)
 	F, FtF, ok := gramFactor(X, G)
-	if !ok && n >= D && D > pivotedMinDim {
-		F, FtF, ok = pivotedFactor(G)
+	if !ok && min(n, D) > pivotedMinDim {
+		F, FtF, ok = pivotedFactor(X, G)
 	}
 	if ok {
 		// A Cholesky factor, no eigendecomposition.
@@ -304,8 +307,8 @@ func tcaProjection(Xs, Xt *mat.Dense, k int, mu float64) (*mat.Dense, error) {
 // at most the 1-norm one), so that both see the same subspace.
 const gramFactorCond = 1e8
 
-// pivotedMinDim is the order of XᵀX above which a singular or
-// ill-conditioned Gram matrix is factored by pivotedFactor rather than
+// pivotedMinDim is the order of the Gram matrix (XᵀX or XXᵀ) above which a
+// singular or ill-conditioned one is factored by pivotedFactor rather than
 // eigendecomposed: the eigendecomposition, with all its eigenvectors, takes
 // about 10 s at 1024 and a minute at 2048 on one core, the pivoted
 // Cholesky factorisation a fraction of that. Below it the
@@ -315,38 +318,58 @@ var pivotedMinDim = 512
 
 // pivotedFactor returns F (D×r) with F Fᵀ = XᵀX up to the directions
 // dropped, and FᵀF, from the Cholesky factorisation with complete pivoting
-// of the D×D Gram matrix G = XᵀX: Pᵀ G P = L Lᵀ, stopped once the largest
-// remaining diagonal entry (the variance left in the best remaining
-// direction) falls to gramRankTol times the largest diagonal entry of G; F
-// = P L_r keeps the r columns computed. Like the eigendecomposition it
-// drops the null directions of rank-deficient features (constant or
-// repeated columns), at the cost of a Cholesky factorisation. ok is false
-// if G has no positive diagonal entry.
-func pivotedFactor(G *mat.SymDense) (F *mat.Dense, FtF *mat.SymDense, ok bool) {
-	D := G.SymmetricDim()
+// of the Gram matrix G = smallGram(X), stopped once the largest remaining
+// diagonal entry (the variance left in the best remaining direction) falls
+// to gramRankTol times the largest diagonal entry of G. Like the
+// eigendecomposition it drops the null directions of rank-deficient data
+// (constant or repeated features, repeated rows), at the cost of a
+// Cholesky factorisation. ok is false if G has no positive diagonal entry.
+//
+// With n ≥ D, Pᵀ XᵀX P = L Lᵀ and F = P L_r (the r columns computed).
+// With n < D, Pᵀ XXᵀ P = L Lᵀ, so that XXᵀ = M Mᵀ with M = P L_r (n×r);
+// then W = M R⁻ᵀ, R the Cholesky factor of MᵀM, makes W Wᵀ the projector
+// onto the range of X, and F = Xᵀ W satisfies F Fᵀ = XᵀX, FᵀF = RᵀR.
+func pivotedFactor(X *mat.Dense, G *mat.SymDense) (F *mat.Dense, FtF *mat.SymDense, ok bool) {
+	n, D := X.Dims()
+	m := G.SymmetricDim()
 	maxDiag := 0.0
-	for i := 0; i < D; i++ {
+	for i := 0; i < m; i++ {
 		maxDiag = math.Max(maxDiag, G.At(i, i))
 	}
 	if !(maxDiag > 0) {
 		return nil, nil, false
 	}
-	A := mat.NewSymDense(D, nil)
+	A := mat.NewSymDense(m, nil)
 	A.CopySym(G)
-	piv := make([]int, D)
+	piv := make([]int, m)
 	// Pᵀ G P = Uᵀ U in the upper triangle, where SymDense keeps G.
-	t, r, _ := lapack64.Pstrf(A.RawSymmetric(), piv, gramRankTol*maxDiag, make([]float64, 2*D))
+	t, r, _ := lapack64.Pstrf(A.RawSymmetric(), piv, gramRankTol*maxDiag, make([]float64, 2*m))
 	if r == 0 {
 		return nil, nil, false
 	}
-	// F = P L_r with L = Uᵀ: row piv[i] of F holds U[c][i] for c < r.
-	F = mat.NewDense(D, r, nil)
-	for i := 0; i < D; i++ {
-		row := F.RawRowView(piv[i])
+	// M = P L_r with L = Uᵀ: row piv[i] of M holds U[c][i] for c < r.
+	M := mat.NewDense(m, r, nil)
+	for i := 0; i < m; i++ {
+		row := M.RawRowView(piv[i])
 		for c := 0; c <= min(i, r-1); c++ {
 			row[c] = t.Data[c*t.Stride+i]
 		}
 	}
+	if n >= D {
+		return M, smallGram(M), true
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(smallGram(M)) {
+		return nil, nil, false
+	}
+	var R mat.TriDense
+	ch.LTo(&R)
+	// Wᵀ = R⁻¹ Mᵀ (r×n), then Fᵀ = Wᵀ X (r×D).
+	Wt := mat.DenseCopyOf(M.T())
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, R.RawTriangular(), Wt.RawMatrix())
+	Ft := mat.NewDense(r, D, nil)
+	linalg.MulABT(Ft, Wt, mat.DenseCopyOf(X.T()))
+	F = mat.DenseCopyOf(Ft.T())
 	return F, smallGram(F), true
 }
 

@@ -335,70 +335,90 @@ func TestGramFactor(t *testing.T) {
 	}
 }
 
-// TestPivotedFactor checks the pivoted Cholesky factor of a rank-deficient
-// Gram matrix: F Fᵀ = XᵀX with as many columns as the rank, and TCA's
-// projection from it equal to the one from the eigendecomposition.
+// TestPivotedFactor checks the pivoted Cholesky factor of rank-deficient
+// data, through XᵀX (n ≥ D: constant and repeated features) and through
+// XXᵀ (n < D: repeated rows): F Fᵀ = XᵀX with as many columns as the rank,
+// and TCA's projection from it equal to the one from the
+// eigendecomposition.
 func TestPivotedFactor(t *testing.T) {
-	rng := rand.New(rand.NewPCG(13, 14))
-	const n, D = 300, 24
-	shift := make([]float64, D)
-	shift[3] = 1.5
-	Xs := tcaGaussRows(rng, n, D, make([]float64, D))
-	Xt := tcaGaussRows(rng, n/2, D, shift)
-	// Rank D−3: two zero features and a repeated one.
-	for _, X := range []*mat.Dense{Xs, Xt} {
-		X.SetCol(5, mat.Col(nil, 2, X))
-		X.SetCol(D-1, make([]float64, X.RawMatrix().Rows))
-		X.SetCol(D-2, make([]float64, X.RawMatrix().Rows))
-	}
-	X := mat.NewDense(n+n/2, D, nil)
-	X.Stack(Xs, Xt)
-	G := smallGram(X)
-	if _, _, ok := gramFactor(X, G); ok {
-		t.Fatal("gramFactor factored a singular Gram matrix")
-	}
-	F, FtF, ok := pivotedFactor(G)
-	if !ok {
-		t.Fatal("pivotedFactor failed")
-	}
-	if _, r := F.Dims(); r != D-3 {
-		t.Errorf("rank %d, want %d", r, D-3)
-	}
-	var FFt, XtX, want mat.Dense
-	FFt.Mul(F, F.T())
-	XtX.Mul(X.T(), X)
-	if !mat.EqualApprox(&FFt, &XtX, 1e-9*mat.Norm(&XtX, math.Inf(1))) {
-		t.Error("F Fᵀ differs from XᵀX")
-	}
-	want.Mul(F.T(), F)
-	if !mat.EqualApprox(FtF, &want, 1e-9*mat.Norm(&want, math.Inf(1))) {
-		t.Error("FtF differs from FᵀF")
-	}
+	for _, tc := range []struct {
+		name       string
+		ns, nt, D  int
+		rank       int
+		deficiency func(Xs, Xt *mat.Dense)
+	}{
+		{"n ≥ D, constant and repeated features", 300, 150, 24, 21, func(Xs, Xt *mat.Dense) {
+			for _, X := range []*mat.Dense{Xs, Xt} {
+				r, D := X.Dims()
+				X.SetCol(5, mat.Col(nil, 2, X))
+				X.SetCol(D-1, make([]float64, r))
+				X.SetCol(D-2, make([]float64, r))
+			}
+		}},
+		{"n < D, repeated rows", 20, 12, 60, 28, func(Xs, Xt *mat.Dense) {
+			Xs.SetRow(7, Xs.RawRowView(3))
+			Xs.SetRow(11, Xs.RawRowView(3))
+			Xt.SetRow(4, Xs.RawRowView(0))
+			Xt.SetRow(9, Xt.RawRowView(8))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(13, 14))
+			shift := make([]float64, tc.D)
+			shift[3] = 1.5
+			Xs := tcaGaussRows(rng, tc.ns, tc.D, make([]float64, tc.D))
+			Xt := tcaGaussRows(rng, tc.nt, tc.D, shift)
+			tc.deficiency(Xs, Xt)
+			X := mat.NewDense(tc.ns+tc.nt, tc.D, nil)
+			X.Stack(Xs, Xt)
+			G := smallGram(X)
+			if _, _, ok := gramFactor(X, G); ok {
+				t.Fatal("gramFactor factored a singular Gram matrix")
+			}
+			F, FtF, ok := pivotedFactor(X, G)
+			if !ok {
+				t.Fatal("pivotedFactor failed")
+			}
+			if d, r := F.Dims(); d != tc.D || r != tc.rank {
+				t.Errorf("F is %d×%d, want %d×%d", d, r, tc.D, tc.rank)
+			}
+			var FFt, XtX, want mat.Dense
+			FFt.Mul(F, F.T())
+			XtX.Mul(X.T(), X)
+			if !mat.EqualApprox(&FFt, &XtX, 1e-9*mat.Norm(&XtX, math.Inf(1))) {
+				t.Error("F Fᵀ differs from XᵀX")
+			}
+			want.Mul(F.T(), F)
+			if !mat.EqualApprox(FtF, &want, 1e-9*mat.Norm(&want, math.Inf(1))) {
+				t.Error("FtF differs from FᵀF")
+			}
 
-	// The projection through either factor: the same columns, up to
-	// rounding and sign (each path fixes signs in its own basis).
-	saved := pivotedMinDim
-	defer func() { pivotedMinDim = saved }()
-	pivotedMinDim = D + 1
-	Peig, err := tcaProjection(Xs, Xt, 10, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pivotedMinDim = 0
-	Ppiv, err := tcaProjection(Xs, Xt, 10, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r1, c1 := Peig.Dims(); r1 != D || c1 != 10 {
-		t.Fatalf("eigendecomposition path: projection %d×%d", r1, c1)
-	}
-	for c := 0; c < 10; c++ {
-		pe, pp := mat.Col(nil, c, Peig), mat.Col(nil, c, Ppiv)
-		if floats.Dot(pe, pp) < 0 {
-			floats.Scale(-1, pp)
-		}
-		if d := floats.Distance(pe, pp, 2); d > 1e-7*floats.Norm(pe, 2) {
-			t.Errorf("column %d: the projections differ by %g (norm %g)", c, d, floats.Norm(pe, 2))
-		}
+			// The projection through either factor: the same columns, up to
+			// rounding and sign (each path fixes signs in its own basis).
+			saved := pivotedMinDim
+			defer func() { pivotedMinDim = saved }()
+			pivotedMinDim = tc.D + tc.ns + tc.nt
+			Peig, err := tcaProjection(Xs, Xt, 10, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pivotedMinDim = 0
+			Ppiv, err := tcaProjection(Xs, Xt, 10, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r1, c1 := Peig.Dims(); r1 != tc.D || c1 != 10 {
+				t.Fatalf("eigendecomposition path: projection %d×%d", r1, c1)
+			}
+			for c := 0; c < 10; c++ {
+				pe, pp := mat.Col(nil, c, Peig), mat.Col(nil, c, Ppiv)
+				if floats.Dot(pe, pp) < 0 {
+					floats.Scale(-1, pp)
+				}
+				if d := floats.Distance(pe, pp, 2); d > 1e-7*floats.Norm(pe, 2) {
+					t.Errorf("column %d: the projections differ by %g (norm %g)", c, d, floats.Norm(pe, 2))
+				}
+			}
+		})
 	}
 }
