@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -11,15 +13,24 @@ import (
 )
 
 // progress shows an epoch bar with the loss and an ETA on stderr when
-// stderr is a terminal.
+// stderr is a terminal; otherwise (a log file, a batch job) it writes a
+// line at most every logEvery.
 type progress struct {
-	bar *progressbar.ProgressBar
+	bar  *progressbar.ProgressBar
+	log  io.Writer
+	last time.Duration // elapsed time of the last line written to log
 }
 
+// logEvery is the least time between two progress lines in a log.
+const logEvery = 10 * time.Second
+
 func newProgress(e *env, quiet bool, total int) *progress {
-	f, ok := e.stderr.(*os.File)
-	if quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+	if quiet {
 		return &progress{}
+	}
+	f, ok := e.stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return &progress{log: e.stderr}
 	}
 	return &progress{bar: progressbar.NewOptions(total,
 		progressbar.OptionSetWriter(f),
@@ -33,6 +44,10 @@ func newProgress(e *env, quiet bool, total int) *progress {
 
 // epoch is a dictionary.Settings.Progress callback.
 func (p *progress) epoch(s dictionary.EpochStats) {
+	if p.log != nil && s.Elapsed-p.last >= logEvery {
+		p.last = s.Elapsed
+		fmt.Fprintf(p.log, "epoch %d of at most %d: loss %.4g, %s elapsed\n", s.Epoch, s.Epochs, s.Loss, s.Elapsed.Round(time.Second))
+	}
 	if p.bar == nil {
 		return
 	}
