@@ -63,7 +63,8 @@ func ReadWAV(path string, channel int) ([]float64, WAVInfo, error) {
 // samples are returned as they are. Chunks other than "fmt " and "data"
 // are skipped; a "data" chunk whose size is the placeholder 2³²−1 (a
 // stream whose writer never went back to its header) runs to the end of
-// the stream. It is an error if the stream is not a WAV file, uses
+// the stream. RF64 files (WAV over 4 GiB, EBU Tech 3306) take the data
+// size from their "ds64" chunk. It is an error if the stream is not a WAV file, uses
 // another encoding (A-law, μ-law, ADPCM, …), is truncated (a chunk shorter
 // than its header says), holds no samples or a partial frame, or a
 // floating-point sample is NaN or infinite.
@@ -82,10 +83,11 @@ func decodeWAV(r io.Reader, channel int) ([]float64, WAVInfo, error) {
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
 		return nil, info, fmt.Errorf("not a WAV file: %s", shortRead(err, "the 12-byte RIFF header"))
 	}
+	rf64 := false
 	switch string(hdr[0:4]) {
 	case "RIFF":
 	case "RF64":
-		return nil, info, fmt.Errorf("RF64 WAV files (over 4 GiB) are not supported")
+		rf64 = true // sizes over 4 GiB in a "ds64" chunk (EBU Tech 3306)
 	case "RIFX":
 		return nil, info, fmt.Errorf("big-endian (RIFX) WAV files are not supported")
 	default:
@@ -96,6 +98,7 @@ func decodeWAV(r io.Reader, channel int) ([]float64, WAVInfo, error) {
 	}
 	var block int
 	haveFmt := false
+	ds64Data := int64(-1) // the data size of an RF64 file's "ds64" chunk
 	for {
 		var ch [8]byte
 		if _, err := io.ReadFull(r, ch[:]); err != nil {
@@ -110,6 +113,22 @@ func decodeWAV(r io.Reader, channel int) ([]float64, WAVInfo, error) {
 		id := string(ch[0:4])
 		size := int64(binary.LittleEndian.Uint32(ch[4:8]))
 		switch id {
+		case "ds64":
+			if !rf64 {
+				return nil, info, fmt.Errorf("a \"ds64\" chunk in a RIFF file (it belongs to RF64 files)")
+			}
+			if size < 24 || size > 1<<20 {
+				return nil, info, fmt.Errorf("\"ds64\" chunk of %d bytes (want 24 to 1 MiB)", size)
+			}
+			buf := make([]byte, size+size%2)
+			if _, err := io.ReadFull(r, buf); err != nil {
+				return nil, info, fmt.Errorf("truncated \"ds64\" chunk: %s", shortRead(err, strconv.FormatInt(size, 10)+" bytes"))
+			}
+			// RIFF size, then data size, then sample count, 64 bits each.
+			ds64Data = int64(binary.LittleEndian.Uint64(buf[8:16]))
+			if ds64Data < 0 {
+				return nil, info, fmt.Errorf("\"ds64\" data size %d is out of range", uint64(ds64Data))
+			}
 		case "fmt ":
 			if haveFmt {
 				return nil, info, fmt.Errorf("two \"fmt \" chunks")
@@ -122,6 +141,12 @@ func decodeWAV(r io.Reader, channel int) ([]float64, WAVInfo, error) {
 		case "data":
 			if !haveFmt {
 				return nil, info, fmt.Errorf("the \"data\" chunk comes before the \"fmt \" chunk")
+			}
+			if rf64 && size == math.MaxUint32 {
+				if ds64Data < 0 {
+					return nil, info, fmt.Errorf("an RF64 file without a \"ds64\" chunk before its \"data\" chunk")
+				}
+				size = ds64Data
 			}
 			x, err := readData(r, size, block, &info, channel)
 			return x, info, err
@@ -187,8 +212,9 @@ func readData(r io.Reader, size int64, block int, info *WAVInfo, channel int) ([
 	if err := checkChannel(channel, C); err != nil {
 		return nil, err
 	}
-	// A size of 2³²−1 is the placeholder of a stream whose writer could
-	// not seek back to its header: the samples run to the end of the file.
+	// A size of 2³²−1 (in a RIFF file) is the placeholder of a stream
+	// whose writer could not seek back to its header: the samples run to
+	// the end of the file.
 	unsized := size == math.MaxUint32
 	if !unsized && size%int64(block) != 0 {
 		return nil, fmt.Errorf("\"data\" chunk of %d bytes is not a whole number of %d-byte frames", size, block)

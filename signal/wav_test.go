@@ -108,7 +108,8 @@ func TestDecodeWAVErrors(t *testing.T) {
 		{"empty", nil, 1, "not a WAV file: the file ends before the 12-byte RIFF header"},
 		{"not riff", []byte("hello world, this is text"), 1, `not a WAV file: it starts with "hell", not "RIFF"`},
 		{"rifx", patch(good, 0, 'R', 'I', 'F', 'X'), 1, "big-endian (RIFX)"},
-		{"rf64", patch(good, 0, 'R', 'F', '6', '4'), 1, "RF64 WAV files (over 4 GiB) are not supported"},
+		{"rf64 without ds64", patch(patch(good, 0, 'R', 'F', '6', '4'), 40, 0xff, 0xff, 0xff, 0xff), 1, `an RF64 file without a "ds64" chunk before its "data" chunk`},
+		{"ds64 in riff", append(append(bytes.Clone(good[:12]), rf64Chunk(8)...), good[12:]...), 1, `a "ds64" chunk in a RIFF file`},
 		{"avi", patch(good, 8, 'A', 'V', 'I', ' '), 1, `a RIFF file of type "AVI ", not "WAVE"`},
 		{"header only", good[:12], 1, `no "fmt " chunk`},
 		{"no data", good[:36], 1, `no "data" chunk: the file is truncated`},
@@ -138,6 +139,16 @@ func TestDecodeWAVErrors(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
 		})
+	}
+	// RF64: the data size comes from the "ds64" chunk, and a chunk after
+	// the data is not read as samples.
+	rf := append([]byte("RF64\xff\xff\xff\xffWAVE"), rf64Chunk(8)...)
+	rf = append(rf, good[12:40]...)
+	rf = append(rf, 0xff, 0xff, 0xff, 0xff)
+	rf = append(rf, good[44:]...)
+	rf = append(rf, 'L', 'I', 'S', 'T', 2, 0, 0, 0, 9, 9)
+	if x, info, err := DecodeWAV(bytes.NewReader(rf), 1); err != nil || info.Frames != 2 || x[0] != 1.0/32768 || x[1] != 3.0/32768 {
+		t.Errorf("RF64: %v, %+v, %v", x, info, err)
 	}
 	// A data size of 2³²−1 (a stream never finalised) runs to the end of
 	// the file.
@@ -266,6 +277,9 @@ func FuzzDecodeWAV(f *testing.F) {
 	f.Add(wavtest.Encode(wavtest.Spec{Rate: 100, Channels: 1, Bits: 24, Extensible: true, Samples: [][]float64{{1}, {-7}}}), 0)
 	f.Add(wavtest.Encode(wavtest.Spec{Rate: 100, Channels: 3, Bits: 32, Float: true, Samples: [][]float64{{1, 2, 3}}, Before: []wavtest.Chunk{{ID: "LIST", Data: []byte("x")}}}), -1)
 	f.Add(wavtest.Encode(wavtest.Spec{Rate: 100, Channels: 1, Bits: 8, Samples: [][]float64{{0}, {255}}}), 1)
+	riff := wavtest.Encode(wavtest.Spec{Rate: 100, Channels: 1, Bits: 16, Samples: [][]float64{{1}, {2}}})
+	rf := append(append([]byte("RF64\xff\xff\xff\xffWAVE"), rf64Chunk(4)...), riff[12:40]...)
+	f.Add(append(append(rf, 0xff, 0xff, 0xff, 0xff), riff[44:]...), 0)
 	f.Fuzz(func(t *testing.T, b []byte, ch int) {
 		x, info, err := DecodeWAV(bytes.NewReader(b), ch)
 		if err != nil {
@@ -283,4 +297,16 @@ func FuzzDecodeWAV(f *testing.F) {
 			}
 		}
 	})
+}
+
+// rf64Chunk returns a "ds64" chunk declaring a data chunk of dataSize
+// bytes.
+func rf64Chunk(dataSize uint64) []byte {
+	le := binary.LittleEndian
+	c := []byte("ds64")
+	c = le.AppendUint32(c, 28)
+	c = le.AppendUint64(c, 0) // RIFF size: not used
+	c = le.AppendUint64(c, dataSize)
+	c = le.AppendUint64(c, 0) // sample count: not used
+	return le.AppendUint32(c, 0)
 }
