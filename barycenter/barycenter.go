@@ -301,23 +301,30 @@ func (w *worker) transport(b *Measure, beta float64, labeled bool, plan *ot.Plan
 
 // maxPerm bounds the entries of the inner-product matrices (support ×
 // stacked points, and the stack's Gram matrix when gbary uses one)
-// solvePerm may allocate (1.2 GB of float64).
-const maxPerm = 150_000_000
+// solvePerm may allocate (1.2 GB of float64). (A variable for the tests.)
+var maxPerm = 150_000_000
 
 // permFits reports whether the measures can go through solvePerm: uniform
 // weights, all of the barycenter's size, and inner-product matrices that
-// fit in maxPerm entries.
+// fit in maxPerm entries: the support × stacked points ones of the direct
+// way at least, the stack's Gram matrix too if it is to be used (see
+// permGram).
 func permFits(measures []Measure, nb int) bool {
 	for _, m := range measures {
 		if r, _ := m.X.Dims(); m.W != nil || r != nb {
 			return false
 		}
 	}
-	K := len(measures)
-	if gbary.UsesGram(K, 1) {
-		return K*nb*K*nb <= maxPerm
-	}
-	return nb*K*nb <= maxPerm
+	return nb*len(measures)*nb <= maxPerm
+}
+
+// permGram reports whether solvePerm computes the Gram matrix of the K
+// stacked measures of nb points: when gbary prefers it and it fits in
+// maxPerm entries. Otherwise the direct way keeps the memory at nb × K·nb
+// (many classes make K·nb large: 65 classes at 100 points each and K = 3
+// would need a 3 GB Gram matrix).
+func permGram(K, nb int) bool {
+	return gbary.UsesGram(K, 1) && K*nb*K*nb <= maxPerm
 }
 
 // solvePerm runs the same iterations as solve on the stacked supports (see
@@ -339,6 +346,7 @@ func solvePerm(measures []Measure, alpha []float64, set *Settings, labeled bool,
 			st.YA.Slice(k*nb, (k+1)*nb, 0, c).(*mat.Dense).Copy(m.Y)
 		}
 	}
+	st.NoGram = !permGram(K, nb)
 	st.Prepare(1)
 	rng := set.Rand
 	if rng == nil {

@@ -325,3 +325,48 @@ func TestOverflowIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// TestPermPathWithoutGram: when the stack's Gram matrix would exceed the
+// memory bound, uniform equal-size measures still take the permutation
+// path, computing inner products directly; the result equals the Gram
+// path's, and the general path's, up to rounding.
+func TestPermPathWithoutGram(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	const n, K = 30, 3 // gbary prefers the Gram matrix for K = 3
+	var ms []Measure
+	for k := 0; k < K; k++ {
+		ms = append(ms, Measure{X: gaussian(rng, n, 5, float64(k)), Y: oneHot(rng, n, 4)})
+	}
+	alpha := []float64{0.2, 0.5, 0.3}
+	saved := maxPerm
+	defer func() { maxPerm = saved }()
+	var results []*Result
+	for _, bound := range []int{saved, n * K * n, n*K*n - 1} { // Gram, direct, general path
+		maxPerm = bound
+		if want := bound >= K*n*K*n; permGram(K, n) != want {
+			t.Fatalf("bound %d: permGram = %v, want %v", bound, !want, want)
+		}
+		if want := bound >= n*K*n; permFits(ms, n) != want {
+			t.Fatalf("bound %d: permFits = %v, want %v", bound, !want, want)
+		}
+		r, err := Labeled(ms, alpha, &Settings{Support: n, InitSamples: true, Rand: rand.New(rand.NewPCG(1, 1))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, r)
+	}
+	for i, r := range results[1:] {
+		a := results[0]
+		if len(a.History) != len(r.History) {
+			t.Fatalf("path %d: histories %v vs %v", i+1, r.History, a.History)
+		}
+		for j := range a.History {
+			if math.Abs(a.History[j]-r.History[j]) > 1e-12*math.Max(1, a.History[j]) {
+				t.Fatalf("path %d, iteration %d: %g vs %g", i+1, j, r.History[j], a.History[j])
+			}
+		}
+		if !mat.EqualApprox(a.X, r.X, 1e-12) || !mat.EqualApprox(a.Y, r.Y, 1e-12) {
+			t.Errorf("path %d: supports differ", i+1)
+		}
+	}
+}

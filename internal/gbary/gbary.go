@@ -50,6 +50,9 @@ type Stack struct {
 	// G = A Aᵀ when Prepare chose the Gram matrix, nil otherwise.
 	G    *mat.Dense
 	Norm []float64 // ‖a_t‖²
+	// NoGram makes Prepare take the direct way whatever the number of
+	// runs: for stacks whose (K·N)² Gram matrix would not fit in memory.
+	NoGram bool
 }
 
 // NewStack allocates a stack.
@@ -71,7 +74,7 @@ func UsesGram(K, runs int) bool { return 9*runs > 2*K }
 // directly, against K·N/2 such rows for the Gram matrix shared by all
 // runs, so the Gram matrix is computed when 4.5·runs > K (UsesGram).
 func (s *Stack) Prepare(runs int) {
-	if UsesGram(s.K, runs) {
+	if !s.NoGram && UsesGram(s.K, runs) {
 		m := s.K * s.N
 		if s.G == nil {
 			s.G = mat.NewDense(m, m, nil)
