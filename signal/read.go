@@ -101,13 +101,11 @@ func Read(path string, opt *ReadOptions) (*Recording, error) {
 		}
 		rec, err = arraySignal(a, o.Channel)
 	case ".npz":
-		arrays, err := npy.ReadNPZ(path)
-		if err != nil {
+		var arrays map[string]*npy.Array
+		if arrays, err = npy.ReadNPZ(path); err != nil {
 			return nil, fmt.Errorf("signal: %w", err)
 		}
-		if rec, err = npzSignal(arrays, o); err != nil {
-			return nil, fmt.Errorf("signal: %s: %w", path, err)
-		}
+		rec, err = npzSignal(arrays, o)
 	case ".csv":
 		f, ferr := os.Open(path)
 		if ferr != nil {
@@ -197,7 +195,7 @@ func arraySignal(a *npy.Array, ch int) (*Recording, error) {
 }
 
 // pick returns channel ch of n frames of C interleaved channels (see
-// ReadOptions.Channel).
+// ReadOptions.Channel): a new slice, or data itself when C = 1.
 func pick(data []float64, n, C, ch int) []float64 {
 	if C == 1 {
 		return data[:n]

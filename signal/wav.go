@@ -250,6 +250,7 @@ func readData(r io.Reader, size int64, block int, info *WAVInfo, channel int) ([
 	// size for one allocation.
 	x := make([]float64, 0, min(frames, 1<<20))
 	buf := make([]byte, block*4096)
+	vals := make([]float64, 0, C*4096)
 	var done int64
 	for done < frames {
 		n := min(frames-done, int64(len(buf)/block))
@@ -266,24 +267,18 @@ func readData(r io.Reader, size int64, block int, info *WAVInfo, channel int) ([
 				return nil, err
 			}
 		}
-		for f := 0; f < int(n); f++ {
-			fr := chunk[f*block : (f+1)*block]
-			var v float64
-			if channel == OnlyChannel {
-				v = sample(fr[:bytes])
-			} else if channel > 0 {
-				v = sample(fr[(channel-1)*bytes : channel*bytes])
-			} else {
-				for c := 0; c < C; c++ {
-					v += sample(fr[c*bytes : (c+1)*bytes])
-				}
-				v /= float64(C)
-			}
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("frame %d (counting from 1) is %v", done+int64(f)+1, v)
-			}
-			x = append(x, v)
+		// Decode every sample of the chunk's n frames, then take the
+		// channel.
+		chunk = chunk[:n*int64(block)]
+		vals = vals[:0]
+		for k := 0; k < len(chunk); k += bytes {
+			vals = append(vals, sample(chunk[k:k+bytes]))
 		}
+		sel := pick(vals, int(n), C, channel)
+		if i := nonFinite(sel); i >= 0 {
+			return nil, fmt.Errorf("frame %d (counting from 1) is %v", done+int64(i)+1, sel[i])
+		}
+		x = append(x, sel...)
 		done += n
 	}
 	if len(x) == 0 {

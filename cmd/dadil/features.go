@@ -137,7 +137,8 @@ func runFeaturesFFT(args []string, e *env) error {
 	default:
 		return usageError{fmt.Errorf("give the recordings with --input or --files")}
 	}
-	// Read every recording before writing anything.
+	// Check every recording's options before reading any, and read them
+	// all before writing anything.
 	opts := make([]signal.ReadOptions, len(recs))
 	for i, r := range recs {
 		o, err := recordingOptions(r.path, r.variable, *channel)
@@ -166,12 +167,17 @@ func runFeaturesFFT(args []string, e *env) error {
 			h.Write([]byte(strconv.Itoa(i)))
 			starts, err = signal.RandomStarts(rand.New(rand.NewPCG(*seed, h.Sum64())), len(rec.Samples), *window, *windows)
 		}
-		if err != nil {
+		// The signal package's errors, with the recording named after
+		// their prefix.
+		named := func(err error) error {
 			return fmt.Errorf("signal: %s: %s", what, strings.TrimPrefix(err.Error(), "signal: "))
+		}
+		if err != nil {
+			return named(err)
 		}
 		F, err := signal.Features(rec.Samples, starts, *window, *coeffs, spec)
 		if err != nil {
-			return fmt.Errorf("signal: %s: %s", what, strings.TrimPrefix(err.Error(), "signal: "))
+			return named(err)
 		}
 		X = append(X, F.RawMatrix().Data...)
 		for _, s := range starts {
