@@ -24,7 +24,12 @@
 // conjugate of X_k, so the first N/2+1 hold all the information). Spectrum
 // computes it with the real FFT of gonum's dsp/fourier package. Settings
 // add what audio front ends use: a Hann taper on the window before the
-// transform, and log(1 + |X_k|) in place of |X_k|.
+// transform, log(1 + |X_k|) or decibels in place of |X_k|, and (Mel) the
+// energies of triangular bands on the mel scale in place of the single
+// coefficients, which with the taper and decibels is the log-mel
+// spectrogram of audio classifiers (torchaudio's MelSpectrogram and
+// AmplitudeToDB, on frames that are not centred). MelFilters returns the
+// bands' weights.
 //
 // # Windows
 //

@@ -76,3 +76,37 @@ func ExampleRead() {
 	// accel: 16 samples, windows at [0 4 8]
 	// first window's magnitudes: [0.0 0.0 4.0 0.0 0.0]
 }
+
+// A log-mel spectrogram, the front end of audio classifiers: a 1 kHz tone
+// sampled at 16 kHz, cut into half-overlapping Hann-tapered windows of 512
+// samples, each represented by the decibels of the energies of 40 bands on
+// the mel scale. The loudest band is the one centred nearest 1 kHz.
+func ExampleMel() {
+	const rate = 16000
+	x := make([]float64, rate/2)
+	for t := range x {
+		x[t] = 0.1 * math.Sin(2*math.Pi*1000*float64(t)/rate)
+	}
+	starts, err := signal.SlidingStarts(len(x), 512, 256, 0)
+	if err != nil {
+		panic(err)
+	}
+	mel := &signal.Mel{Rate: rate}
+	F, err := signal.Features(x, starts, 512, 40, &signal.Settings{Taper: signal.Hann, Mel: mel, Decibels: true})
+	if err != nil {
+		panic(err)
+	}
+	row := F.RawRowView(0)
+	loud := 0
+	for b, v := range row {
+		if v > row[loud] {
+			loud = b
+		}
+	}
+	centres := mel.Edges(40)[1:41]
+	fmt.Printf("%d windows × %d bands\n", len(starts), len(row))
+	fmt.Printf("loudest band %d, centred at %.0f Hz: %.1f dB\n", loud, centres[loud], row[loud])
+	// Output:
+	// 30 windows × 40 bands
+	// loudest band 13, centred at 955 Hz: 21.5 dB
+}

@@ -54,39 +54,66 @@ func ParseTaper(name string) (Taper, error) {
 type Settings struct {
 	// Taper is applied to every window before its transform.
 	Taper Taper
-	// Log replaces every magnitude m by log(1 + m), which compresses the
-	// dynamic range of audio spectra. It depends on the signal's scale:
-	// magnitudes well above 1 are compressed, those well below 1 stay
-	// nearly linear.
+	// Mel, when not nil, replaces the magnitudes |X_k| by the energies of
+	// triangular bands on the mel scale (see Mel); the number of features
+	// (coeffs) is then the number of bands.
+	Mel *Mel
+	// Log replaces every feature v (a magnitude or a band energy) by
+	// log(1 + v), which compresses the dynamic range of audio spectra. It
+	// depends on the signal's scale: values well above 1 are compressed,
+	// those well below 1 stay nearly linear.
 	Log bool
+	// Decibels replaces every feature by the decibels of its power,
+	// 10·log10(max(p, 10⁻¹⁰)) with p = |X_k|² (so 20·log10|X_k|) or p the
+	// band energy: the log-mel spectrogram of audio front ends
+	// (torchaudio's AmplitudeToDB with its floor, without top_db). Log
+	// and Decibels exclude each other.
+	Decibels bool
 }
 
+// decibelFloor is the power below which Decibels gives −100 dB.
+const decibelFloor = 1e-10
+
 // Spectrum computes the magnitudes of the first Coeffs discrete Fourier
-// coefficients of windows of Window samples. A Spectrum holds scratch space:
-// it is not safe for concurrent use (make one per goroutine).
+// coefficients of windows of Window samples, or the energies of Coeffs mel
+// bands (Settings.Mel). A Spectrum holds scratch space: it is not safe for
+// concurrent use (make one per goroutine).
 type Spectrum struct {
 	window, coeffs int
 	fft            *fourier.FFT
 	coef           []complex128
 	taper, buf     []float64 // weights (nil: rectangular) and the tapered window
-	log            bool
+	mel            *melBank  // nil: magnitudes
+	log, db        bool
 }
 
 // NewSpectrum returns a Spectrum for windows of window samples keeping the
-// first coeffs magnitudes, with the options s (nil: the defaults). It is
-// an error unless window ≥ 2 and 1 ≤ coeffs ≤ window/2+1.
+// first coeffs magnitudes, or coeffs mel bands, with the options s (nil:
+// the defaults). It is an error unless window ≥ 2 and 1 ≤ coeffs ≤
+// window/2+1 (without Mel), if Log and Decibels are both set, or if the
+// bands are not valid (see MelFilters).
 func NewSpectrum(window, coeffs int, s *Settings) (*Spectrum, error) {
 	if window < 2 {
 		return nil, fmt.Errorf("signal: window of %d samples (want at least 2)", window)
-	}
-	if coeffs < 1 || coeffs > window/2+1 {
-		return nil, fmt.Errorf("signal: %d coefficients for a window of %d samples (want 1 … %d: a real signal's spectrum is symmetric)", coeffs, window, window/2+1)
 	}
 	var set Settings
 	if s != nil {
 		set = *s
 	}
-	sp := &Spectrum{window: window, coeffs: coeffs, fft: fourier.NewFFT(window), coef: make([]complex128, window/2+1), log: set.Log}
+	if set.Mel == nil && (coeffs < 1 || coeffs > window/2+1) {
+		return nil, fmt.Errorf("signal: %d coefficients for a window of %d samples (want 1 … %d: a real signal's spectrum is symmetric)", coeffs, window, window/2+1)
+	}
+	if set.Log && set.Decibels {
+		return nil, fmt.Errorf("signal: Log and Decibels exclude each other")
+	}
+	sp := &Spectrum{window: window, coeffs: coeffs, fft: fourier.NewFFT(window), coef: make([]complex128, window/2+1), log: set.Log, db: set.Decibels}
+	if set.Mel != nil {
+		bank, err := newMelBank(coeffs, window, *set.Mel)
+		if err != nil {
+			return nil, err
+		}
+		sp.mel = bank
+	}
 	switch set.Taper {
 	case Rectangular:
 	case Hann:
@@ -105,13 +132,14 @@ func NewSpectrum(window, coeffs int, s *Settings) (*Spectrum, error) {
 // Window returns the window length N.
 func (s *Spectrum) Window() int { return s.window }
 
-// Coeffs returns the number m of magnitudes kept.
+// Coeffs returns the number m of features: magnitudes kept, or mel bands.
 func (s *Spectrum) Coeffs() int { return s.coeffs }
 
 // Magnitudes sets dst[k] = |X_k| = |Σ_t w_t x_t e^{−2πikt/N}| for k < m
-// (w the taper's weights, 1 without one; log(1 + |X_k|) with Settings.Log)
-// and returns dst; x must hold N samples. If dst is nil a slice is
-// allocated; otherwise it must have length m.
+// (w the taper's weights, 1 without one), or with Settings.Mel the band
+// energies dst[b] = Σ_k H_b(f_k)|X_k|², then applies Settings.Log or
+// Settings.Decibels, and returns dst; x must hold N samples. If dst is nil a
+// slice is allocated; otherwise it must have length m.
 func (s *Spectrum) Magnitudes(dst, x []float64) []float64 {
 	if len(x) != s.window {
 		panic(fmt.Sprintf("signal: window of %d samples, Spectrum wants %d", len(x), s.window))
@@ -129,10 +157,30 @@ func (s *Spectrum) Magnitudes(dst, x []float64) []float64 {
 		x = s.buf
 	}
 	s.fft.Coefficients(s.coef, x)
-	for k := range dst {
-		dst[k] = cmplx.Abs(s.coef[k])
-		if s.log {
-			dst[k] = math.Log1p(dst[k])
+	switch {
+	case s.mel != nil:
+		s.mel.energies(dst, s.coef)
+		switch {
+		case s.log:
+			for b, e := range dst {
+				dst[b] = math.Log1p(e)
+			}
+		case s.db:
+			for b, e := range dst {
+				dst[b] = 10 * math.Log10(max(e, decibelFloor))
+			}
+		}
+	case s.db:
+		for k := range dst {
+			z := s.coef[k]
+			dst[k] = 10 * math.Log10(max(real(z)*real(z)+imag(z)*imag(z), decibelFloor))
+		}
+	default:
+		for k := range dst {
+			dst[k] = cmplx.Abs(s.coef[k])
+			if s.log {
+				dst[k] = math.Log1p(dst[k])
+			}
 		}
 	}
 	return dst
@@ -187,8 +235,9 @@ func SlidingStarts(n, window, hop, limit int) ([]int, error) {
 }
 
 // Features returns the len(starts)×coeffs matrix whose row i is the spectrum
-// magnitude vector of the window x[starts[i] : starts[i]+window], with the
-// options s (nil: the defaults; see Spectrum.Magnitudes). Rows are computed
+// magnitude vector (or the mel band energies) of the window
+// x[starts[i] : starts[i]+window], with the options s (nil: the defaults;
+// see Spectrum.Magnitudes). Rows are computed
 // in parallel; each row depends only on its window, so the result does not
 // depend on the number of goroutines. It is an error if a window does not
 // fit in x, if the window, coefficient count or settings are invalid (see

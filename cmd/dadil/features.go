@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -32,14 +33,21 @@ func runFeaturesFFT(args []string, e *env) error {
 	hop := fs.Int("hop", 0, "cut windows every `N` samples from the start of each recording instead of at random positions (N = window: adjacent windows)")
 	seed := fs.Uint64("seed", 1, "random seed of the window positions")
 	taper := fs.String("taper", "none", "window function applied before the transform: none (the paper's CWRU preprocessing) or hann (less leakage between bins)")
-	logMag := fs.Bool("log", false, "write log(1 + |X_k|) instead of the magnitudes |X_k| (compresses the dynamic range of audio spectra)")
-	out := fs.String("out", "", "output `FILE`.npz: X (windows × coeffs), y (labels, if given), file (index of the recording), start (first sample)")
+	logMag := fs.Bool("log", false, "write log(1 + v) instead of every magnitude or band energy v (compresses the dynamic range of audio spectra)")
+	db := fs.Bool("db", false, "write decibels of power instead: 10·log10(max(p, 1e-10)) of |X_k|² or of the band energies (with --mel: a log-mel spectrogram)")
+	melBands := fs.Int("mel", 0, "write the energies Σ_k H_b(f_k)|X_k|² of `B` triangular bands equally spaced on the mel scale (HTK, as torchaudio) instead of the magnitudes; needs the sampling rate")
+	fmin := fs.Float64("fmin", 0, "lower edge of the first mel band, in `Hz`")
+	fmax := fs.Float64("fmax", 0, "upper edge of the last mel band, in `Hz` (default: half the sampling rate)")
+	rate := fs.Float64("rate", 0, "sampling rate in `Hz` of recordings that do not carry one (.mat, .npy, .npz, .csv); WAV files carry theirs")
+	out := fs.String("out", "", "output `FILE`.npz: X (windows × coeffs or bands), y (labels, if given), file (index of the recording), start (first sample), freq (the frequency in Hz of every column, when the sampling rate is known: a coefficient's, or a mel band's centre)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil features fft --out FILE.npz (--input PATH [--label L] ... | --files MAP.csv --domain D [--data DIR]) [flags]")
 		fmt.Fprintln(fs.Output(), "\nDraws windows of consecutive samples at random positions (or, with --hop, at a fixed stride) from")
 		fmt.Fprintln(fs.Output(), "each recording and writes the magnitudes of their discrete Fourier transforms, one row per window:")
-		fmt.Fprintln(fs.Output(), "the preprocessing of the paper's CWRU experiment. The output is a domain for dadil fit (X and,")
-		fmt.Fprintln(fs.Output(), "with labels, y). WAV samples are scaled to [-1, 1) (integer PCM) or read as they are (float).")
+		fmt.Fprintln(fs.Output(), "the preprocessing of the paper's CWRU experiment. With --mel B it writes instead the energies of B")
+		fmt.Fprintln(fs.Output(), "mel-scale bands (with --taper hann --db: the log-mel spectrogram of audio front ends). The output")
+		fmt.Fprintln(fs.Output(), "is a domain for dadil fit (X and, with labels, y). WAV samples are scaled to [-1, 1) (integer")
+		fmt.Fprintln(fs.Output(), "PCM) or read as they are (float).")
 		fmt.Fprintln(fs.Output())
 		fs.PrintDefaults()
 	}
@@ -72,9 +80,37 @@ func runFeaturesFFT(args []string, e *env) error {
 	if err != nil {
 		return usageError{fmt.Errorf("--taper: %s", strings.TrimPrefix(err.Error(), "signal: "))}
 	}
-	spec := &signal.Settings{Taper: tp, Log: *logMag}
-	if _, err := signal.NewSpectrum(*window, *coeffs, spec); err != nil {
-		return usageError{err}
+	if *logMag && *db {
+		return usageError{fmt.Errorf("--log and --db exclude each other")}
+	}
+	if *rate < 0 || math.IsNaN(*rate) || math.IsInf(*rate, 0) || flagSet(fs, "rate") && *rate == 0 {
+		return usageError{fmt.Errorf("--rate %v: want a sampling rate in Hz above 0", *rate)}
+	}
+	var mel *signal.Mel
+	cols := *coeffs // columns of X
+	switch {
+	case *melBands < 0:
+		return usageError{fmt.Errorf("--mel %d: want a number of bands (at least 1)", *melBands)}
+	case *melBands > 0:
+		if flagSet(fs, "coeffs") {
+			return usageError{fmt.Errorf("--coeffs and --mel exclude each other: with --mel the features are the %d band energies, computed from every coefficient", *melBands)}
+		}
+		mel = &signal.Mel{Min: *fmin, Max: *fmax}
+		cols = *melBands
+	case flagSet(fs, "fmin") || flagSet(fs, "fmax"):
+		return usageError{fmt.Errorf("--fmin and --fmax set the mel bands: give them with --mel")}
+	}
+	spec := &signal.Settings{Taper: tp, Log: *logMag, Decibels: *db}
+	// The bands depend on each recording's rate; their settings are
+	// checked once it is known.
+	if mel == nil {
+		if _, err := signal.NewSpectrum(*window, *coeffs, spec); err != nil {
+			return usageError{err}
+		}
+	} else if *rate > 0 {
+		if _, err := signal.NewSpectrum(*window, cols, &signal.Settings{Taper: tp, Log: *logMag, Decibels: *db, Mel: &signal.Mel{Rate: *rate, Min: *fmin, Max: *fmax}}); err != nil {
+			return usageError{fmt.Errorf("--rate %g: %s", *rate, strings.TrimPrefix(err.Error(), "signal: "))}
+		}
 	}
 	type rec struct {
 		path, variable string
@@ -146,9 +182,16 @@ func runFeaturesFFT(args []string, e *env) error {
 			return err
 		}
 		opts[i] = o
+		if mel != nil && *rate == 0 && !strings.EqualFold(filepath.Ext(r.path), ".wav") {
+			return usageError{fmt.Errorf("--mel needs the sampling rate, and %s does not carry one (only WAV files do): give --rate HZ", r.path)}
+		}
 	}
 	var X, y, file, start []float64
-	rates := map[int]bool{}
+	rates := map[float64]bool{}
+	var first struct {
+		path string
+		rate float64
+	}
 	for i, r := range recs {
 		rec, err := signal.Read(r.path, &opts[i])
 		if err != nil {
@@ -158,7 +201,24 @@ func runFeaturesFFT(args []string, e *env) error {
 		if rec.Signal != "" {
 			what += ": " + rec.Signal
 		}
-		rates[rec.Rate] = true
+		fr := float64(rec.Rate)
+		switch {
+		case rec.Rate == 0:
+			fr = *rate
+		case *rate > 0 && fr != *rate:
+			return usageError{fmt.Errorf("--rate %g: %s is sampled at %d Hz, as its header says", *rate, r.path, rec.Rate)}
+		}
+		rates[fr] = true
+		if i == 0 {
+			first.path, first.rate = r.path, fr
+		}
+		if mel != nil {
+			if *fmax == 0 && fr != first.rate {
+				return usageError{fmt.Errorf("--mel: %s is sampled at %g Hz and %s at %g Hz: give --fmax (at most %g Hz) so that the bands are the same frequencies in every recording", first.path, first.rate, r.path, fr, min(first.rate, fr)/2)}
+			}
+			mel.Rate = fr
+			spec.Mel = mel
+		}
 		var starts []int
 		if *hop > 0 {
 			starts, err = signal.SlidingStarts(len(rec.Samples), *window, *hop, limit)
@@ -175,7 +235,7 @@ func runFeaturesFFT(args []string, e *env) error {
 		if err != nil {
 			return named(err)
 		}
-		F, err := signal.Features(rec.Samples, starts, *window, *coeffs, spec)
+		F, err := signal.Features(rec.Samples, starts, *window, cols, spec)
 		if err != nil {
 			return named(err)
 		}
@@ -190,24 +250,45 @@ func runFeaturesFFT(args []string, e *env) error {
 	}
 	rows := len(file)
 	if len(rates) > 1 {
-		var rs []string
+		var rs []float64
 		for r := range rates {
-			if r > 0 {
-				rs = append(rs, strconv.Itoa(r)+" Hz")
-			} else {
-				rs = append(rs, "unknown")
-			}
+			rs = append(rs, r)
 		}
 		slices.Sort(rs)
-		fmt.Fprintf(e.stderr, "note: the recordings have different sampling rates (%s): coefficient k is a different frequency in each\n", strings.Join(rs, ", "))
+		names := make([]string, len(rs))
+		for i, r := range rs {
+			names[i] = "unknown"
+			if r > 0 {
+				names[i] = strconv.FormatFloat(r, 'g', -1, 64) + " Hz"
+			}
+		}
+		what := "coefficient k is a different frequency in each"
+		if mel != nil {
+			what = fmt.Sprintf("the mel bands are the same frequencies in each, but a window of %d samples lasts a different time", *window)
+		}
+		fmt.Fprintf(e.stderr, "note: the recordings have different sampling rates (%s): %s\n", strings.Join(names, ", "), what)
 	}
 	arrays := map[string]*npy.Array{
-		"X":     {Shape: []int{rows, *coeffs}, Data: X},
+		"X":     {Shape: []int{rows, cols}, Data: X},
 		"file":  {Shape: []int{rows}, Data: file},
 		"start": {Shape: []int{rows}, Data: start},
 	}
 	if len(y) > 0 {
 		arrays["y"] = &npy.Array{Shape: []int{rows}, Data: y}
+	}
+	// The frequency of every column, when it is the same in every row.
+	var freq []float64
+	switch {
+	case mel != nil:
+		freq = mel.Edges(cols)[1 : cols+1]
+	case len(rates) == 1 && first.rate > 0:
+		freq = make([]float64, cols)
+		for k := range freq {
+			freq[k] = float64(k) * first.rate / float64(*window)
+		}
+	}
+	if freq != nil {
+		arrays["freq"] = &npy.Array{Shape: []int{cols}, Data: freq}
 	}
 	if err := npy.WriteNPZ(*out, arrays); err != nil {
 		return err
@@ -223,16 +304,22 @@ func runFeaturesFFT(args []string, e *env) error {
 	if tp != signal.Rectangular {
 		how += ", " + tp.String() + " taper"
 	}
-	if *logMag {
-		how += ", log magnitudes"
+	what := "magnitudes"
+	if mel != nil {
+		what = "mel band energies"
 	}
-	fmt.Fprintf(e.stdout, "wrote %s: %d windows × %d magnitudes from %d recordings (%s; window %d, %s)\n", *out, rows, *coeffs, len(recs), lab, *window, how)
-	if len(rates) == 1 {
-		for r := range rates {
-			if r > 0 {
-				fmt.Fprintf(e.stdout, "sampling rate %d Hz: coefficient k is at k × %.6g Hz\n", r, float64(r)/float64(*window))
-			}
-		}
+	switch {
+	case *logMag:
+		how += ", log " + strings.TrimPrefix(what, "mel band ")
+	case *db:
+		how += ", decibels"
+	}
+	fmt.Fprintf(e.stdout, "wrote %s: %d windows × %d %s from %d recordings (%s; window %d, %s)\n", *out, rows, cols, what, len(recs), lab, *window, how)
+	switch {
+	case mel != nil:
+		fmt.Fprintf(e.stdout, "mel bands from %.6g to %.6g Hz, centres %.6g … %.6g Hz (freq in the archive)\n", mel.Min, mel.Edges(cols)[cols+1], freq[0], freq[cols-1])
+	case len(rates) == 1 && first.rate > 0:
+		fmt.Fprintf(e.stdout, "sampling rate %g Hz: coefficient k is at k × %.6g Hz\n", first.rate, first.rate/float64(*window))
 	}
 	return nil
 }

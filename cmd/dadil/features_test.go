@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/dadil/dadil/internal/wavtest"
 	"github.com/dadil/dadil/npy"
 	"github.com/dadil/dadil/signal"
+	"gonum.org/v1/gonum/mat"
 )
 
 // cwruFixture writes CWRU-like recordings for domains × 2 classes into
@@ -393,6 +395,9 @@ func TestFeaturesFFTAudio(t *testing.T) {
 	if X.Shape[0] != 2*per || X.Shape[1] != 129 {
 		t.Fatalf("X %v, want %d × 129", X.Shape, 2*per)
 	}
+	if fr := arrs["freq"]; fr == nil || len(fr.Data) != 129 || fr.Data[1] != 31.25 || fr.Data[128] != 4000 {
+		t.Errorf("freq %v, want k × 31.25 Hz", fr)
+	}
 	for k, p := range paths {
 		rec, err := signal.Read(p, &signal.ReadOptions{Channel: 2})
 		if err != nil {
@@ -462,8 +467,101 @@ func TestFeaturesFFTAudio(t *testing.T) {
 	wavtest.WriteFile(t, fast, wavtest.Spec{Rate: 16000, Channels: 1, Bits: 16, Samples: wavtest.Mono(make([]float64, 600))})
 	mixed := filepath.Join(dir, "mixed.npz")
 	code, _, stderr = runCLI("features", "fft", "--input", fast, "--input", paths[0], "--channel", "1", "--window", "256", "--coeffs", "8", "--out", mixed)
-	if code != 0 || !strings.Contains(stderr, "note: the recordings have different sampling rates (16000 Hz, 8000 Hz): coefficient k is a different frequency in each") {
+	if code != 0 || !strings.Contains(stderr, "note: the recordings have different sampling rates (8000 Hz, 16000 Hz): coefficient k is a different frequency in each") {
 		t.Errorf("mixed rates: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestFeaturesFFTMel writes mel band energies: the library's for each
+// recording's rate, the band centres in freq, and recordings without a rate
+// of their own (here .npy) at --rate.
+func TestFeaturesFFTMel(t *testing.T) {
+	dir := t.TempDir()
+	const rate, n, window, hop = 8000, 3000, 256, 128
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = 0.5*math.Sin(2*math.Pi*440*float64(i)/rate) + 0.1*math.Sin(2*math.Pi*2500*float64(i)/rate)
+	}
+	wav := filepath.Join(dir, "tone.wav")
+	wavtest.WriteFile(t, wav, wavtest.Spec{Rate: rate, Channels: 1, Bits: 32, Float: true, Samples: wavtest.Mono(x)})
+	vec := filepath.Join(dir, "tone.npy")
+	if err := npy.WriteVector(vec, x); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := signal.Read(wav, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts, _ := signal.SlidingStarts(n, window, hop, 0)
+	mel := &signal.Mel{Rate: rate, Min: 50}
+	set := &signal.Settings{Taper: signal.Hann, Mel: mel, Decibels: true}
+	fromWAV, err := signal.Features(rec.Samples, starts, window, 24, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromNPY, err := signal.Features(x, starts, window, 24, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	centres := mel.Edges(24)[1:25]
+	for _, tc := range []struct {
+		name string
+		args []string
+		want *mat.Dense
+	}{
+		{"wav", []string{"--input", wav}, fromWAV},
+		{"npy at --rate", []string{"--input", vec, "--rate", "8000"}, fromNPY},
+		{"wav at its own --rate", []string{"--input", wav, "--rate", "8000"}, fromWAV},
+	} {
+		out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".npz")
+		args := append([]string{"features", "fft", "--window", "256", "--hop", "128", "--taper", "hann", "--db", "--mel", "24", "--fmin", "50", "--out", out}, tc.args...)
+		code, stdout, stderr := runCLI(args...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr)
+		}
+		if !strings.Contains(stdout, fmt.Sprintf("%d windows × 24 mel band energies from 1 recordings (unlabeled; window 256, hop 128, hann taper, decibels)", len(starts))) ||
+			!strings.Contains(stdout, "mel bands from 50 to 4000 Hz, centres") {
+			t.Errorf("%s: stdout %q", tc.name, stdout)
+		}
+		arrs, err := npy.ReadNPZ(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		X := arrs["X"]
+		if X.Shape[0] != len(starts) || X.Shape[1] != 24 {
+			t.Fatalf("%s: X %v", tc.name, X.Shape)
+		}
+		for i, v := range X.Data {
+			if w := tc.want.RawMatrix().Data[i]; v != w {
+				t.Fatalf("%s: entry %d is %v, library %v", tc.name, i, v, w)
+			}
+		}
+		if fr := arrs["freq"]; fr == nil || !slices.Equal(fr.Data, centres) {
+			t.Errorf("%s: freq %v, want the band centres %v", tc.name, fr, centres)
+		}
+		// The strongest band of every window holds the 440 Hz tone.
+		for i := range X.Shape[0] {
+			row := X.Data[i*24 : (i+1)*24]
+			b := 0
+			for j, v := range row {
+				if v > row[b] {
+					b = j
+				}
+			}
+			if e := mel.Edges(24); !(e[b] < 440 && 440 < e[b+2]) {
+				t.Fatalf("%s: window %d peaks in band %d (%.0f–%.0f Hz), not around 440 Hz", tc.name, i, b, e[b], e[b+2])
+			}
+		}
+	}
+	// Recordings at two rates: the bands must fit below both Nyquist
+	// frequencies (--fmax), and then they are the same in both.
+	fast := filepath.Join(dir, "fast.wav")
+	wavtest.WriteFile(t, fast, wavtest.Spec{Rate: 16000, Channels: 1, Bits: 16, Samples: wavtest.Mono(make([]float64, 1000))})
+	out := filepath.Join(dir, "mixed.npz")
+	code, stdout, stderr := runCLI("features", "fft", "--input", wav, "--input", fast, "--window", "256", "--mel", "10", "--fmax", "3000", "--out", out)
+	if code != 0 || !strings.Contains(stderr, "note: the recordings have different sampling rates (8000 Hz, 16000 Hz): the mel bands are the same frequencies in each, but a window of 256 samples lasts a different time") ||
+		!strings.Contains(stdout, "mel bands from 0 to 3000 Hz") {
+		t.Errorf("mixed rates: exit %d, %q %q", code, stdout, stderr)
 	}
 }
 
@@ -482,6 +580,8 @@ func TestFeaturesFFTAudioBadInput(t *testing.T) {
 	}
 	mat := filepath.Join(dir, "105.mat")
 	mattest.WriteFile(t, mat, mattest.Column("X105_DE_time", make([]float64, 300)))
+	fast := filepath.Join(dir, "fast.wav")
+	wavtest.WriteFile(t, fast, wavtest.Spec{Rate: 200, Channels: 1, Bits: 16, Samples: wavtest.Mono(make([]float64, 300))})
 	out := filepath.Join(dir, "f.npz")
 	small := []string{"--window", "64", "--coeffs", "8", "--out", out}
 	checkBadInput(t, []string{"features", "fft"}, out, []badInput{
@@ -496,5 +596,16 @@ func TestFeaturesFFTAudioBadInput(t *testing.T) {
 		{"short", []string{"--input", stereo, "--channel", "1", "--window", "512", "--coeffs", "8", "--hop", "10", "--out", out}, "signal: " + stereo + ": channel 1 of 2: signal of 300 samples is shorter than a window of 512"},
 		{"format", append([]string{"--input", filepath.Join(dir, "x.flac")}, small...), `unknown recording format ".flac"`},
 		{"taper", append([]string{"--input", stereo, "--channel", "1", "--taper", "hamming"}, small...), `--taper: unknown taper "hamming" (want none or hann)`},
+		{"log and db", append([]string{"--input", stereo, "--channel", "1", "--log", "--db"}, small...), "--log and --db exclude each other"},
+		{"mel and coeffs", append([]string{"--input", stereo, "--channel", "1", "--mel", "8"}, small...), "--coeffs and --mel exclude each other"},
+		{"negative mel", []string{"--input", stereo, "--channel", "1", "--mel", "-3", "--out", out}, "--mel -3: want a number of bands"},
+		{"fmax without mel", append([]string{"--input", stereo, "--channel", "1", "--fmax", "30"}, small...), "give them with --mel"},
+		{"zero rate", []string{"--input", stereo, "--channel", "1", "--mel", "4", "--rate", "0", "--out", out}, "--rate 0: want a sampling rate in Hz above 0"},
+		{"mel without rate", []string{"--input", fast, "--input", mat, "--mel", "4", "--out", out}, "--mel needs the sampling rate, and " + mat + " does not carry one (only WAV files do): give --rate HZ"},
+		{"rate against header", []string{"--input", stereo, "--channel", "1", "--rate", "200", "--out", out}, "--rate 200: " + stereo + " is sampled at 100 Hz, as its header says"},
+		{"above nyquist", []string{"--input", stereo, "--channel", "1", "--window", "64", "--mel", "4", "--fmax", "60", "--out", out}, "signal: " + stereo + ": channel 1 of 2: mel bands up to 60 Hz, above the Nyquist frequency 50 Hz of a 100 Hz sampling rate"},
+		{"above nyquist at --rate", []string{"--input", mat, "--window", "64", "--mel", "4", "--rate", "100", "--fmax", "60", "--out", out}, "--rate 100: mel bands up to 60 Hz, above the Nyquist frequency 50 Hz"},
+		{"too many bands", []string{"--input", stereo, "--channel", "1", "--window", "16", "--mel", "20", "--out", out}, "holds no Fourier coefficient of a 16-sample window at 100 Hz (one every 6.25 Hz): use fewer bands"},
+		{"mixed rates without fmax", []string{"--input", stereo, "--channel", "1", "--input", fast, "--window", "64", "--mel", "4", "--out", out}, "--mel: " + stereo + " is sampled at 100 Hz and " + fast + " at 200 Hz: give --fmax (at most 50 Hz)"},
 	})
 }
