@@ -32,7 +32,7 @@ type CWRUFile struct {
 	Label    int    // class label (the paper's numbering: 0 normal, 1–9 faults)
 	Class    string // class name
 	Domain   string // domain name (nominal rpm)
-	Variable string // the MATLAB variable holding the signal
+	Variable string // the variable holding the signal; empty: the file's default (see signal.Read)
 }
 
 // CWRUFiles returns the file map of the paper's experiment (appendix, table
@@ -50,8 +50,10 @@ func CWRUFiles() []CWRUFile {
 
 // ReadCWRUFiles reads a file map in the format of CWRUFiles' cwru_files.csv:
 // lines starting with # are comments, then a header row
-// "file,label,class,domain,variable" and one row per recording. Errors name
-// the file, the line and the problem.
+// "file,label,class,domain,variable" and one row per recording; an empty
+// variable stands for the file's default signal (for a CWRU MATLAB file
+// its drive-end variable; for a WAV, NumPy or CSV recording, as
+// signal.Read). Errors name the file, the line and the problem.
 func ReadCWRUFiles(path string) ([]CWRUFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -91,7 +93,8 @@ func parseCWRUFiles(name string, r io.Reader) ([]CWRUFile, error) {
 		if err != nil {
 			return nil, fmt.Errorf("bench: %s: line %d: label %q is not an integer", name, line, rec[1])
 		}
-		for i, field := range []string{"file", "", "class", "domain", "variable"} {
+		// An empty variable is the file's default signal.
+		for i, field := range []string{"file", "", "class", "domain"} {
 			if field != "" && rec[i] == "" {
 				return nil, fmt.Errorf("bench: %s: line %d: empty %s", name, line, field)
 			}

@@ -22,7 +22,7 @@ func runFeaturesFFT(args []string, e *env) error {
 	var inputs, labels multiFlag
 	fs.Var(&inputs, "input", "recording `PATH`: MATLAB (.mat), WAV (.wav), NumPy (.npy, .npz) or CSV (.csv); repeat for every recording")
 	fs.Var(&labels, "label", "integer class label of the matching --input (give one per --input, or none)")
-	files := fs.String("files", "", "take the recordings of one domain from a file map `CSV` (file,label,class,domain,variable), as dadil bench cwru does")
+	files := fs.String("files", "", "take the recordings of one domain from a file map `CSV` (header file,label,class,domain,variable; an empty variable is the file's default signal), as dadil bench cwru does")
 	domain := fs.String("domain", "", "the domain of --files to extract")
 	data := fs.String("data", "", "folder the paths of --files are relative to (default: the folder of the map)")
 	variable := fs.String("variable", "", "the signal of every --input: a MATLAB variable, an .npz array or a CSV column header (default: for <id>.mat X<id>_<sensor>_time, for another .mat the only variable ending in _<sensor>_time; for .npz the only array)")

@@ -565,6 +565,80 @@ func TestFeaturesFFTMel(t *testing.T) {
 	}
 }
 
+// TestFeaturesFFTRecordingMap takes WAV and NumPy recordings from a file
+// map whose variable column is empty (each file's default signal): the
+// rows of the chosen domain, labeled from the map, equal to the library's
+// features of each file.
+func TestFeaturesFFTRecordingMap(t *testing.T) {
+	dir := t.TempDir()
+	const rate, n = 4000, 1200
+	text := "file,label,class,domain,variable\n"
+	var want [][]float64 // the recordings of domain "street", in map order
+	for i, tc := range []struct {
+		path, domain string
+		label        int
+	}{
+		{"street/a.wav", "street", 3}, {"park/a.wav", "park", 3},
+		{"street/b.npy", "street", 5}, {"park/b.wav", "park", 5},
+	} {
+		x := make([]float64, n)
+		for j := range x {
+			x[j] = 0.2 * math.Sin(2*math.Pi*float64(300+200*i)*float64(j)/rate)
+		}
+		p := filepath.Join(dir, filepath.FromSlash(tc.path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(p, ".npy") {
+			if err := npy.WriteVector(p, x); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			wavtest.WriteFile(t, p, wavtest.Spec{Rate: rate, Channels: 1, Bits: 64, Float: true, Samples: wavtest.Mono(x)})
+		}
+		text += fmt.Sprintf("%s,%d,c%d,%s,\n", tc.path, tc.label, tc.label, tc.domain)
+		if tc.domain == "street" {
+			want = append(want, x)
+		}
+	}
+	mp := filepath.Join(dir, "clips.csv")
+	if err := os.WriteFile(mp, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "street.npz")
+	code, stdout, stderr := runCLI("features", "fft", "--files", mp, "--domain", "street", "--window", "256", "--hop", "256", "--mel", "16", "--rate", "4000", "--db", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	per := n / 256
+	if !strings.Contains(stdout, fmt.Sprintf("%d windows × 16 mel band energies from 2 recordings (labeled", 2*per)) {
+		t.Errorf("stdout %q", stdout)
+	}
+	arrs, err := npy.ReadNPZ(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	X, y := arrs["X"], arrs["y"]
+	starts, _ := signal.SlidingStarts(n, 256, 256, 0)
+	for f, x := range want {
+		F, err := signal.Features(x, starts, 256, 16, &signal.Settings{Mel: &signal.Mel{Rate: rate}, Decibels: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range per {
+			r := f*per + i
+			if y.Data[r] != float64([]int{3, 5}[f]) {
+				t.Fatalf("row %d: label %v", r, y.Data[r])
+			}
+			for b := range 16 {
+				if got := X.Data[r*16+b]; got != F.At(i, b) {
+					t.Fatalf("row %d band %d: %v, library %v", r, b, got, F.At(i, b))
+				}
+			}
+		}
+	}
+}
+
 func TestFeaturesFFTAudioBadInput(t *testing.T) {
 	dir := t.TempDir()
 	stereo := filepath.Join(dir, "stereo.wav")
