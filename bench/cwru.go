@@ -251,9 +251,9 @@ func LoadCWRU(dir string, files []CWRUFile, window int) (*CWRU, error) {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			path := filepath.Join(dir, filepath.FromSlash(j.f.Path))
-			x, err := signal.ReadMAT(path, j.f.Variable)
+			x, v, err := signal.ReadChannel(path, j.f.Variable, "DE")
 			if err == nil && len(x) < window {
-				err = fmt.Errorf("%s: variable %s has %d samples, fewer than a window of %d", path, j.f.Variable, len(x), window)
+				err = fmt.Errorf("%s: variable %s has %d samples, fewer than a window of %d", path, v, len(x), window)
 			}
 			out[i], errs[i] = recording{path: path, x: x}, err
 		}()

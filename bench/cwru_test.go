@@ -127,6 +127,28 @@ func TestLoadCWRU(t *testing.T) {
 		t.Fatalf("dropped %v labels %v, want class 0 dropped", c.Dropped, c.Labels)
 	}
 
+	// An empty variable is the file's drive-end signal.
+	blank := slices.Clone(files)
+	for i := range blank {
+		blank[i].Variable = ""
+	}
+	cb, err := LoadCWRU(dir, blank, 256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for d := range cb.rec {
+		for k := range cb.rec[d] {
+			for j, r := range cb.rec[d][k] {
+				if !slices.Equal(r.x, c.rec[d][k][j].x) {
+					t.Fatalf("domain %d class %d recording %d: the default variable's signal differs from the named one's", d, k, j)
+				}
+			}
+		}
+	}
+	if _, err := LoadCWRU(dir, blank, 4096); err == nil || !strings.Contains(err.Error(), "variable X101_DE_time has 2000 samples") {
+		t.Errorf("short default signal: error %v, want one naming the variable", err)
+	}
+
 	t.Run("errors", func(t *testing.T) {
 		for _, tc := range []struct {
 			name  string
