@@ -28,8 +28,9 @@
 // energies of triangular bands on the mel scale in place of the single
 // coefficients, which with the taper and decibels is the log-mel
 // spectrogram of audio classifiers (torchaudio's MelSpectrogram and
-// AmplitudeToDB, on frames that are not centred). MelFilters returns the
-// bands' weights.
+// AmplitudeToDB, on frames that are not centred; HTK's or Slaney's mel
+// scale and band normalisation, as torchaudio's and librosa's defaults).
+// MelFilters returns the bands' weights.
 //
 // # Windows
 //

@@ -15,20 +15,22 @@ import (
 // Nyquist frequency.
 //
 // With B bands, the edges f_0 < f_1 < … < f_{B+1} are equally spaced on the
-// mel scale between Min and Max (HzToMel), and band b = 1 … B has the
+// mel scale (Scale) between Min and Max, and band b = 1 … B has the
 // triangular weight
 //
 //	H_b(f) = max(0, min((f − f_{b−1}) / (f_b − f_{b−1}), (f_{b+1} − f) / (f_{b+1} − f_b)))
 //
 // rising from 0 at f_{b−1} to 1 at its centre f_b and falling to 0 at
-// f_{b+1} (the filters of HTK, without area normalisation; torchaudio's
-// melscale_fbanks with mel_scale "htk" and norm None). Coefficient k of a
-// window of N samples sits at f_k = k·Rate/N, and the band's energy is
+// f_{b+1}, or that weight times 2/(f_{b+1} − f_{b−1}) with Normalize, which
+// gives every triangle unit area. Coefficient k of a window of N samples
+// sits at f_k = k·Rate/N, and the band's energy is
 //
 //	E_b = Σ_k H_b(f_k) |X_k|²,   k = 0 … N/2,
 //
-// the power spectrum (torchaudio's MelSpectrogram with power 2) weighted by
-// the band.
+// the power spectrum weighted by the band. The zero value's bands are
+// torchaudio's defaults (MelSpectrogram with power 2, mel_scale "htk", norm
+// None); Scale Slaney with Normalize are librosa's (htk=False,
+// norm="slaney").
 type Mel struct {
 	// Rate is the sampling rate in hertz (samples per second).
 	Rate float64
@@ -36,15 +38,77 @@ type Mel struct {
 	// f_{B+1} of the last, in hertz; Max = 0 stands for Rate/2, the
 	// Nyquist frequency.
 	Min, Max float64
+	// Scale is the mel scale on which the edges are equally spaced.
+	Scale MelScale
+	// Normalize divides every band's weights by half its width in hertz,
+	// (f_{b+1} − f_{b−1})/2 (Slaney's normalisation).
+	Normalize bool
 }
 
-// HzToMel returns the mel-scale value 2595·log10(1 + f/700) of the frequency
-// f in hertz (the scale of O'Shaughnessy, as HTK and torchaudio use it).
-func HzToMel(f float64) float64 { return 2595 * math.Log10(1+f/700) }
+// MelScale is a mel scale: a map from frequencies in hertz to mels,
+// roughly linear below 1 kHz and logarithmic above, as pitch is perceived.
+type MelScale int
 
-// MelToHz returns the frequency in hertz of the mel-scale value m, the
-// inverse of HzToMel: 700·(10^{m/2595} − 1).
-func MelToHz(m float64) float64 { return 700 * (math.Pow(10, m/2595) - 1) }
+const (
+	// HTK is m = 2595·log10(1 + f/700), the scale of O'Shaughnessy as HTK
+	// and torchaudio (by default) use it.
+	HTK MelScale = iota
+	// Slaney is linear below 1 kHz, m = 3f/200, and logarithmic above,
+	// m = 15 + 27·ln(f/1000)/ln(6.4): the scale of Slaney's Auditory
+	// Toolbox, librosa's default.
+	Slaney
+)
+
+// Constants of the Slaney scale: mels per hertz below 1 kHz, and the
+// logarithmic step above (27 mel per factor 6.4).
+const (
+	slaneyLinear  = 3.0 / 200
+	slaneyLogStep = 27 / 1.8562979903656263 // 27 / ln(6.4)
+)
+
+// Mel returns the mels of the frequency f in hertz.
+func (s MelScale) Mel(f float64) float64 {
+	if s == Slaney {
+		if f < 1000 {
+			return f * slaneyLinear
+		}
+		return 15 + slaneyLogStep*math.Log(f/1000)
+	}
+	return 2595 * math.Log10(1+f/700)
+}
+
+// Hz returns the frequency in hertz of m mels, the inverse of Mel.
+func (s MelScale) Hz(m float64) float64 {
+	if s == Slaney {
+		if m < 15 {
+			return m / slaneyLinear
+		}
+		return 1000 * math.Exp((m-15)/slaneyLogStep)
+	}
+	return 700 * (math.Pow(10, m/2595) - 1)
+}
+
+// String returns "htk" or "slaney".
+func (s MelScale) String() string {
+	switch s {
+	case HTK:
+		return "htk"
+	case Slaney:
+		return "slaney"
+	}
+	return fmt.Sprintf("MelScale(%d)", int(s))
+}
+
+// ParseMelScale returns the mel scale named "htk" or "slaney".
+func ParseMelScale(name string) (MelScale, error) {
+	switch name {
+	case "htk":
+		return HTK, nil
+	case "slaney":
+		return Slaney, nil
+	}
+	return 0, fmt.Errorf("signal: unknown mel scale %q (want htk or slaney)", name)
+}
 
 // max returns the upper edge in hertz: Max, or Rate/2 when Max is 0.
 func (m Mel) max() float64 {
@@ -58,10 +122,10 @@ func (m Mel) max() float64 {
 // on the mel scale from Min to Max; band b = 1 … B has its centre at f_b.
 // It does not validate m (MelFilters does).
 func (m Mel) Edges(bands int) []float64 {
-	lo, hi := HzToMel(m.Min), HzToMel(m.max())
+	lo, hi := m.Scale.Mel(m.Min), m.Scale.Mel(m.max())
 	f := make([]float64, bands+2)
 	for i := range f {
-		f[i] = MelToHz(lo + (hi-lo)*float64(i)/float64(bands+1))
+		f[i] = m.Scale.Hz(lo + (hi-lo)*float64(i)/float64(bands+1))
 	}
 	// The ends exactly as given, not as the round trip through the mel
 	// scale leaves them.
@@ -81,6 +145,9 @@ type melBank struct {
 func newMelBank(bands, window int, m Mel) (*melBank, error) {
 	if bands < 1 {
 		return nil, fmt.Errorf("signal: %d mel bands (want at least 1)", bands)
+	}
+	if m.Scale != HTK && m.Scale != Slaney {
+		return nil, fmt.Errorf("signal: unknown mel scale %v", m.Scale)
 	}
 	if !(m.Rate > 0) || math.IsInf(m.Rate, 0) {
 		return nil, fmt.Errorf("signal: mel bands need the sampling rate: got %v Hz", m.Rate)
@@ -121,6 +188,11 @@ func newMelBank(bands, window int, m Mel) (*melBank, error) {
 		}
 		if len(w) == 0 {
 			return nil, fmt.Errorf("signal: mel band %d of %d (%.4g–%.4g Hz) holds no Fourier coefficient of a %d-sample window at %g Hz (one every %.4g Hz): use fewer bands, a higher minimum frequency or longer windows", b, bands, lo, up, window, m.Rate, step)
+		}
+		if m.Normalize {
+			for i := range w {
+				w[i] *= 2 / (up - lo)
+			}
 		}
 		bank.first[b-1] = max(k0, 0)
 		bank.w[b-1] = w

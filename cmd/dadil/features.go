@@ -36,6 +36,8 @@ func runFeaturesFFT(args []string, e *env) error {
 	logMag := fs.Bool("log", false, "write log(1 + v) instead of every magnitude or band energy v (compresses the dynamic range of audio spectra)")
 	db := fs.Bool("db", false, "write decibels of power instead: 10·log10(max(p, 1e-10)) of |X_k|² or of the band energies (with --mel: a log-mel spectrogram)")
 	melBands := fs.Int("mel", 0, "write the energies Σ_k H_b(f_k)|X_k|² of `B` triangular bands equally spaced on the mel scale (HTK, as torchaudio) instead of the magnitudes; needs the sampling rate")
+	melScale := fs.String("mel-scale", "htk", "mel scale of the bands: htk (2595·log10(1 + f/700), torchaudio's default) or slaney (linear below 1 kHz, librosa's default)")
+	melNorm := fs.String("mel-norm", "none", "none (every band peaks at 1, torchaudio's default) or slaney (every band has unit area in Hz, librosa's default)")
 	fmin := fs.Float64("fmin", 0, "lower edge of the first mel band, in `Hz`")
 	fmax := fs.Float64("fmax", 0, "upper edge of the last mel band, in `Hz` (default: half the sampling rate)")
 	rate := fs.Float64("rate", 0, "sampling rate in `Hz` of recordings that do not carry one (.mat, .npy, .npz, .csv); WAV files carry theirs")
@@ -95,10 +97,17 @@ func runFeaturesFFT(args []string, e *env) error {
 		if flagSet(fs, "coeffs") {
 			return usageError{fmt.Errorf("--coeffs and --mel exclude each other: with --mel the features are the %d band energies, computed from every coefficient", *melBands)}
 		}
-		mel = &signal.Mel{Min: *fmin, Max: *fmax}
+		sc, err := signal.ParseMelScale(*melScale)
+		if err != nil {
+			return usageError{fmt.Errorf("--mel-scale: %s", strings.TrimPrefix(err.Error(), "signal: "))}
+		}
+		if *melNorm != "none" && *melNorm != "slaney" {
+			return usageError{fmt.Errorf("--mel-norm %q: want none or slaney", *melNorm)}
+		}
+		mel = &signal.Mel{Min: *fmin, Max: *fmax, Scale: sc, Normalize: *melNorm == "slaney"}
 		cols = *melBands
-	case flagSet(fs, "fmin") || flagSet(fs, "fmax"):
-		return usageError{fmt.Errorf("--fmin and --fmax set the mel bands: give them with --mel")}
+	case flagSet(fs, "fmin") || flagSet(fs, "fmax") || flagSet(fs, "mel-scale") || flagSet(fs, "mel-norm"):
+		return usageError{fmt.Errorf("--fmin, --fmax, --mel-scale and --mel-norm set the mel bands: give them with --mel")}
 	}
 	spec := &signal.Settings{Taper: tp, Log: *logMag, Decibels: *db}
 	// The bands depend on each recording's rate; their settings are
@@ -108,7 +117,9 @@ func runFeaturesFFT(args []string, e *env) error {
 			return usageError{err}
 		}
 	} else if *rate > 0 {
-		if _, err := signal.NewSpectrum(*window, cols, &signal.Settings{Taper: tp, Log: *logMag, Decibels: *db, Mel: &signal.Mel{Rate: *rate, Min: *fmin, Max: *fmax}}); err != nil {
+		m := *mel
+		m.Rate = *rate
+		if _, err := signal.NewSpectrum(*window, cols, &signal.Settings{Taper: tp, Log: *logMag, Decibels: *db, Mel: &m}); err != nil {
 			return usageError{fmt.Errorf("--rate %g: %s", *rate, strings.TrimPrefix(err.Error(), "signal: "))}
 		}
 	}
@@ -317,7 +328,11 @@ func runFeaturesFFT(args []string, e *env) error {
 	fmt.Fprintf(e.stdout, "wrote %s: %d windows × %d %s from %d recordings (%s; window %d, %s)\n", *out, rows, cols, what, len(recs), lab, *window, how)
 	switch {
 	case mel != nil:
-		fmt.Fprintf(e.stdout, "mel bands from %.6g to %.6g Hz, centres %.6g … %.6g Hz (freq in the archive)\n", mel.Min, mel.Edges(cols)[cols+1], freq[0], freq[cols-1])
+		norm := ""
+		if mel.Normalize {
+			norm = ", unit area"
+		}
+		fmt.Fprintf(e.stdout, "mel bands (%s scale%s) from %.6g to %.6g Hz, centres %.6g … %.6g Hz (freq in the archive)\n", mel.Scale, norm, mel.Min, mel.Edges(cols)[cols+1], freq[0], freq[cols-1])
 	case len(rates) == 1 && first.rate > 0:
 		fmt.Fprintf(e.stdout, "sampling rate %g Hz: coefficient k is at k × %.6g Hz\n", first.rate, first.rate/float64(*window))
 	}

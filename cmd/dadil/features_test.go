@@ -503,16 +503,24 @@ func TestFeaturesFFTMel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	centres := mel.Edges(24)[1:25]
+	librosa := &signal.Mel{Rate: rate, Min: 50, Scale: signal.Slaney, Normalize: true}
+	slaney, err := signal.Features(rec.Samples, starts, window, 24, &signal.Settings{Taper: signal.Hann, Mel: librosa, Decibels: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
-		name string
-		args []string
-		want *mat.Dense
+		name  string
+		args  []string
+		want  *mat.Dense
+		mel   *signal.Mel
+		bands string
 	}{
-		{"wav", []string{"--input", wav}, fromWAV},
-		{"npy at --rate", []string{"--input", vec, "--rate", "8000"}, fromNPY},
-		{"wav at its own --rate", []string{"--input", wav, "--rate", "8000"}, fromWAV},
+		{"wav", []string{"--input", wav}, fromWAV, mel, "(htk scale)"},
+		{"npy at --rate", []string{"--input", vec, "--rate", "8000"}, fromNPY, mel, "(htk scale)"},
+		{"wav at its own --rate", []string{"--input", wav, "--rate", "8000"}, fromWAV, mel, "(htk scale)"},
+		{"librosa's bands", []string{"--input", wav, "--mel-scale", "slaney", "--mel-norm", "slaney"}, slaney, librosa, "(slaney scale, unit area)"},
 	} {
+		centres := tc.mel.Edges(24)[1:25]
 		out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".npz")
 		args := append([]string{"features", "fft", "--window", "256", "--hop", "128", "--taper", "hann", "--db", "--mel", "24", "--fmin", "50", "--out", out}, tc.args...)
 		code, stdout, stderr := runCLI(args...)
@@ -520,7 +528,7 @@ func TestFeaturesFFTMel(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", tc.name, code, stderr)
 		}
 		if !strings.Contains(stdout, fmt.Sprintf("%d windows × 24 mel band energies from 1 recordings (unlabeled; window 256, hop 128, hann taper, decibels)", len(starts))) ||
-			!strings.Contains(stdout, "mel bands from 50 to 4000 Hz, centres") {
+			!strings.Contains(stdout, "mel bands "+tc.bands+" from 50 to 4000 Hz, centres") {
 			t.Errorf("%s: stdout %q", tc.name, stdout)
 		}
 		arrs, err := npy.ReadNPZ(out)
@@ -548,7 +556,7 @@ func TestFeaturesFFTMel(t *testing.T) {
 					b = j
 				}
 			}
-			if e := mel.Edges(24); !(e[b] < 440 && 440 < e[b+2]) {
+			if e := tc.mel.Edges(24); !(e[b] < 440 && 440 < e[b+2]) {
 				t.Fatalf("%s: window %d peaks in band %d (%.0f–%.0f Hz), not around 440 Hz", tc.name, i, b, e[b], e[b+2])
 			}
 		}
@@ -560,7 +568,7 @@ func TestFeaturesFFTMel(t *testing.T) {
 	out := filepath.Join(dir, "mixed.npz")
 	code, stdout, stderr := runCLI("features", "fft", "--input", wav, "--input", fast, "--window", "256", "--mel", "10", "--fmax", "3000", "--out", out)
 	if code != 0 || !strings.Contains(stderr, "note: the recordings have different sampling rates (8000 Hz, 16000 Hz): the mel bands are the same frequencies in each, but a window of 256 samples lasts a different time") ||
-		!strings.Contains(stdout, "mel bands from 0 to 3000 Hz") {
+		!strings.Contains(stdout, "mel bands (htk scale) from 0 to 3000 Hz") {
 		t.Errorf("mixed rates: exit %d, %q %q", code, stdout, stderr)
 	}
 }
@@ -674,6 +682,9 @@ func TestFeaturesFFTAudioBadInput(t *testing.T) {
 		{"mel and coeffs", append([]string{"--input", stereo, "--channel", "1", "--mel", "8"}, small...), "--coeffs and --mel exclude each other"},
 		{"negative mel", []string{"--input", stereo, "--channel", "1", "--mel", "-3", "--out", out}, "--mel -3: want a number of bands"},
 		{"fmax without mel", append([]string{"--input", stereo, "--channel", "1", "--fmax", "30"}, small...), "give them with --mel"},
+		{"mel-norm without mel", append([]string{"--input", stereo, "--channel", "1", "--mel-norm", "slaney"}, small...), "give them with --mel"},
+		{"mel scale", []string{"--input", stereo, "--channel", "1", "--mel", "4", "--mel-scale", "bark", "--out", out}, `--mel-scale: unknown mel scale "bark" (want htk or slaney)`},
+		{"mel norm", []string{"--input", stereo, "--channel", "1", "--mel", "4", "--mel-norm", "area", "--out", out}, `--mel-norm "area": want none or slaney`},
 		{"zero rate", []string{"--input", stereo, "--channel", "1", "--mel", "4", "--rate", "0", "--out", out}, "--rate 0: want a sampling rate in Hz above 0"},
 		{"mel without rate", []string{"--input", fast, "--input", mat, "--mel", "4", "--out", out}, "--mel needs the sampling rate, and " + mat + " does not carry one (only WAV files do): give --rate HZ"},
 		{"rate against header", []string{"--input", stereo, "--channel", "1", "--rate", "200", "--out", out}, "--rate 200: " + stereo + " is sampled at 100 Hz, as its header says"},
