@@ -143,8 +143,8 @@ type melBank struct {
 // newMelBank returns the bands of m for windows of window samples; it is an
 // error if m is not valid or if a band holds no coefficient.
 func newMelBank(bands, window int, m Mel) (*melBank, error) {
-	if bands < 1 {
-		return nil, fmt.Errorf("signal: %d mel bands (want at least 1)", bands)
+	if bands < 1 || bands > window/2+1 {
+		return nil, fmt.Errorf("signal: %d mel bands for a window of %d samples (want 1 … %d, its number of coefficients)", bands, window, window/2+1)
 	}
 	if m.Scale != HTK && m.Scale != Slaney {
 		return nil, fmt.Errorf("signal: unknown mel scale %v", m.Scale)

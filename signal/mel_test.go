@@ -236,7 +236,8 @@ func TestMelErrors(t *testing.T) {
 		set           Settings
 		msg           string
 	}{
-		{"no bands", 0, 1024, Settings{Mel: &Mel{Rate: 16000}}, "0 mel bands"},
+		{"no bands", 0, 1024, Settings{Mel: &Mel{Rate: 16000}}, "0 mel bands for a window of 1024 samples (want 1 … 513"},
+		{"more bands than coefficients", 1 << 40, 1024, Settings{Mel: &Mel{Rate: 16000}}, "1099511627776 mel bands for a window of 1024 samples (want 1 … 513"},
 		{"no rate", 40, 1024, Settings{Mel: &Mel{}}, "need the sampling rate"},
 		{"NaN rate", 40, 1024, Settings{Mel: &Mel{Rate: math.NaN()}}, "need the sampling rate"},
 		{"infinite rate", 40, 1024, Settings{Mel: &Mel{Rate: math.Inf(1)}}, "need the sampling rate"},
@@ -357,4 +358,44 @@ json.dump(out, sys.stdout)
 func lastLine(out []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	return strconv.Quote(lines[len(lines)-1])
+}
+
+// FuzzMelFilters checks that any band settings give either an error or
+// filters with finite weights, each band weighing at least one coefficient,
+// within [0, 1] unless normalised (then within [0, 2/width]).
+func FuzzMelFilters(f *testing.F) {
+	f.Add(40, 1024, 16000.0, 0.0, 0.0, false, false)
+	f.Add(128, 2048, 22050.0, 20.0, 11025.0, true, true)
+	f.Add(4, 16, 100.0, 40.0, 50.0, false, false)
+	f.Fuzz(func(t *testing.T, bands, window int, rate, lo, hi float64, slaney, norm bool) {
+		window = min(max(window, -1), 1<<14) // the allocation is the caller's choice
+		m := Mel{Rate: rate, Min: lo, Max: hi, Normalize: norm}
+		if slaney {
+			m.Scale = Slaney
+		}
+		H, err := MelFilters(bands, window, m)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "signal: ") {
+				t.Fatalf("error without the package prefix: %v", err)
+			}
+			return
+		}
+		f := m.Edges(bands)
+		for b := range bands {
+			limit := 1.0
+			if norm {
+				limit = 2 / (f[b+2] - f[b])
+			}
+			var any bool
+			for _, h := range H.RawRowView(b) {
+				if math.IsNaN(h) || h < 0 || h > limit*(1+1e-12) {
+					t.Fatalf("%+v, %d bands, window %d: band %d weight %v (limit %v)", m, bands, window, b, h, limit)
+				}
+				any = any || h > 0
+			}
+			if !any {
+				t.Fatalf("%+v, %d bands, window %d: band %d weighs nothing", m, bands, window, b)
+			}
+		}
+	})
 }

@@ -106,25 +106,26 @@ func NewSpectrum(window, coeffs int, s *Settings) (*Spectrum, error) {
 	if set.Log && set.Decibels {
 		return nil, fmt.Errorf("signal: Log and Decibels exclude each other")
 	}
-	sp := &Spectrum{window: window, coeffs: coeffs, fft: fourier.NewFFT(window), coef: make([]complex128, window/2+1), log: set.Log, db: set.Decibels}
+	if set.Taper != Rectangular && set.Taper != Hann {
+		return nil, fmt.Errorf("signal: unknown taper %v", set.Taper)
+	}
+	// Everything that can be checked is checked before the transform's
+	// buffers are allocated.
+	var bank *melBank
 	if set.Mel != nil {
-		bank, err := newMelBank(coeffs, window, *set.Mel)
-		if err != nil {
+		var err error
+		if bank, err = newMelBank(coeffs, window, *set.Mel); err != nil {
 			return nil, err
 		}
-		sp.mel = bank
 	}
-	switch set.Taper {
-	case Rectangular:
-	case Hann:
+	sp := &Spectrum{window: window, coeffs: coeffs, fft: fourier.NewFFT(window), coef: make([]complex128, window/2+1), mel: bank, log: set.Log, db: set.Decibels}
+	if set.Taper == Hann {
 		sp.taper = make([]float64, window)
 		for t := range sp.taper {
 			v := math.Sin(math.Pi * float64(t) / float64(window))
 			sp.taper[t] = v * v
 		}
 		sp.buf = make([]float64, window)
-	default:
-		return nil, fmt.Errorf("signal: unknown taper %v", set.Taper)
 	}
 	return sp, nil
 }
@@ -244,16 +245,18 @@ func SlidingStarts(n, window, hop, limit int) ([]int, error) {
 // NewSpectrum), if there are no windows, or if x holds NaN or infinite
 // values.
 func Features(x []float64, starts []int, window, coeffs int, s *Settings) (*mat.Dense, error) {
-	if _, err := NewSpectrum(window, coeffs, s); err != nil {
-		return nil, err
-	}
 	if len(starts) == 0 {
 		return nil, fmt.Errorf("signal: no windows")
 	}
+	// The windows first: a window longer than the signal is an error
+	// before any buffer of its size is allocated.
 	for i, s := range starts {
 		if s < 0 || s > len(x)-window {
 			return nil, fmt.Errorf("signal: window %d starts at %d: a window of %d samples must start in 0 … %d for a signal of %d samples", i, s, window, len(x)-window, len(x))
 		}
+	}
+	if _, err := NewSpectrum(window, coeffs, s); err != nil {
+		return nil, err
 	}
 	if i := nonFinite(x); i >= 0 {
 		return nil, fmt.Errorf("signal: sample %d is %v", i, x[i])

@@ -65,6 +65,12 @@ func runFeaturesFFT(args []string, e *env) error {
 	if err := checkOutput("--out", *out); err != nil {
 		return err
 	}
+	// A window past this (6 minutes at 48 kHz) is a mistake rather than a
+	// spectrum; refusing it keeps the transform's buffers from exhausting
+	// the memory before the recordings show it is longer than they are.
+	if *window > maxWindow {
+		return usageError{fmt.Errorf("--window %d: at most %d samples", *window, maxWindow)}
+	}
 	if *windows < 1 {
 		return usageError{fmt.Errorf("--windows must be at least 1")}
 	}
@@ -338,6 +344,9 @@ func runFeaturesFFT(args []string, e *env) error {
 	}
 	return nil
 }
+
+// maxWindow is the longest window features fft accepts.
+const maxWindow = 1 << 24
 
 // recordingOptions turns --variable and --channel into the reading
 // options of one recording: for a MATLAB file --channel is the CWRU

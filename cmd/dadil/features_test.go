@@ -681,6 +681,8 @@ func TestFeaturesFFTAudioBadInput(t *testing.T) {
 		{"log and db", append([]string{"--input", stereo, "--channel", "1", "--log", "--db"}, small...), "--log and --db exclude each other"},
 		{"mel and coeffs", append([]string{"--input", stereo, "--channel", "1", "--mel", "8"}, small...), "--coeffs and --mel exclude each other"},
 		{"negative mel", []string{"--input", stereo, "--channel", "1", "--mel", "-3", "--out", out}, "--mel -3: want a number of bands"},
+		{"huge mel", []string{"--input", stereo, "--channel", "1", "--window", "64", "--mel", "1000000000000", "--rate", "100", "--out", out}, "1000000000000 mel bands for a window of 64 samples (want 1 … 33"},
+		{"huge window", []string{"--input", stereo, "--channel", "1", "--window", "1000000000", "--coeffs", "8", "--out", out}, "--window 1000000000: at most 16777216 samples"},
 		{"fmax without mel", append([]string{"--input", stereo, "--channel", "1", "--fmax", "30"}, small...), "give them with --mel"},
 		{"mel-norm without mel", append([]string{"--input", stereo, "--channel", "1", "--mel-norm", "slaney"}, small...), "give them with --mel"},
 		{"mel scale", []string{"--input", stereo, "--channel", "1", "--mel", "4", "--mel-scale", "bark", "--out", out}, `--mel-scale: unknown mel scale "bark" (want htk or slaney)`},
@@ -690,7 +692,7 @@ func TestFeaturesFFTAudioBadInput(t *testing.T) {
 		{"rate against header", []string{"--input", stereo, "--channel", "1", "--rate", "200", "--out", out}, "--rate 200: " + stereo + " is sampled at 100 Hz, as its header says"},
 		{"above nyquist", []string{"--input", stereo, "--channel", "1", "--window", "64", "--mel", "4", "--fmax", "60", "--out", out}, "signal: " + stereo + ": channel 1 of 2: mel bands up to 60 Hz, above the Nyquist frequency 50 Hz of a 100 Hz sampling rate"},
 		{"above nyquist at --rate", []string{"--input", mat, "--window", "64", "--mel", "4", "--rate", "100", "--fmax", "60", "--out", out}, "--rate 100: mel bands up to 60 Hz, above the Nyquist frequency 50 Hz"},
-		{"too many bands", []string{"--input", stereo, "--channel", "1", "--window", "16", "--mel", "20", "--out", out}, "holds no Fourier coefficient of a 16-sample window at 100 Hz (one every 6.25 Hz): use fewer bands"},
+		{"too many bands", []string{"--input", stereo, "--channel", "1", "--window", "16", "--mel", "4", "--fmin", "40", "--out", out}, "holds no Fourier coefficient of a 16-sample window at 100 Hz (one every 6.25 Hz): use fewer bands"},
 		{"mixed rates without fmax", []string{"--input", stereo, "--channel", "1", "--input", fast, "--window", "64", "--mel", "4", "--out", out}, "--mel: " + stereo + " is sampled at 100 Hz and " + fast + " at 200 Hz: give --fmax (at most 50 Hz)"},
 	})
 }
