@@ -190,30 +190,33 @@ func arraySignal(a *npy.Array, ch int) (*Recording, error) {
 		return nil, err
 	}
 	rec := &Recording{Signal: channelName(ch, C)}
-	rec.Samples = pick(a.Data, n, C, ch)
+	rec.Samples = pick(nil, a.Data, n, C, ch)
 	return rec, nil
 }
 
-// pick returns channel ch of n frames of C interleaved channels (see
-// ReadOptions.Channel): a new slice, or data itself when C = 1.
-func pick(data []float64, n, C, ch int) []float64 {
+// pick appends to dst channel ch of n frames of C interleaved channels
+// (see ReadOptions.Channel) and returns it; with dst nil and C = 1 it
+// returns data itself.
+func pick(dst, data []float64, n, C, ch int) []float64 {
 	if C == 1 {
-		return data[:n]
+		if dst == nil {
+			return data[:n]
+		}
+		return append(dst, data[:n]...)
 	}
-	x := make([]float64, n)
-	for i := range x {
+	for i := range n {
 		fr := data[i*C : (i+1)*C]
 		if ch > 0 {
-			x[i] = fr[ch-1]
+			dst = append(dst, fr[ch-1])
 			continue
 		}
 		var v float64
 		for _, s := range fr {
 			v += s
 		}
-		x[i] = v / float64(C)
+		dst = append(dst, v/float64(C))
 	}
-	return x
+	return dst
 }
 
 // decodeCSV reads a signal from CSV text: one row per frame, one column

@@ -44,7 +44,11 @@ func ReadWAV(path string, channel int) ([]float64, WAVInfo, error) {
 		return nil, WAVInfo{}, fmt.Errorf("signal: %w", err)
 	}
 	defer f.Close()
-	x, info, err := decodeWAV(bufio.NewReaderSize(f, 1<<16), channel)
+	avail := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		avail = st.Size()
+	}
+	x, info, err := decodeWAV(bufio.NewReaderSize(f, 1<<16), channel, avail)
 	if err != nil {
 		return nil, info, fmt.Errorf("signal: %s: %w", path, err)
 	}
@@ -69,15 +73,17 @@ func ReadWAV(path string, channel int) ([]float64, WAVInfo, error) {
 // than its header says), holds no samples or a partial frame, or a
 // floating-point sample is NaN or infinite.
 func DecodeWAV(r io.Reader, channel int) ([]float64, WAVInfo, error) {
-	x, info, err := decodeWAV(r, channel)
+	x, info, err := decodeWAV(r, channel, -1)
 	if err != nil {
 		return nil, info, fmt.Errorf("signal: %w", err)
 	}
 	return x, info, nil
 }
 
-// decodeWAV is DecodeWAV with errors not yet prefixed.
-func decodeWAV(r io.Reader, channel int) ([]float64, WAVInfo, error) {
+// decodeWAV is DecodeWAV with errors not yet prefixed. avail, when not
+// negative, is the size of the stream in bytes (a file's), which bounds the
+// number of frames it can hold.
+func decodeWAV(r io.Reader, channel int, avail int64) ([]float64, WAVInfo, error) {
 	var info WAVInfo
 	var hdr [12]byte
 	if _, err := io.ReadFull(r, hdr[:]); err != nil {
@@ -148,7 +154,7 @@ func decodeWAV(r io.Reader, channel int) ([]float64, WAVInfo, error) {
 				}
 				size = ds64Data
 			}
-			x, err := readData(r, size, block, &info, channel)
+			x, err := readData(r, size, block, &info, channel, avail)
 			return x, info, err
 		default:
 			if err := skip(r, size+size%2); err != nil {
@@ -206,8 +212,9 @@ func readFmt(r io.Reader, size int64) (block int, info WAVInfo, err error) {
 	return block, info, nil
 }
 
-// readData decodes a "data" chunk of size bytes.
-func readData(r io.Reader, size int64, block int, info *WAVInfo, channel int) ([]float64, error) {
+// readData decodes a "data" chunk of size bytes from a stream of avail
+// bytes in all (negative: unknown).
+func readData(r io.Reader, size int64, block int, info *WAVInfo, channel int, avail int64) ([]float64, error) {
 	C := info.Channels
 	if err := checkChannel(channel, C); err != nil {
 		return nil, err
@@ -246,9 +253,13 @@ func readData(r io.Reader, size int64, block int, info *WAVInfo, channel int) ([
 			return float64(int32(binary.LittleEndian.Uint32(b))) * scale
 		}
 	}
-	// Grow the output as frames arrive rather than trusting the header's
-	// size for one allocation.
-	x := make([]float64, 0, min(frames, 1<<20))
+	// Allocate the output once when the stream's size bounds it; otherwise
+	// grow it as frames arrive rather than trusting the header's size.
+	capacity := min(frames, 1<<20)
+	if avail >= 0 {
+		capacity = min(frames, avail/int64(block))
+	}
+	x := make([]float64, 0, capacity)
 	buf := make([]byte, block*4096)
 	vals := make([]float64, 0, C*4096)
 	var done int64
@@ -274,11 +285,12 @@ func readData(r io.Reader, size int64, block int, info *WAVInfo, channel int) ([
 		for k := 0; k < len(chunk); k += bytes {
 			vals = append(vals, sample(chunk[k:k+bytes]))
 		}
-		sel := pick(vals, int(n), C, channel)
-		if i := nonFinite(sel); i >= 0 {
-			return nil, fmt.Errorf("frame %d (counting from 1) is %v", done+int64(i)+1, sel[i])
+		x = pick(x, vals, int(n), C, channel)
+		if sel := x[done:]; info.Float {
+			if i := nonFinite(sel); i >= 0 {
+				return nil, fmt.Errorf("frame %d (counting from 1) is %v", done+int64(i)+1, sel[i])
+			}
 		}
-		x = append(x, sel...)
 		done += n
 	}
 	if len(x) == 0 {

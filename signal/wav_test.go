@@ -310,3 +310,24 @@ func rf64Chunk(dataSize uint64) []byte {
 	c = le.AppendUint64(c, 0) // sample count: not used
 	return le.AppendUint32(c, 0)
 }
+
+// BenchmarkReadWAV reads two minutes of 16-bit stereo audio at 48 kHz
+// (23 MB), one channel of it.
+func BenchmarkReadWAV(b *testing.B) {
+	const frames = 2 * 60 * 48000
+	s := make([][]float64, frames)
+	for i := range s {
+		v := math.Round(8000 * math.Sin(float64(i)/7))
+		s[i] = []float64{v, -v}
+	}
+	path := filepath.Join(b.TempDir(), "long.wav")
+	wavtest.WriteFile(b, path, wavtest.Spec{Rate: 48000, Channels: 2, Bits: 16, Samples: s})
+	b.SetBytes(int64(frames * 4))
+	b.ResetTimer()
+	for b.Loop() {
+		x, _, err := ReadWAV(path, 2)
+		if err != nil || len(x) != frames {
+			b.Fatalf("%d samples, %v", len(x), err)
+		}
+	}
+}
