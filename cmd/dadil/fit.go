@@ -164,6 +164,11 @@ func runFit(args []string, e *env) error {
 		return err
 	}
 	fitSecs := time.Since(t0).Seconds()
+	if !*quiet {
+		// The reconstruction of the target from the full atoms can take
+		// as long as several epochs on large problems: say what is going on.
+		fmt.Fprintf(e.stderr, "fitted in %.1f s (%d epochs, stopped by %s); reconstructing the target and training the classifiers\n", fitSecs, len(dict.History.Loss), dict.History.Stopped)
+	}
 	t0 = time.Now()
 	model, err := dictionary.NewModel(dict, len(doms)-1, nil, set.Seed)
 	if err != nil {
@@ -238,7 +243,7 @@ func runFit(args []string, e *env) error {
 		return err
 	}
 	if !*quiet {
-		fmt.Fprintf(e.stderr, "fitted in %.1f s (%d epochs, stopped by %s); wrote %s\n", fitSecs, rep.Epochs, rep.Stopped, *out)
+		fmt.Fprintf(e.stderr, "reconstruction and classifiers in %.1f s; wrote %s\n", modelSecs, *out)
 	}
 	if h := rep.HeldOutSources; h != nil {
 		var r, ee float64
