@@ -3,6 +3,7 @@ package gbary
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -112,6 +113,45 @@ func TestDirectMatchesGram(t *testing.T) {
 		want.Mul(b.XB, s.A.T())
 		if !mat.EqualApprox(b.S, want, 1e-9) {
 			t.Errorf("K=%d: S differs from X_B Aᵀ", tc.K)
+		}
+	}
+}
+
+// TestLabelBlocksExact: the label term computed in column blocks gives
+// bit for bit the plans, costs and support of the unblocked computation,
+// with block sizes that do and do not divide the measures' size.
+func TestLabelBlocksExact(t *testing.T) {
+	defer func(b int) { labelBlock = b }(labelBlock)
+	rng := rand.New(rand.NewPCG(3, 9))
+	s := randomStack(rng, 3, 50, 6, 7)
+	// Some labels exactly zero, as hard labels have.
+	for t := 0; t < 50; t += 3 {
+		s.YA.Set(t, 2, 0)
+	}
+	s.Prepare(1)
+	init := rng.Perm(150)[:50]
+	run := func(block int) *Barycenter {
+		labelBlock = block
+		var g Barycenter
+		if err := g.Run(s, init, []float64{0.2, 0.5, 0.3}, 0, 10, 0); err != nil {
+			t.Fatal(err)
+		}
+		g.Materialize(s)
+		return &g
+	}
+	want := run(1 << 20)
+	for _, block := range []int{1, 7, 25, 50} {
+		got := run(block)
+		if !slices.Equal(got.J, want.J) || !slices.Equal(got.Costs, want.Costs) {
+			t.Fatalf("block %d: J %v costs %v, unblocked %v %v", block, got.J, got.Costs, want.J, want.Costs)
+		}
+		for k := range want.Inv {
+			if !slices.Equal(got.Inv[k], want.Inv[k]) {
+				t.Fatalf("block %d: plan %d differs", block, k)
+			}
+		}
+		if !mat.Equal(got.XB, want.XB) || !mat.Equal(got.YB, want.YB) {
+			t.Fatalf("block %d: support differs", block)
 		}
 	}
 }
