@@ -107,6 +107,25 @@ func TestFitPredict(t *testing.T) {
 			t.Fatalf("row %d: predict gives %s, fit gave %s", i-1, got, want)
 		}
 	}
+	// The target file carries labels: predict scores against them, as fit
+	// did.
+	if want := fmt.Sprintf("accuracy against the labels in %s: %.2f%% (", tgt, rep.TargetAccuracy["dadil_r"]); !strings.Contains(perr, want) {
+		t.Errorf("predict: stderr %q, want %q", perr, want)
+	}
+	// Labels the model does not know count as errors, with a note; an
+	// exact count on a file whose rows all carry the unknown label.
+	p := synth.Generate(synth.Default(), 1)
+	odd := filepath.Join(dir, "odd.csv")
+	writeCSV(t, odd, p.Target, true, func(i int, row []string) []string {
+		row[2] = "99"
+		return row
+	})
+	n, _ := p.Target.X.Dims()
+	code, _, perr = runCLI("predict", "--model", filepath.Join(out, "model.dadil"), "--data", odd)
+	if want := fmt.Sprintf("accuracy against the labels in %s: 0.00%% (0 of %d rows)", odd, n); code != 0 || !strings.Contains(perr, want) ||
+		!strings.Contains(perr, "note: labels [99] of "+odd+" are not among the model's classes [10 20 30]; those rows count as errors") {
+		t.Errorf("predict with unknown labels: exit %d, stderr %q", code, perr)
+	}
 	// --method e and --out.
 	pe := filepath.Join(dir, "e.csv")
 	if code, _, perr := runCLI("predict", "--model", filepath.Join(out, "model.dadil"), "--data", tgt, "--method", "e", "--out", pe); code != 0 {

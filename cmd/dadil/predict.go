@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/atomicfile"
@@ -13,7 +14,7 @@ import (
 func runPredict(args []string, e *env) error {
 	fs := newFlags("dadil predict", e)
 	model := fs.String("model", "", "model `FILE` written by dadil fit (DIR/model.dadil)")
-	data := fs.String("data", "", "data `PATH` to classify (.csv, .npy, .npz or .mat); labels in it are ignored")
+	data := fs.String("data", "", "data `PATH` to classify (.csv, .npy, .npz or .mat); labels in it, if any, only score the predictions (on standard error)")
 	method := fs.String("method", "r", "`r` for DaDiL-R, e for DaDiL-E")
 	out := fs.String("out", "", "write the CSV to `FILE` instead of standard output")
 	var rf readerFlags
@@ -21,6 +22,7 @@ func runPredict(args []string, e *env) error {
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil predict --model FILE --data PATH [--method r|e] [--out FILE]")
 		fmt.Fprintln(fs.Output(), "\nWrites one line \"row,label\" per row of the data, labels in the values of the training sources.")
+		fmt.Fprintln(fs.Output(), "When the data carry labels, the accuracy against them is reported on standard error.")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -39,7 +41,7 @@ func runPredict(args []string, e *env) error {
 		return err
 	}
 	opt := rf.options()
-	opt.Unlabeled = true
+	opt.LabelsOptional = true
 	d, err := dataset.Read(*data, opt)
 	if err != nil {
 		return err
@@ -67,7 +69,28 @@ func runPredict(args []string, e *env) error {
 	}
 	if *out == "" {
 		_, err = e.stdout.Write(b.Bytes())
+	} else {
+		err = atomicfile.Write(*out, b.Bytes())
+	}
+	if err != nil || d.Labels == nil {
 		return err
 	}
-	return atomicfile.Write(*out, b.Bytes())
+	// The data carry labels: score the predictions against them.
+	correct := 0
+	var unknown []int
+	for i, p := range pred {
+		y := d.Labels[i]
+		if f.Labels[p] == y {
+			correct++
+		}
+		if !slices.Contains(f.Labels, y) && !slices.Contains(unknown, y) {
+			unknown = append(unknown, y)
+		}
+	}
+	fmt.Fprintf(e.stderr, "accuracy against the labels in %s: %.2f%% (%d of %d rows)\n", *data, 100*float64(correct)/float64(len(pred)), correct, len(pred))
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		fmt.Fprintf(e.stderr, "note: labels %v of %s are not among the model's classes %v; those rows count as errors\n", unknown, *data, f.Labels)
+	}
+	return nil
 }
