@@ -160,6 +160,7 @@ type pairScratch struct {
 	assign ot.AssignmentSolver
 	perm   ot.AssignmentResult
 	yt     []float64 // the measure's labels by class, then β‖y_l‖²
+	yj     []float64 // β‖y_j‖² of the support points
 	w      []float64
 	xs     [][]float64
 }
@@ -373,19 +374,9 @@ func (b *Barycenter) pairCost(s *Stack, k int, beta float64) (float64, error) {
 	norm := s.Norm[k*n : k*n+n]
 	maxF := 0.0
 	for j := 0; j < n; j++ {
-		bn := b.BNorm[j]
 		srow := sr.Data[j*sr.Stride+k*n : j*sr.Stride+k*n+n]
 		row := C.Data[j*C.Stride : j*C.Stride+n]
-		for l, sv := range srow {
-			v := norm[l] + bn - 2*sv
-			if v < 0 {
-				v = 0
-			}
-			row[l] = v
-			if v > maxF {
-				maxF = v
-			}
-		}
+		maxF = max(maxF, linalg.SqDists(row, norm, srow, b.BNorm[j]))
 	}
 	if s.C > 0 {
 		bt := beta
@@ -410,6 +401,18 @@ func (b *Barycenter) pairCost(s *Stack, k int, beta float64) (float64, error) {
 			}
 			ynA[l] = bt * nn
 		}
+		// β‖y_j‖² of every support point.
+		if cap(p.yj) < n {
+			p.yj = make([]float64, n)
+		}
+		yjs := p.yj[:n]
+		for j := range yjs {
+			var yj float64
+			for _, v := range b.YB.RawRowView(j) {
+				yj += v * v
+			}
+			yjs[j] = yj * bt
+		}
 		// Column blocks of labelBlock points keep the c+1 vectors a row
 		// adds in cache for all rows; each entry still adds its terms in
 		// class order, so the costs do not depend on the blocking.
@@ -425,22 +428,11 @@ func (b *Barycenter) pairCost(s *Stack, k int, beta float64) (float64, error) {
 						p.xs = append(p.xs, p.yt[q*n+l0:q*n+l1])
 					}
 				}
-				linalg.AddScaledRows(C.Data[j*C.Stride+l0:j*C.Stride+l1], p.w, p.xs)
-			}
-		}
-		for j := 0; j < n; j++ {
-			var yj float64
-			for _, v := range b.YB.RawRowView(j) {
-				yj += v * v
-			}
-			yj *= bt
-			row := C.Data[j*C.Stride : j*C.Stride+n]
-			for l, v := range row {
-				v += yj
-				if v < 0 {
-					v = 0 // rounding: the label term is a squared distance
-				}
-				row[l] = v
+				row := C.Data[j*C.Stride+l0 : j*C.Stride+l1]
+				linalg.AddScaledRows(row, p.w, p.xs)
+				// Negatives from rounding set to 0: the label term is a
+				// squared distance.
+				linalg.AddClamped(row, yjs[j])
 			}
 		}
 	}

@@ -48,3 +48,33 @@ func addScaledRows(dst, w []float64, xs [][]float64) {
 
 // setAVX2 switches the kernel (tests).
 func setAVX2(on bool) { useAVX2 = on && cpu.X86.HasAVX2 && cpu.X86.HasFMA }
+
+//go:noescape
+func sqDistsAVX2(dst, norms, dots *float64, n int, norm float64) float64
+
+//go:noescape
+func addClampedAVX2(dst *float64, n int, c float64)
+
+// sqDists is sqDistsGo with the first len(dst)&^3 entries computed four
+// at a time by AVX2, with the same operations.
+func sqDists(dst, norms, dots []float64, norm float64) float64 {
+	n4 := len(dst) &^ 3
+	if !useAVX2 || n4 == 0 {
+		return sqDistsGo(dst, norms, dots, norm, 0, 0)
+	}
+	_, _ = norms[n4-1], dots[n4-1]
+	m := sqDistsAVX2(&dst[0], &norms[0], &dots[0], n4, norm)
+	return sqDistsGo(dst, norms, dots, norm, n4, m)
+}
+
+// addClamped is addClampedGo with the first len(dst)&^3 entries computed
+// four at a time by AVX2, with the same operations.
+func addClamped(dst []float64, c float64) {
+	n4 := len(dst) &^ 3
+	if !useAVX2 || n4 == 0 {
+		addClampedGo(dst, c, 0)
+		return
+	}
+	addClampedAVX2(&dst[0], n4, c)
+	addClampedGo(dst, c, n4)
+}

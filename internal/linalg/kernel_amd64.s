@@ -182,3 +182,68 @@ store4:
 done:
 	VZEROUPPER
 	RET
+
+// func sqDistsAVX2(dst, norms, dots *float64, n int, norm float64) float64
+//
+// For t < n (a multiple of 4): dst[t] = max(0, (norms[t] + norm) − 2·dots[t])
+// with VMAXPD's second source the computed value, so that a NaN stays NaN
+// (as "if v < 0 { v = 0 }" leaves it); returns the largest dst[t], NaNs
+// ignored, and 0 if none is larger.
+TEXT ·sqDistsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), DI
+	MOVQ         norms+8(FP), SI
+	MOVQ         dots+16(FP), DX
+	MOVQ         n+24(FP), CX
+	VBROADCASTSD norm+32(FP), Y0
+	VXORPD       Y1, Y1, Y1
+	VXORPD       Y2, Y2, Y2
+	SHLQ         $3, CX
+	XORQ         AX, AX
+
+sqloop:
+	CMPQ    AX, CX
+	JGE     sqdone
+	VMOVUPD (SI)(AX*1), Y3
+	VADDPD  Y0, Y3, Y3
+	VMOVUPD (DX)(AX*1), Y4
+	VADDPD  Y4, Y4, Y4
+	VSUBPD  Y4, Y3, Y3
+	VMAXPD  Y3, Y1, Y3
+	VMAXPD  Y2, Y3, Y2
+	VMOVUPD Y3, (DI)(AX*1)
+	ADDQ    $32, AX
+	JMP     sqloop
+
+sqdone:
+	VEXTRACTF128 $1, Y2, X3
+	VMAXPD       X3, X2, X2
+	VPERMILPD    $1, X2, X3
+	VMAXPD       X3, X2, X2
+	MOVSD        X2, ret+40(FP)
+	VZEROUPPER
+	RET
+
+// func addClampedAVX2(dst *float64, n int, c float64)
+//
+// For t < n (a multiple of 4): dst[t] = max(0, dst[t] + c), NaN kept.
+TEXT ·addClampedAVX2(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSD c+16(FP), Y0
+	VXORPD       Y1, Y1, Y1
+	SHLQ         $3, CX
+	XORQ         AX, AX
+
+acloop:
+	CMPQ    AX, CX
+	JGE     acdone
+	VMOVUPD (DI)(AX*1), Y2
+	VADDPD  Y0, Y2, Y2
+	VMAXPD  Y2, Y1, Y2
+	VMOVUPD Y2, (DI)(AX*1)
+	ADDQ    $32, AX
+	JMP     acloop
+
+acdone:
+	VZEROUPPER
+	RET

@@ -13,3 +13,9 @@ func dot3x4acc(a []float64, lda int, b []float64, ldb int, k4 int, acc *[48]floa
 func addScaledRows(dst, w []float64, xs [][]float64) { addScaledRowsGo(dst, w, xs, 0) }
 
 func setAVX2(bool) {}
+
+func sqDists(dst, norms, dots []float64, norm float64) float64 {
+	return sqDistsGo(dst, norms, dots, norm, 0, 0)
+}
+
+func addClamped(dst []float64, c float64) { addClampedGo(dst, c, 0) }

@@ -154,6 +154,51 @@ func AddScaledRows(dst, w []float64, xs [][]float64) {
 	addScaledRows(dst, w, xs)
 }
 
+// SqDists sets dst[t] = max(0, ‖a‖² + ‖b_t‖² − 2⟨a, b_t⟩), squared
+// distances from a point a to points b_t given norm = ‖a‖², norms[t] =
+// ‖b_t‖² and dots[t] = ⟨a, b_t⟩ (computed as (norms[t] + norm) − 2·dots[t],
+// negatives from rounding set to 0, NaN left as it is), and returns the
+// largest of them (NaNs ignored; 0 when there is none larger). norms and
+// dots must be at least as long as dst.
+func SqDists(dst, norms, dots []float64, norm float64) float64 {
+	if len(norms) < len(dst) || len(dots) < len(dst) {
+		panic(mat.ErrShape)
+	}
+	return sqDists(dst, norms, dots, norm)
+}
+
+// sqDistsGo is the portable SqDists for the entries of dst from index from
+// on, its maximum taken from m.
+func sqDistsGo(dst, norms, dots []float64, norm float64, from int, m float64) float64 {
+	for t := from; t < len(dst); t++ {
+		v := norms[t] + norm - 2*dots[t]
+		if v < 0 {
+			v = 0
+		}
+		dst[t] = v
+		if v > m {
+			m = v
+		}
+	}
+	return m
+}
+
+// AddClamped adds c to every entry of dst and sets the negative results
+// (from rounding) to 0, leaving NaN as it is.
+func AddClamped(dst []float64, c float64) { addClamped(dst, c) }
+
+// addClampedGo is the portable AddClamped for the entries of dst from
+// index from on.
+func addClampedGo(dst []float64, c float64, from int) {
+	for t := from; t < len(dst); t++ {
+		v := dst[t] + c
+		if v < 0 {
+			v = 0
+		}
+		dst[t] = v
+	}
+}
+
 // addScaledRowsGo is the portable AddScaledRows, for the entries of dst
 // from index from on.
 func addScaledRowsGo(dst, w []float64, xs [][]float64, from int) {

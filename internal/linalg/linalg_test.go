@@ -116,6 +116,52 @@ func TestDot(t *testing.T) {
 	}
 }
 
+// TestSqDistsAndAddClamped: the AVX2 kernels give bit for bit the
+// portable loops' values and maximum, with negatives clamped to +0, NaN
+// kept (and ignored by the maximum) and infinities, for lengths with and
+// without a remainder mod 4.
+func TestSqDistsAndAddClamped(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	saved := useAVX2
+	defer setAVX2(saved)
+	special := []float64{math.NaN(), math.Inf(1), -1e-300, 0}
+	for _, n := range []int{0, 1, 3, 4, 5, 8, 13, 64, 203} {
+		norms := make([]float64, n)
+		dots := make([]float64, n)
+		for i := range norms {
+			norms[i] = rng.ExpFloat64()
+			// Some dot products make the distance slightly negative.
+			dots[i] = (norms[i] + 0.7) / 2 * (1 + 1e-15*rng.NormFloat64())
+			if rng.IntN(3) == 0 {
+				dots[i] = rng.NormFloat64()
+			}
+			if rng.IntN(11) == 0 {
+				dots[i] = special[rng.IntN(len(special))]
+			}
+		}
+		var got [2][]float64
+		var max [2]float64
+		for i, avx := range []bool{true, false} {
+			setAVX2(avx)
+			got[i] = make([]float64, n)
+			max[i] = SqDists(got[i], norms, dots, 0.7)
+			AddClamped(got[i], -0.01)
+		}
+		for j := range got[0] {
+			a, b := got[0][j], got[1][j]
+			if math.Float64bits(a) != math.Float64bits(b) {
+				t.Fatalf("n=%d entry %d: AVX2 %v, Go %v", n, j, a, b)
+			}
+			if a < 0 || math.Signbit(a) {
+				t.Fatalf("n=%d entry %d: %v is negative", n, j, a)
+			}
+		}
+		if math.Float64bits(max[0]) != math.Float64bits(max[1]) || math.IsNaN(max[0]) {
+			t.Fatalf("n=%d: maximum %v (AVX2), %v (Go)", n, max[0], max[1])
+		}
+	}
+}
+
 func TestShapePanics(t *testing.T) {
 	defer func() {
 		if recover() == nil {
