@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // Scaling is a kind of per-feature scaling.
@@ -184,16 +186,9 @@ func FitScaler(kind Scaling, domains ...*Domain) (*Scaler, error) {
 	return s, nil
 }
 
-// nonFinite returns the index of the first NaN or infinite value of v, or
-// -1.
-func nonFinite(v []float64) int {
-	for j, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return j
-		}
-	}
-	return -1
-}
+// nonFinite returns the index of the first NaN or infinite value of x, or
+// −1.
+func nonFinite(x []float64) int { return linalg.FirstNonFinite(x) }
 
 // eachRow calls fn with every row of every domain's features.
 func eachRow(domains []*Domain, fn func(row []float64)) {

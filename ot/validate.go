@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // sumTol is the largest relative difference allowed between Σa and Σb.
@@ -89,15 +91,12 @@ func costData(C mat.Matrix) (data []float64, n, m int, err error) {
 			}
 		}
 	}
-	// One comparison per entry: false for NaN and for ±Inf.
-	for k, v := range data {
-		if !(v >= -math.MaxFloat64 && v <= math.MaxFloat64) {
-			what := "NaN"
-			if math.IsInf(v, 0) {
-				what = "infinite"
-			}
-			return nil, n, m, fmt.Errorf("ot: cost matrix entry (%d, %d) is %s", k/m, k%m, what)
+	if k := linalg.FirstNonFinite(data); k >= 0 {
+		what := "NaN"
+		if math.IsInf(data[k], 0) {
+			what = "infinite"
 		}
+		return nil, n, m, fmt.Errorf("ot: cost matrix entry (%d, %d) is %s", k/m, k%m, what)
 	}
 	return data, n, m, nil
 }

@@ -10,6 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/dsp/fourier"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // Taper is a window function by which a window of samples is multiplied
@@ -279,12 +281,6 @@ func Features(x []float64, starts []int, window, coeffs int, s *Settings) (*mat.
 	return out, nil
 }
 
-// nonFinite returns the index of the first NaN or infinite value of x, or −1.
-func nonFinite(x []float64) int {
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return i
-		}
-	}
-	return -1
-}
+// nonFinite returns the index of the first NaN or infinite value of x, or
+// −1.
+func nonFinite(x []float64) int { return linalg.FirstNonFinite(x) }

@@ -78,3 +78,16 @@ func addClamped(dst []float64, c float64) {
 	addClampedAVX2(&dst[0], n4, c)
 	addClampedGo(dst, c, n4)
 }
+
+//go:noescape
+func nonFiniteChunkAVX2(x *float64, n int) int
+
+// firstNonFinite is firstNonFiniteGo, skipping with AVX2 the blocks of
+// four entries that are all finite.
+func firstNonFinite(x []float64) int {
+	n4 := len(x) &^ 3
+	if !useAVX2 || n4 == 0 {
+		return firstNonFiniteGo(x, 0)
+	}
+	return firstNonFiniteGo(x, nonFiniteChunkAVX2(&x[0], n4))
+}

@@ -247,3 +247,36 @@ acloop:
 acdone:
 	VZEROUPPER
 	RET
+
+// func nonFiniteChunkAVX2(x *float64, n int) int
+//
+// Returns the start of the first block of four entries of x[:n] (n a
+// multiple of 4) holding a NaN or an infinity, or n if there is none: an
+// entry is finite when |x| ≤ MaxFloat64, an ordered comparison that is
+// false for NaN.
+TEXT ·nonFiniteChunkAVX2(SB), NOSPLIT, $0-24
+	MOVQ         x+0(FP), SI
+	MOVQ         n+8(FP), CX
+	MOVQ         $0x7fffffffffffffff, AX
+	MOVQ         AX, X0
+	VBROADCASTSD X0, Y0
+	MOVQ         $0x7fefffffffffffff, AX
+	MOVQ         AX, X1
+	VBROADCASTSD X1, Y1
+	XORQ         DX, DX
+
+nfloop:
+	CMPQ      DX, CX
+	JGE       nfdone
+	VANDPD    (SI)(DX*8), Y0, Y2
+	VCMPPD    $0x12, Y1, Y2, Y2
+	VMOVMSKPD Y2, AX
+	CMPQ      AX, $15
+	JNE       nfdone
+	ADDQ      $4, DX
+	JMP       nfloop
+
+nfdone:
+	MOVQ DX, ret+16(FP)
+	VZEROUPPER
+	RET

@@ -19,3 +19,5 @@ func sqDists(dst, norms, dots []float64, norm float64) float64 {
 }
 
 func addClamped(dst []float64, c float64) { addClampedGo(dst, c, 0) }
+
+func firstNonFinite(x []float64) int { return firstNonFiniteGo(x, 0) }

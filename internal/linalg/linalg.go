@@ -199,6 +199,21 @@ func addClampedGo(dst []float64, c float64, from int) {
 	}
 }
 
+// FirstNonFinite returns the index of the first NaN or infinite entry of
+// x, or −1 if every entry is finite.
+func FirstNonFinite(x []float64) int { return firstNonFinite(x) }
+
+// firstNonFiniteGo is the portable FirstNonFinite from index from on.
+func firstNonFiniteGo(x []float64, from int) int {
+	for i := from; i < len(x); i++ {
+		// One comparison: false for NaN and for ±Inf.
+		if v := x[i]; !(v >= -math.MaxFloat64 && v <= math.MaxFloat64) {
+			return i
+		}
+	}
+	return -1
+}
+
 // addScaledRowsGo is the portable AddScaledRows, for the entries of dst
 // from index from on.
 func addScaledRowsGo(dst, w []float64, xs [][]float64, from int) {

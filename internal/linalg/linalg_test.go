@@ -162,6 +162,41 @@ func TestSqDistsAndAddClamped(t *testing.T) {
 	}
 }
 
+// TestFirstNonFinite finds the first NaN or infinity at every position
+// of slices of several lengths, on both kernel paths, and −1 for finite
+// slices holding the largest finite values.
+func TestFirstNonFinite(t *testing.T) {
+	saved := useAVX2
+	defer setAVX2(saved)
+	for _, avx := range []bool{true, false} {
+		setAVX2(avx)
+		for _, n := range []int{0, 1, 3, 4, 7, 8, 17} {
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = float64(i) - 3
+			}
+			if n > 2 {
+				x[1], x[2] = math.MaxFloat64, -math.MaxFloat64
+			}
+			if got := FirstNonFinite(x); got != -1 {
+				t.Fatalf("avx=%v n=%d: %d for a finite slice", avx, n, got)
+			}
+			for pos := range n {
+				for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+					y := append([]float64(nil), x...)
+					y[pos] = bad
+					if pos+2 < n {
+						y[n-1] = math.NaN() // a later one does not count
+					}
+					if got := FirstNonFinite(y); got != pos {
+						t.Fatalf("avx=%v n=%d: %v at %d found at %d", avx, n, bad, pos, got)
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestShapePanics(t *testing.T) {
 	defer func() {
 		if recover() == nil {
