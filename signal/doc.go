@@ -46,7 +46,8 @@
 // Read reads a signal from a MATLAB level-5 file (.mat, as the CWRU data
 // come; ReadMAT and ReadChannel find the CWRU variables), a WAV file (.wav:
 // 8-, 16-, 24- and 32-bit integer PCM scaled to [−1, 1), 32- and 64-bit
-// float; DecodeWAV), a NumPy array (.npy, .npz) or CSV text (.csv), one
+// float; DecodeWAV), a FLAC file (.flac, integers scaled likewise;
+// DecodeFLAC), a NumPy array (.npy, .npz) or CSV text (.csv), one
 // channel of a multi-channel recording or the mean of its channels.
 //
 // Errors returned by this package are prefixed with "signal: ".

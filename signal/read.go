@@ -28,7 +28,7 @@ type ReadOptions struct {
 	// (fan end) or "BA" (base), that finds a MATLAB file's variable when
 	// Variable is empty.
 	Sensor string
-	// Channel selects a channel of a multi-channel signal: of a WAV file,
+	// Channel selects a channel of a multi-channel signal: of a WAV or FLAC file,
 	// a 2-D NumPy array (frames × channels) or a CSV file (its columns),
 	// counted from 1; or OnlyChannel (the zero value: the signal must have
 	// one channel) or MeanChannel (their mean, frame by frame).
@@ -42,14 +42,14 @@ type Recording struct {
 	// column name, "channel 2 of 4", "mean of 2 channels", or "" for the
 	// only signal of a WAV or NumPy file.
 	Signal string
-	// Rate is the sampling rate in hertz when the file records it (WAV),
-	// zero otherwise.
+	// Rate is the sampling rate in hertz when the file records it (WAV,
+	// FLAC), zero otherwise.
 	Rate int
 }
 
 // Read reads a recording, choosing the reader by the file's extension:
 // MATLAB level-5 files (.mat, see ReadChannel), WAV audio (.wav, see
-// DecodeWAV), NumPy arrays (.npy, .npz: a 1-D array, a 1×n row or an n×c
+// DecodeWAV), FLAC audio (.flac, see DecodeFLAC), NumPy arrays (.npy, .npz: a 1-D array, a 1×n row or an n×c
 // array of n frames of c channels) and CSV text (.csv: one column per
 // channel, one row per frame, an optional header row naming the columns).
 // It is an error if the signal is empty or holds NaN or infinite values;
@@ -91,6 +91,15 @@ func Read(path string, opt *ReadOptions) (*Recording, error) {
 			return nil, err
 		}
 		return &Recording{Samples: x, Signal: channelName(o.Channel, info.Channels), Rate: info.Rate}, nil
+	case ".flac":
+		if o.Variable != "" {
+			return nil, fmt.Errorf("signal: %s: FLAC channels have no names: choose one by its number", path)
+		}
+		x, info, err := ReadFLAC(path, o.Channel)
+		if err != nil {
+			return nil, err
+		}
+		return &Recording{Samples: x, Signal: channelName(o.Channel, info.Channels), Rate: info.Rate}, nil
 	case ".npy":
 		if o.Variable != "" {
 			return nil, fmt.Errorf("signal: %s: a .npy file holds one array: the variable %q applies to .npz archives, MATLAB and CSV files", path, o.Variable)
@@ -114,7 +123,7 @@ func Read(path string, opt *ReadOptions) (*Recording, error) {
 		defer f.Close()
 		rec, err = decodeCSV(f, o.Variable, o.Channel)
 	default:
-		return nil, fmt.Errorf("signal: %s: unknown recording format %q (want .mat, .wav, .npy, .npz or .csv)", path, ext)
+		return nil, fmt.Errorf("signal: %s: unknown recording format %q (want .mat, .wav, .flac, .npy, .npz or .csv)", path, ext)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("signal: %s: %w", path, err)

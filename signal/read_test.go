@@ -144,7 +144,7 @@ func TestReadErrors(t *testing.T) {
 		{"headonly.csv", ReadOptions{Channel: 1}, "no data rows: the file has only the header"},
 		{"void.csv", ReadOptions{}, "empty file"},
 		{"inf.csv", ReadOptions{}, "v: sample 2 (counting from 1) is +Inf"},
-		{"signal.txt", ReadOptions{}, `unknown recording format ".txt" (want .mat, .wav, .npy, .npz or .csv)`},
+		{"signal.txt", ReadOptions{}, `unknown recording format ".txt" (want .mat, .wav, .flac, .npy, .npz or .csv)`},
 		{"105.mat", ReadOptions{Channel: 2}, "channel numbers and the mean of channels apply to WAV, NumPy and CSV files"},
 		{"105.mat", ReadOptions{Sensor: "BA"}, `no variable`},
 		{"mono.wav", ReadOptions{Channel: -3}, "invalid channel -3"},

@@ -20,13 +20,13 @@ import (
 func runFeaturesFFT(args []string, e *env) error {
 	fs := newFlags("dadil features fft", e)
 	var inputs, labels multiFlag
-	fs.Var(&inputs, "input", "recording `PATH`: MATLAB (.mat), WAV (.wav), NumPy (.npy, .npz) or CSV (.csv); repeat for every recording")
+	fs.Var(&inputs, "input", "recording `PATH`: MATLAB (.mat), WAV (.wav), FLAC (.flac), NumPy (.npy, .npz) or CSV (.csv); repeat for every recording")
 	fs.Var(&labels, "label", "integer class label of the matching --input (give one per --input, or none)")
 	files := fs.String("files", "", "take the recordings of one domain from a file map `CSV` (header file,label,class,domain,variable; an empty variable is the file's default signal), as dadil bench cwru does")
 	domain := fs.String("domain", "", "the domain of --files to extract")
 	data := fs.String("data", "", "folder the paths of --files are relative to (default: the folder of the map)")
 	variable := fs.String("variable", "", "the signal of every --input: a MATLAB variable, an .npz array or a CSV column header (default: for <id>.mat X<id>_<sensor>_time, for another .mat the only variable ending in _<sensor>_time; for .npz the only array)")
-	channel := fs.String("channel", "", "for .mat files the CWRU sensor that finds the default variable: DE (drive end, the default), FE (fan end) or BA (base); for .wav, .npy, .npz and .csv files a channel number counted from 1, or mean (the mean of all channels; default: the file's only channel)")
+	channel := fs.String("channel", "", "for .mat files the CWRU sensor that finds the default variable: DE (drive end, the default), FE (fan end) or BA (base); for .wav, .flac, .npy, .npz and .csv files a channel number counted from 1, or mean (the mean of all channels; default: the file's only channel)")
 	window := fs.Int("window", 4096, "samples per window")
 	coeffs := fs.Int("coeffs", 2048, "Fourier magnitudes kept per window (at most window/2+1)")
 	windows := fs.Int("windows", 800, "windows drawn from every recording (with --hop: at most this many, all that fit when not given)")
@@ -40,7 +40,7 @@ func runFeaturesFFT(args []string, e *env) error {
 	melNorm := fs.String("mel-norm", "none", "none (every band peaks at 1, torchaudio's default) or slaney (every band has unit area in Hz, librosa's default)")
 	fmin := fs.Float64("fmin", 0, "lower edge of the first mel band, in `Hz`")
 	fmax := fs.Float64("fmax", 0, "upper edge of the last mel band, in `Hz` (default: half the sampling rate)")
-	rate := fs.Float64("rate", 0, "sampling rate in `Hz` of recordings that do not carry one (.mat, .npy, .npz, .csv); WAV files carry theirs")
+	rate := fs.Float64("rate", 0, "sampling rate in `Hz` of recordings that do not carry one (.mat, .npy, .npz, .csv); WAV and FLAC files carry theirs")
 	out := fs.String("out", "", "output `FILE`.npz: X (windows × coeffs or bands), y (labels, if given), file (index of the recording), start (first sample), freq (the frequency in Hz of every column, when the sampling rate is known: a coefficient's, or a mel band's centre)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil features fft --out FILE.npz (--input PATH [--label L] ... | --files MAP.csv --domain D [--data DIR]) [flags]")
@@ -48,8 +48,8 @@ func runFeaturesFFT(args []string, e *env) error {
 		fmt.Fprintln(fs.Output(), "each recording and writes the magnitudes of their discrete Fourier transforms, one row per window:")
 		fmt.Fprintln(fs.Output(), "the preprocessing of the paper's CWRU experiment. With --mel B it writes instead the energies of B")
 		fmt.Fprintln(fs.Output(), "mel-scale bands (with --taper hann --db: the log-mel spectrogram of audio front ends). The output")
-		fmt.Fprintln(fs.Output(), "is a domain for dadil fit (X and, with labels, y). WAV samples are scaled to [-1, 1) (integer")
-		fmt.Fprintln(fs.Output(), "PCM) or read as they are (float).")
+		fmt.Fprintln(fs.Output(), "is a domain for dadil fit (X and, with labels, y). WAV and FLAC samples are scaled to [-1, 1)")
+		fmt.Fprintln(fs.Output(), "(integers) or read as they are (float WAV).")
 		fmt.Fprintln(fs.Output())
 		fs.PrintDefaults()
 	}
@@ -199,8 +199,8 @@ func runFeaturesFFT(args []string, e *env) error {
 			return err
 		}
 		opts[i] = o
-		if mel != nil && *rate == 0 && !strings.EqualFold(filepath.Ext(r.path), ".wav") {
-			return usageError{fmt.Errorf("--mel needs the sampling rate, and %s does not carry one (only WAV files do): give --rate HZ", r.path)}
+		if ext := strings.ToLower(filepath.Ext(r.path)); mel != nil && *rate == 0 && ext != ".wav" && ext != ".flac" {
+			return usageError{fmt.Errorf("--mel needs the sampling rate, and %s does not carry one (only WAV and FLAC files do): give --rate HZ", r.path)}
 		}
 	}
 	var X, y, file, start []float64
@@ -356,7 +356,7 @@ func recordingOptions(path, variable, channel string) (signal.ReadOptions, error
 	n, numErr := strconv.Atoi(channel)
 	if strings.EqualFold(filepath.Ext(path), ".mat") {
 		if numErr == nil || channel == "mean" {
-			return o, usageError{fmt.Errorf("--channel %s: %s is a MATLAB file, whose signal is chosen by its CWRU sensor (DE, FE, BA) or --variable; channel numbers and mean apply to .wav, .npy, .npz and .csv files", channel, path)}
+			return o, usageError{fmt.Errorf("--channel %s: %s is a MATLAB file, whose signal is chosen by its CWRU sensor (DE, FE, BA) or --variable; channel numbers and mean apply to .wav, .flac, .npy, .npz and .csv files", channel, path)}
 		}
 		o.Sensor = channel
 		return o, nil

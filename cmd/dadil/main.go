@@ -27,6 +27,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"sort"
 	"strings"
@@ -47,6 +48,10 @@ type env struct {
 type usageError struct{ error }
 
 func main() {
+	// The FLAC decoder (github.com/mewkiz/flac) writes a line to the
+	// standard logger for every frame of a file at some sampling rates
+	// (24 and 176.4 kHz); dadil reports through its own messages only.
+	log.SetOutput(io.Discard)
 	os.Exit(run(os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr}))
 }
 
