@@ -82,24 +82,15 @@ func Read(path string, opt *ReadOptions) (*Recording, error) {
 			return nil, err
 		}
 		return &Recording{Samples: x, Signal: v}, nil
-	case ".wav":
+	case ".wav", ".flac":
 		if o.Variable != "" {
-			return nil, fmt.Errorf("signal: %s: WAV channels have no names: choose one by its number", path)
+			return nil, fmt.Errorf("signal: %s: %s channels have no names: choose one by its number", path, strings.ToUpper(ext[1:]))
 		}
-		x, info, err := ReadWAV(path, o.Channel)
+		x, rate, channels, err := readAudio(path, ext, o.Channel)
 		if err != nil {
 			return nil, err
 		}
-		return &Recording{Samples: x, Signal: channelName(o.Channel, info.Channels), Rate: info.Rate}, nil
-	case ".flac":
-		if o.Variable != "" {
-			return nil, fmt.Errorf("signal: %s: FLAC channels have no names: choose one by its number", path)
-		}
-		x, info, err := ReadFLAC(path, o.Channel)
-		if err != nil {
-			return nil, err
-		}
-		return &Recording{Samples: x, Signal: channelName(o.Channel, info.Channels), Rate: info.Rate}, nil
+		return &Recording{Samples: x, Signal: channelName(o.Channel, channels), Rate: rate}, nil
 	case ".npy":
 		if o.Variable != "" {
 			return nil, fmt.Errorf("signal: %s: a .npy file holds one array: the variable %q applies to .npz archives, MATLAB and CSV files", path, o.Variable)
@@ -136,6 +127,17 @@ func Read(path string, opt *ReadOptions) (*Recording, error) {
 		return nil, fmt.Errorf("signal: %s: %s %d (counting from 1) is %v", path, what, i+1, rec.Samples[i])
 	}
 	return rec, nil
+}
+
+// readAudio reads channel ch of a WAV or FLAC file (by its extension ext),
+// with its sampling rate and number of channels.
+func readAudio(path, ext string, ch int) (x []float64, rate, channels int, err error) {
+	if ext == ".flac" {
+		x, info, err := ReadFLAC(path, ch)
+		return x, info.Rate, info.Channels, err
+	}
+	x, info, err := ReadWAV(path, ch)
+	return x, info.Rate, info.Channels, err
 }
 
 // channelName describes the channel selector ch of a file of C channels.
