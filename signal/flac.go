@@ -39,10 +39,10 @@ func ReadFLAC(path string, channel int) ([]float64, FLACInfo, error) {
 // DecodeFLAC reads a FLAC stream (the lossless audio codec of Xiph.Org, as
 // written by the flac tool) and returns the samples of one channel, chosen as
 // by DecodeWAV: channel c ≥ 1, OnlyChannel or MeanChannel. Samples of b
-// bits are scaled to [−1, 1) as v / 2^(b−1), as WAV integer PCM is, so a
+// ≤ 24 bits (32-bit streams are not supported) are scaled to [−1, 1) as v / 2^(b−1), as WAV integer PCM is, so a
 // recording gives the same signal from either format. Every frame's CRC
 // is checked and, when the stream carries one, the MD5 signature of the
-// decoded audio (up to 24 bits per sample). It is an error if the stream is not FLAC, is truncated
+// decoded audio. It is an error if the stream is not FLAC, is truncated
 // (fewer samples than its header announces, or a frame cut short), fails a
 // check, or holds no samples.
 //
@@ -81,10 +81,13 @@ func decodeFLAC(r io.Reader, channel int) (x []float64, info FLACInfo, err error
 	if info.Bits < 4 || info.Bits > 32 || C < 1 || C > 8 || info.Rate < 1 {
 		return nil, info, fmt.Errorf("invalid stream header: %d channels of %d bits at %d Hz", C, info.Bits, info.Rate)
 	}
+	if info.Bits > 24 {
+		// FLAC 1.4's 32-bit frames use a header code the decoder rejects.
+		return nil, info, fmt.Errorf("%d-bit FLAC streams are not supported (at most 24 bits): convert the file to WAV", info.Bits)
+	}
 	scale := math.Ldexp(1, -(info.Bits - 1))
-	// The decoder's MD5 computation stops at 24 bits per sample.
 	var zero [md5.Size]byte
-	checkMD5 := si.MD5sum != zero && info.Bits <= 24
+	checkMD5 := si.MD5sum != zero
 	sum := md5.New()
 	// Allocate for the announced length when it is plausible; grow
 	// otherwise.

@@ -2,10 +2,13 @@ package signal
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,6 +126,66 @@ func TestReadFLACOptions(t *testing.T) {
 	} {
 		if _, err := Read(p, &tc.o); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
 			t.Errorf("%+v: error %v, want one naming the file and containing %q", tc.o, err, tc.want)
+		}
+	}
+}
+
+// TestFLACReferenceEncoder decodes what the reference encoder (the flac
+// tool of Xiph.Org, Debian's flac package) makes of WAV files, with its
+// linear prediction and stereo decorrelation, in 16 and 24 bits: the
+// signal the WAV file gives, every channel; 32-bit files are refused with
+// a clear error. Skips without the tool.
+func TestFLACReferenceEncoder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping the reference-encoder cross-check in short mode")
+	}
+	tool, err := exec.LookPath("flac")
+	if err != nil {
+		t.Skip("skipping the reference-encoder cross-check: no flac tool on the PATH (Debian's flac package)")
+	}
+	rng := rand.New(rand.NewPCG(8, 8))
+	dir := t.TempDir()
+	for _, tc := range []struct{ C, bits int }{{2, 16}, {1, 24}, {3, 16}, {2, 32}} {
+		frames := make([][]float64, 6000)
+		amp := math.Ldexp(0.4, tc.bits-1)
+		for i := range frames {
+			frames[i] = make([]float64, tc.C)
+			for c := range frames[i] {
+				// Correlated channels, so that stereo decorrelation is used.
+				frames[i][c] = math.Round(amp*math.Sin(float64(i)/(9+float64(c))) + amp/50*rng.NormFloat64())
+			}
+		}
+		wp := filepath.Join(dir, fmt.Sprintf("r%d_%d.wav", tc.C, tc.bits))
+		fp := strings.TrimSuffix(wp, ".wav") + ".flac"
+		wavtest.WriteFile(t, wp, wavtest.Spec{Rate: 44100, Channels: tc.C, Bits: tc.bits, Samples: frames, Extensible: tc.C > 2})
+		if out, err := exec.Command(tool, "--silent", "--force", "-8", "--channel-map=none", "-o", fp, wp).CombinedOutput(); err != nil {
+			if tc.bits == 32 {
+				t.Logf("the flac tool does not encode 32-bit samples (%v: %s)", err, bytes.TrimSpace(out))
+				continue
+			}
+			t.Fatalf("flac: %v: %s", err, out)
+		}
+		if tc.bits == 32 {
+			if _, _, err := ReadFLAC(fp, 1); err == nil || !strings.Contains(err.Error(), "32-bit FLAC streams are not supported (at most 24 bits): convert the file to WAV") {
+				t.Errorf("32 bits: error %v", err)
+			}
+			continue
+		}
+		for c := 1; c <= tc.C; c++ {
+			want, _, err := ReadWAV(wp, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, info, err := ReadFLAC(fp, c)
+			if err != nil {
+				t.Fatalf("%d channels of %d bits: %v", tc.C, tc.bits, err)
+			}
+			if info.Rate != 44100 || info.Bits != tc.bits || info.Channels != tc.C {
+				t.Fatalf("info %+v", info)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%d channels of %d bits, channel %d: the FLAC decoding differs from the WAV file", tc.C, tc.bits, c)
+			}
 		}
 	}
 }
