@@ -109,12 +109,7 @@ func (s *AssignmentSolver) solve(c []float64, n int) {
 	copy(v, c[:n])
 	clear(argmin)
 	for i := 1; i < n; i++ {
-		row := c[i*n : i*n+n]
-		for j, x := range row {
-			if x < v[j] {
-				v[j], argmin[j] = x, i
-			}
-		}
+		colMin(c[i*n:i*n+n], v, argmin, i)
 	}
 	for j := n - 1; j >= 0; j-- {
 		imin := argmin[j]
@@ -137,12 +132,7 @@ func (s *AssignmentSolver) solve(c []float64, n int) {
 		case matches[i] == 1:
 			j1 := colOf[i]
 			row := c[i*n : i*n+n]
-			mu := math.Inf(1)
-			for j, x := range row {
-				if h := x - v[j]; h < mu && j != j1 {
-					mu = h
-				}
-			}
+			mu := min(minDiff(row[:j1], v[:j1]), minDiff(row[j1+1:], v[j1+1:]))
 			v[j1] = row[j1] - mu
 		}
 	}
@@ -179,20 +169,7 @@ func (s *AssignmentSolver) rowReduction(c []float64, n int, free []int) []int {
 		k++
 		for {
 			steps++
-			row := c[i*n : i*n+n]
-			u1, u2 := math.Inf(1), math.Inf(1)
-			j1, j2 := -1, -1
-			for j, x := range row {
-				h := x - v[j]
-				if h < u2 {
-					if h >= u1 {
-						u2, j2 = h, j
-					} else {
-						u2, j2 = u1, j1
-						u1, j1 = h, j
-					}
-				}
-			}
+			u1, j1, u2, j2 := rowMin2(c[i*n:i*n+n], v)
 			i0 := rowOf[j1]
 			if u1 < u2 {
 				v[j1] -= u2 - u1
@@ -216,6 +193,46 @@ func (s *AssignmentSolver) rowReduction(c []float64, n int, free []int) []int {
 		}
 	}
 	return next
+}
+
+// inf is +Inf, the start of the minimum searches.
+var inf = math.Inf(1)
+
+// colMinGo is colMin for the entries from index from on.
+func colMinGo(row, v []float64, argmin []int, i, from int) {
+	for j := from; j < len(row); j++ {
+		if x := row[j]; x < v[j] {
+			v[j], argmin[j] = x, i
+		}
+	}
+}
+
+// rowMin2Go continues the scan of rowMin2 from index from on, with the two
+// smallest (u1, j1) and (u2, j2) of the entries before it.
+func rowMin2Go(row, v []float64, from int, u1 float64, j1 int, u2 float64, j2 int) (float64, int, float64, int) {
+	for j := from; j < len(row); j++ {
+		h := row[j] - v[j]
+		if h < u2 {
+			if h >= u1 {
+				u2, j2 = h, j
+			} else {
+				u2, j2 = u1, j1
+				u1, j1 = h, j
+			}
+		}
+	}
+	return u1, j1, u2, j2
+}
+
+// minDiffGo continues minDiff from index from on, with the minimum m of
+// the entries before it.
+func minDiffGo(row, v []float64, from int, m float64) float64 {
+	for j := from; j < len(row); j++ {
+		if h := row[j] - v[j]; h < m {
+			m = h
+		}
+	}
+	return m
 }
 
 // augment assigns the free row f along a shortest augmenting path in the
