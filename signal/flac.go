@@ -75,15 +75,15 @@ func decodeFLAC(r io.Reader, channel int) (x []float64, info FLACInfo, err error
 	si := stream.Info
 	info = FLACInfo{Rate: int(si.SampleRate), Channels: int(si.NChannels), Bits: int(si.BitsPerSample)}
 	C := info.Channels
-	if err := checkChannel(channel, C); err != nil {
-		return nil, info, err
-	}
 	if info.Bits < 4 || info.Bits > 32 || C < 1 || C > 8 || info.Rate < 1 {
 		return nil, info, fmt.Errorf("invalid stream header: %d channels of %d bits at %d Hz", C, info.Bits, info.Rate)
 	}
 	if info.Bits > 24 {
 		// FLAC 1.4's 32-bit frames use a header code the decoder rejects.
 		return nil, info, fmt.Errorf("%d-bit FLAC streams are not supported (at most 24 bits): convert the file to WAV", info.Bits)
+	}
+	if err := checkChannel(channel, C); err != nil {
+		return nil, info, err
 	}
 	scale := math.Ldexp(1, -(info.Bits - 1))
 	var zero [md5.Size]byte
