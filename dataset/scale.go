@@ -145,7 +145,7 @@ func FitScaler(kind Scaling, domains ...*Domain) (*Scaler, error) {
 		for j := range mean {
 			mean[j] = sum[j] / float64(n)
 		}
-		if nonFinite(mean) >= 0 {
+		if linalg.FirstNonFinite(mean) >= 0 {
 			// The sum overflowed: average scaled-down values instead.
 			for j := range mean {
 				mean[j] = 0
@@ -164,7 +164,7 @@ func FitScaler(kind Scaling, domains ...*Domain) (*Scaler, error) {
 				big[j] = max(big[j], math.Abs(v-mean[j]))
 			}
 		})
-		if j := nonFinite(big); j >= 0 {
+		if j := linalg.FirstNonFinite(big); j >= 0 {
 			return nil, fmt.Errorf("dataset: feature %d: deviations from the mean do not fit in a float64", j+1)
 		}
 		ss := make([]float64, d)
@@ -185,10 +185,6 @@ func FitScaler(kind Scaling, domains ...*Domain) (*Scaler, error) {
 	}
 	return s, nil
 }
-
-// nonFinite returns the index of the first NaN or infinite value of x, or
-// −1.
-func nonFinite(x []float64) int { return linalg.FirstNonFinite(x) }
 
 // eachRow calls fn with every row of every domain's features.
 func eachRow(domains []*Domain, fn func(row []float64)) {

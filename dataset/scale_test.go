@@ -9,6 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/floats/scalar"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 func TestParseScaling(t *testing.T) {
@@ -145,7 +147,7 @@ func TestFitScalerEdgeCases(t *testing.T) {
 	}
 	// A sum that overflows still gives a finite mean and deviation.
 	s, err = FitScaler(ScaleStandard, big)
-	if err != nil || nonFinite(s.Offset) >= 0 || nonFinite(s.Scale) >= 0 || s.Scale[0] <= 0 {
+	if err != nil || linalg.FirstNonFinite(s.Offset) >= 0 || linalg.FirstNonFinite(s.Scale) >= 0 || s.Scale[0] <= 0 {
 		t.Fatalf("big values: %+v, %v", s, err)
 	}
 	if want := (1e307 + 1e308 + 1.7e308) / 3 * (1 - 1e-15); s.Offset[0] < want*(1-1e-12) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/dadil/dadil/matfile"
+
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // ReadMAT returns the samples of the numeric vector variable named variable
@@ -45,7 +47,7 @@ func ReadChannel(path, variable, channel string) ([]float64, string, error) {
 	if len(x) == 0 {
 		return nil, "", fmt.Errorf("signal: %s: variable %s is empty", path, variable)
 	}
-	if i := nonFinite(x); i >= 0 {
+	if i := linalg.FirstNonFinite(x); i >= 0 {
 		return nil, "", fmt.Errorf("signal: %s: variable %s: sample %d (counting from 1) is %v", path, variable, i+1, x[i])
 	}
 	return x, variable, nil

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/dadil/dadil/npy"
+
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // ReadOptions selects the signal of a recording file for Read. The zero
@@ -119,7 +121,7 @@ func Read(path string, opt *ReadOptions) (*Recording, error) {
 	if err != nil {
 		return nil, fmt.Errorf("signal: %s: %w", path, err)
 	}
-	if i := nonFinite(rec.Samples); i >= 0 {
+	if i := linalg.FirstNonFinite(rec.Samples); i >= 0 {
 		what := "sample"
 		if rec.Signal != "" {
 			what = rec.Signal + ": sample"

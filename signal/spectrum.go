@@ -260,7 +260,7 @@ func Features(x []float64, starts []int, window, coeffs int, s *Settings) (*mat.
 	if _, err := NewSpectrum(window, coeffs, s); err != nil {
 		return nil, err
 	}
-	if i := nonFinite(x); i >= 0 {
+	if i := linalg.FirstNonFinite(x); i >= 0 {
 		return nil, fmt.Errorf("signal: sample %d is %v", i, x[i])
 	}
 	out := mat.NewDense(len(starts), coeffs, nil)
@@ -280,7 +280,3 @@ func Features(x []float64, starts []int, window, coeffs int, s *Settings) (*mat.
 	wg.Wait()
 	return out, nil
 }
-
-// nonFinite returns the index of the first NaN or infinite value of x, or
-// −1.
-func nonFinite(x []float64) int { return linalg.FirstNonFinite(x) }

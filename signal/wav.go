@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"strconv"
+
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // WAVInfo describes the sample format of a WAV file.
@@ -287,7 +289,7 @@ func readData(r io.Reader, size int64, block int, info *WAVInfo, channel int, av
 		}
 		x = pick(x, vals, int(n), C, channel)
 		if sel := x[done:]; info.Float {
-			if i := nonFinite(sel); i >= 0 {
+			if i := linalg.FirstNonFinite(sel); i >= 0 {
 				return nil, fmt.Errorf("frame %d (counting from 1) is %v", done+int64(i)+1, sel[i])
 			}
 		}

@@ -123,9 +123,10 @@ func runFeaturesFFT(args []string, e *env) error {
 			return usageError{err}
 		}
 	} else if *rate > 0 {
-		m := *mel
+		m, s := *mel, *spec
 		m.Rate = *rate
-		if _, err := signal.NewSpectrum(*window, cols, &signal.Settings{Taper: tp, Log: *logMag, Decibels: *db, Mel: &m}); err != nil {
+		s.Mel = &m
+		if _, err := signal.NewSpectrum(*window, cols, &s); err != nil {
 			return usageError{fmt.Errorf("--rate %g: %s", *rate, strings.TrimPrefix(err.Error(), "signal: "))}
 		}
 	}
