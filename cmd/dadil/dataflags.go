@@ -124,17 +124,7 @@ func (d *dataFlags) load(note func(format string, a ...any)) (*userData, error) 
 	}
 	u := &userData{classes: classes, scaling: kind}
 	if tgt.Labeled() {
-		u.truth = make([]int, len(tgt.Labels))
-		for i, y := range tgt.Labels {
-			k, ok := classes.Index(y)
-			if !ok {
-				k = -1
-				if !slices.Contains(u.unknown, y) {
-					u.unknown = append(u.unknown, y)
-				}
-			}
-			u.truth[i] = k
-		}
+		u.truth, u.unknown = classIndices(tgt.Labels, classes.Index)
 		note("the target %s carries labels: they are used only to report accuracy, never to fit", d.target)
 		if len(u.unknown) > 0 {
 			note("target labels %v do not occur in the sources; those rows count as errors", u.unknown)
@@ -241,4 +231,23 @@ func roundSamples(flag string, n, c int, note func(format string, a ...any)) int
 	r := max(c, (n+c/2)/c*c)
 	note("%s %d is not a multiple of the %d classes: rounded to %d", flag, n, c, r)
 	return r
+}
+
+// classIndices maps label values to class indices with index, −1 for the
+// values it does not know, which it also returns in order of first
+// appearance: the truth for scoring predictions with classify.Accuracy,
+// where unknown labels count as errors.
+func classIndices(labels []int, index func(y int) (int, bool)) (truth, unknown []int) {
+	truth = make([]int, len(labels))
+	for i, y := range labels {
+		k, ok := index(y)
+		if !ok {
+			k = -1
+			if !slices.Contains(unknown, y) {
+				unknown = append(unknown, y)
+			}
+		}
+		truth[i] = k
+	}
+	return truth, unknown
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/modelfile"
@@ -76,18 +78,16 @@ func runPredict(args []string, e *env) error {
 		return err
 	}
 	// The data carry labels: score the predictions against them.
-	correct := 0
-	var unknown []int
-	for i, p := range pred {
-		y := d.Labels[i]
-		if f.Labels[p] == y {
-			correct++
-		}
-		if !slices.Contains(f.Labels, y) && !slices.Contains(unknown, y) {
-			unknown = append(unknown, y)
-		}
+	truth, unknown := classIndices(d.Labels, func(y int) (int, bool) {
+		k := slices.Index(f.Labels, y)
+		return k, k >= 0
+	})
+	acc, err := classify.Accuracy(pred, truth)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(e.stderr, "accuracy against the labels in %s: %.2f%% (%d of %d rows)\n", *data, 100*float64(correct)/float64(len(pred)), correct, len(pred))
+	n := len(pred)
+	fmt.Fprintf(e.stderr, "accuracy against the labels in %s: %.2f%% (%d of %d rows)\n", *data, 100*acc, int(math.Round(acc*float64(n))), n)
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
 		fmt.Fprintf(e.stderr, "note: labels %v of %s are not among the model's classes %v; those rows count as errors\n", unknown, *data, f.Labels)
