@@ -13,6 +13,12 @@ func rowMin2AVX2(row, v *float64, n int, u *[8]float64, j *[8]int)
 //go:noescape
 func minDiffAVX2(row, v *float64, n int) float64
 
+//go:noescape
+func relaxMinAVX2(ri, v, d *float64, pred *int, n int, i int, u1 float64) float64
+
+//go:noescape
+func firstEqualAVX2(d *float64, n int, x float64) int
+
 // colMin lowers v[j] to row[j] where row[j] < v[j], recording argmin[j] =
 // i there (a strict comparison: ties keep the earlier row).
 func colMin(row, v []float64, argmin []int, i int) {
@@ -73,6 +79,30 @@ func minDiff(row, v []float64) float64 {
 		n4 = 0
 	}
 	return minDiffGo(row, v, n4, m)
+}
+
+// relaxMin relaxes the tentative distances d through row i, whose
+// reduced costs are h_j = ri[j] − v[j] − u1: where h_j < d[j], d[j] = h_j
+// and pred[j] = i. It returns the smallest d[j] afterwards (NaN entries
+// are final columns and skipped) and its first index, −1 when every entry
+// is NaN.
+func relaxMin(ri, v, d []float64, pred []int, i int, u1 float64) (float64, int) {
+	n4 := len(ri) &^ 3
+	if !useAVX2 || n4 == 0 {
+		return firstMin(d, relaxMinGo(ri, v, d, pred, i, u1, 0, inf))
+	}
+	_, _, _ = v[n4-1], d[n4-1], pred[n4-1]
+	m := relaxMinAVX2(&ri[0], &v[0], &d[0], &pred[0], n4, i, u1)
+	m = relaxMinGo(ri, v, d, pred, i, u1, n4, m)
+	j := firstEqualAVX2(&d[0], n4, m)
+	if j < 0 {
+		j = firstEqualGo(d, n4, m)
+	}
+	if j < 0 {
+		return m, j
+	}
+	// The entry itself: the lanes may have met +0 and −0 in another order.
+	return d[j], j
 }
 
 // setAVX2 switches the kernels (tests).

@@ -126,3 +126,109 @@ mddone:
 	MOVSD        X0, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// func relaxMinAVX2(ri, v, d *float64, pred *int, n int, i int, u1 float64) float64
+//
+// For t < n (a multiple of 4): h = ri[t] − v[t] − u1; where h < d[t],
+// d[t] = h and pred[t] = i (a NaN d[t] is never lowered). Returns the
+// smallest d[t] afterwards, NaN entries skipped, +Inf if there is none.
+// Two groups of four per iteration, with a running minimum each, so that
+// the minimum's latency does not bound the loop.
+TEXT ·relaxMinAVX2(SB), NOSPLIT, $0-64
+	MOVQ         ri+0(FP), SI
+	MOVQ         v+8(FP), DI
+	MOVQ         d+16(FP), BX
+	MOVQ         pred+24(FP), R8
+	MOVQ         n+32(FP), CX
+	MOVQ         i+40(FP), AX
+	MOVQ         AX, X7
+	VPBROADCASTQ X7, Y7             // i in every lane
+	VBROADCASTSD u1+48(FP), Y6      // u1
+	MOVQ         $0x7ff0000000000000, AX
+	MOVQ         AX, X0
+	VBROADCASTSD X0, Y0             // B0 = +Inf
+	VMOVAPD      Y0, Y1             // B1 = +Inf
+	SHLQ         $3, CX
+	XORQ         DX, DX
+	MOVQ         CX, R11
+	ANDQ         $-64, R11          // bytes in whole pairs of groups
+
+rmloop2:
+	CMPQ       DX, R11
+	JGE        rmloop1
+	VMOVUPD    (SI)(DX*1), Y8
+	VMOVUPD    32(SI)(DX*1), Y12
+	VSUBPD     (DI)(DX*1), Y8, Y8
+	VSUBPD     32(DI)(DX*1), Y12, Y12
+	VSUBPD     Y6, Y8, Y8            // H = ri − v − u1
+	VSUBPD     Y6, Y12, Y12
+	VMOVUPD    (BX)(DX*1), Y9        // D
+	VMOVUPD    32(BX)(DX*1), Y13
+	VCMPPD     $1, Y9, Y8, Y10       // m = H < D
+	VCMPPD     $1, Y13, Y12, Y14
+	VMINPD     Y9, Y8, Y9            // D = H < D ? H : D
+	VMINPD     Y13, Y12, Y13
+	VMOVUPD    Y9, (BX)(DX*1)
+	VMOVUPD    Y13, 32(BX)(DX*1)
+	VPMASKMOVQ Y7, Y10, (R8)(DX*1)   // pred = i where m
+	VPMASKMOVQ Y7, Y14, 32(R8)(DX*1)
+	VMINPD     Y0, Y9, Y0            // B = D < B ? D : B (NaN D skipped)
+	VMINPD     Y1, Y13, Y1
+	ADDQ       $64, DX
+	JMP        rmloop2
+
+rmloop1:
+	CMPQ       DX, CX
+	JGE        rmdone
+	VMOVUPD    (SI)(DX*1), Y8
+	VSUBPD     (DI)(DX*1), Y8, Y8
+	VSUBPD     Y6, Y8, Y8
+	VMOVUPD    (BX)(DX*1), Y9
+	VCMPPD     $1, Y9, Y8, Y10
+	VMINPD     Y9, Y8, Y9
+	VMOVUPD    Y9, (BX)(DX*1)
+	VPMASKMOVQ Y7, Y10, (R8)(DX*1)
+	VMINPD     Y0, Y9, Y0
+	ADDQ       $32, DX
+	JMP        rmloop1
+
+rmdone:
+	VMINPD       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VMINPD       X1, X0, X0
+	VPERMILPD    $1, X0, X1
+	VMINPD       X1, X0, X0
+	MOVSD        X0, ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func firstEqualAVX2(d *float64, n int, x float64) int
+//
+// Returns the first t < n (a multiple of 4) with d[t] == x, or −1.
+TEXT ·firstEqualAVX2(SB), NOSPLIT, $0-32
+	MOVQ         d+0(FP), SI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSD x+16(FP), Y6
+	XORQ         DX, DX
+
+feloop:
+	CMPQ      DX, CX
+	JGE       fenone
+	VCMPPD    $0, (SI)(DX*8), Y6, Y8
+	VMOVMSKPD Y8, AX
+	TESTQ     AX, AX
+	JNZ       fehit
+	ADDQ      $4, DX
+	JMP       feloop
+
+fehit:
+	BSFQ AX, AX
+	ADDQ AX, DX
+	MOVQ DX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+fenone:
+	MOVQ $-1, ret+24(FP)
+	VZEROUPPER
+	RET

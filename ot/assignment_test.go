@@ -3,6 +3,7 @@ package ot
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -96,6 +97,108 @@ func TestAssignmentAgreesWithEMD(t *testing.T) {
 	}
 }
 
+// withScanFrom runs f with the index-order search taking over from size
+// from (1: every size; a huge value: none).
+func withScanFrom(from int, f func()) {
+	saved := scanFrom
+	defer func() { scanFrom = saved }()
+	scanFrom = from
+	f()
+}
+
+// TestAssignmentSearches: both searches of the shortest augmenting paths
+// (Jonker & Volgenant's column lists, and the index-order scan used from
+// n = 1025 on) give optimal assignments with certified duals, the same
+// cost, and the same permutation when the optimum is unique (continuous
+// random costs), at sizes where both run on whole AVX2 blocks and with
+// remainders.
+func TestAssignmentSearches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	for _, n := range []int{1, 2, 3, 7, 8, 33, 130, 257} {
+		for _, kind := range []string{"random", "integer", "duplicate"} {
+			_, _, C := randomProblem(rng, n, n, kind)
+			var res [2]*AssignmentResult
+			for k, from := range []int{math.MaxInt, 1} {
+				withScanFrom(from, func() {
+					r, err := Assignment(C)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkAssignment(t, r, C)
+					res[k] = r
+				})
+			}
+			if a, b := res[0].Cost, res[1].Cost; math.Abs(a-b) > 1e-12*math.Max(1, math.Abs(a)) {
+				t.Errorf("n=%d %s: cost %.17g with the lists, %.17g with the scan", n, kind, a, b)
+			}
+			if kind == "random" && !slices.Equal(res[0].Perm, res[1].Perm) {
+				t.Errorf("n=%d: the searches found different permutations of a unique optimum", n)
+			}
+		}
+	}
+	// A problem large enough for the scan by default.
+	C := gaussianCost(1100, 8, 5)
+	r, err := Assignment(C)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAssignment(t, r, C)
+	withScanFrom(math.MaxInt, func() {
+		r2, _ := Assignment(C)
+		if !slices.Equal(r.Perm, r2.Perm) {
+			t.Error("n=1100: the searches found different permutations of a unique optimum")
+		}
+	})
+}
+
+// TestAssignmentExtremeCosts: costs up to MaxAssignmentCost(n) in absolute
+// value, of both signs, are solved optimally by both searches (no
+// overflow, no panic); a larger cost is an error naming the entry.
+func TestAssignmentExtremeCosts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	for _, from := range []int{math.MaxInt, 1} {
+		withScanFrom(from, func() {
+			for trial := range 3000 {
+				n := 2 + trial%6
+				bound := MaxAssignmentCost(n)
+				C := mat.NewDense(n, n, nil)
+				for i := range n {
+					for j := range n {
+						x := bound * float64(rng.IntN(5)-2) / 2 // ties
+						if trial%2 == 0 {
+							x = bound * (2*rng.Float64() - 1)
+						}
+						C.Set(i, j, x)
+					}
+				}
+				r, err := Assignment(C)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := bruteAssignment(C) * float64(n)
+				if !slices.Equal(slices.Sorted(slices.Values(r.Perm)), identity(n)) || math.Abs(r.Cost-want) > 1e-12*bound*float64(n) {
+					t.Fatalf("search from %d, trial %d: permutation %v, cost %g, optimum %g", from, trial, r.Perm, r.Cost, want)
+				}
+			}
+		})
+	}
+	n := 3
+	C := mat.NewDense(n, n, nil)
+	C.Set(1, 2, -2*MaxAssignmentCost(n))
+	if _, err := Assignment(C); err == nil || !strings.Contains(err.Error(), "entry (1, 2)") || !strings.Contains(err.Error(), "3 rows") {
+		t.Errorf("error %v, want one naming entry (1, 2) and the size", err)
+	}
+}
+
+// identity returns 0, 1, …, n−1.
+func identity(n int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	return p
+}
+
 func TestAssignmentErrors(t *testing.T) {
 	for _, tc := range []struct {
 		C    mat.Matrix
@@ -112,7 +215,7 @@ func TestAssignmentErrors(t *testing.T) {
 }
 
 func BenchmarkAssignment(b *testing.B) {
-	for _, n := range []int{200, 1000} {
+	for _, n := range []int{200, 1000, 2000} {
 		C := gaussianCost(n, 64, uint64(n))
 		b.Run(fmtN(n), func(b *testing.B) {
 			var s AssignmentSolver

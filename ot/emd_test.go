@@ -300,10 +300,20 @@ func bruteAssignment(C *mat.Dense) float64 {
 	for i := range perm {
 		perm[i] = i
 	}
+	// rest[k] = Σ_{i ≥ k} min_j C_ij bounds the rows still to assign from
+	// below, whatever the signs of the costs.
+	rest := make([]float64, n+1)
+	for i := n - 1; i >= 0; i-- {
+		m := math.Inf(1)
+		for j := 0; j < n; j++ {
+			m = math.Min(m, C.At(i, j))
+		}
+		rest[i] = rest[i+1] + m
+	}
 	best := math.Inf(1)
 	var rec func(k int, acc float64)
 	rec = func(k int, acc float64) {
-		if acc >= best {
+		if acc+rest[k] >= best {
 			return
 		}
 		if k == n {

@@ -74,6 +74,12 @@ func checkMarginals(a, b []float64, n, m int) (aa, bb []float64, err error) {
 // only when C is not a contiguous *mat.Dense. It fails on NaN, infinite or
 // negative-infinite entries; negative finite costs are allowed.
 func costData(C mat.Matrix) (data []float64, n, m int, err error) {
+	return costDataBounded(C, math.MaxFloat64, "")
+}
+
+// costDataBounded is costData for a solver whose arithmetic needs the
+// entries within ±bound; why names the solver in the error.
+func costDataBounded(C mat.Matrix, bound float64, why string) (data []float64, n, m int, err error) {
 	if C == nil {
 		return nil, 0, 0, fmt.Errorf("ot: cost matrix is nil")
 	}
@@ -91,12 +97,15 @@ func costData(C mat.Matrix) (data []float64, n, m int, err error) {
 			}
 		}
 	}
-	if k := linalg.FirstNonFinite(data); k >= 0 {
-		what := "NaN"
-		if math.IsInf(data[k], 0) {
-			what = "infinite"
+	if k := linalg.FirstAbove(data, bound); k >= 0 {
+		x := data[k]
+		switch {
+		case math.IsNaN(x):
+			return nil, n, m, fmt.Errorf("ot: cost matrix entry (%d, %d) is NaN", k/m, k%m)
+		case math.IsInf(x, 0):
+			return nil, n, m, fmt.Errorf("ot: cost matrix entry (%d, %d) is infinite", k/m, k%m)
 		}
-		return nil, n, m, fmt.Errorf("ot: cost matrix entry (%d, %d) is %s", k/m, k%m, what)
+		return nil, n, m, fmt.Errorf("ot: cost matrix entry (%d, %d) is %.4g: %s needs |C| ≤ %.4g (divide the costs by a constant)", k/m, k%m, x, why, bound)
 	}
 	return data, n, m, nil
 }

@@ -38,8 +38,9 @@ import (
 	"github.com/dadil/dadil/ot"
 )
 
-// ErrNonFinite is returned when a cost is not finite.
-var ErrNonFinite = errors.New("non-finite transport costs")
+// ErrNonFinite is returned when a cost is not finite, or too large for
+// the assignment solver (ot.MaxAssignmentCost).
+var ErrNonFinite = errors.New("non-finite or too large transport costs")
 
 // Stack holds K measures of N points in R^D, with soft labels over C
 // classes (C = 0 for unlabeled measures): row t = k·N + l of A is point l of

@@ -80,14 +80,14 @@ func addClamped(dst []float64, c float64) {
 }
 
 //go:noescape
-func nonFiniteChunkAVX2(x *float64, n int) int
+func aboveChunkAVX2(x *float64, n int, bound float64) int
 
-// firstNonFinite is firstNonFiniteGo, skipping with AVX2 the blocks of
-// four entries that are all finite.
-func firstNonFinite(x []float64) int {
+// firstAbove is firstAboveGo, skipping with AVX2 the blocks of four
+// entries that are all within the bound.
+func firstAbove(x []float64, bound float64) int {
 	n4 := len(x) &^ 3
 	if !useAVX2 || n4 == 0 {
-		return firstNonFiniteGo(x, 0)
+		return firstAboveGo(x, bound, 0)
 	}
-	return firstNonFiniteGo(x, nonFiniteChunkAVX2(&x[0], n4))
+	return firstAboveGo(x, bound, aboveChunkAVX2(&x[0], n4, bound))
 }

@@ -248,21 +248,19 @@ acdone:
 	VZEROUPPER
 	RET
 
-// func nonFiniteChunkAVX2(x *float64, n int) int
+// func aboveChunkAVX2(x *float64, n int, bound float64) int
 //
 // Returns the start of the first block of four entries of x[:n] (n a
-// multiple of 4) holding a NaN or an infinity, or n if there is none: an
-// entry is finite when |x| ≤ MaxFloat64, an ordered comparison that is
-// false for NaN.
-TEXT ·nonFiniteChunkAVX2(SB), NOSPLIT, $0-24
+// multiple of 4) holding a NaN or an entry larger than bound in absolute
+// value, or n if there is none: an entry passes when |x| ≤ bound, an
+// ordered comparison that is false for NaN.
+TEXT ·aboveChunkAVX2(SB), NOSPLIT, $0-32
 	MOVQ         x+0(FP), SI
 	MOVQ         n+8(FP), CX
 	MOVQ         $0x7fffffffffffffff, AX
 	MOVQ         AX, X0
 	VBROADCASTSD X0, Y0
-	MOVQ         $0x7fefffffffffffff, AX
-	MOVQ         AX, X1
-	VBROADCASTSD X1, Y1
+	VBROADCASTSD bound+16(FP), Y1
 	XORQ         DX, DX
 
 nfloop:
@@ -277,6 +275,6 @@ nfloop:
 	JMP       nfloop
 
 nfdone:
-	MOVQ DX, ret+16(FP)
+	MOVQ DX, ret+24(FP)
 	VZEROUPPER
 	RET

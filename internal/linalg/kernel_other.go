@@ -20,4 +20,4 @@ func sqDists(dst, norms, dots []float64, norm float64) float64 {
 
 func addClamped(dst []float64, c float64) { addClampedGo(dst, c, 0) }
 
-func firstNonFinite(x []float64) int { return firstNonFiniteGo(x, 0) }
+func firstAbove(x []float64, bound float64) int { return firstAboveGo(x, bound, 0) }

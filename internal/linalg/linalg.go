@@ -201,13 +201,17 @@ func addClampedGo(dst []float64, c float64, from int) {
 
 // FirstNonFinite returns the index of the first NaN or infinite entry of
 // x, or −1 if every entry is finite.
-func FirstNonFinite(x []float64) int { return firstNonFinite(x) }
+func FirstNonFinite(x []float64) int { return firstAbove(x, math.MaxFloat64) }
 
-// firstNonFiniteGo is the portable FirstNonFinite from index from on.
-func firstNonFiniteGo(x []float64, from int) int {
+// FirstAbove returns the index of the first entry of x that is NaN or
+// larger than bound in absolute value, or −1 if there is none.
+func FirstAbove(x []float64, bound float64) int { return firstAbove(x, bound) }
+
+// firstAboveGo is the portable FirstAbove from index from on.
+func firstAboveGo(x []float64, bound float64, from int) int {
 	for i := from; i < len(x); i++ {
-		// One comparison: false for NaN and for ±Inf.
-		if v := x[i]; !(v >= -math.MaxFloat64 && v <= math.MaxFloat64) {
+		// One comparison: false for NaN.
+		if v := x[i]; !(v >= -bound && v <= bound) {
 			return i
 		}
 	}

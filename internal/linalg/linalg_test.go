@@ -197,6 +197,39 @@ func TestFirstNonFinite(t *testing.T) {
 	}
 }
 
+// TestFirstAbove finds the first entry above a bound in absolute value (or
+// NaN) at every position, on both kernel paths; entries equal to ±bound
+// pass.
+func TestFirstAbove(t *testing.T) {
+	saved := useAVX2
+	defer setAVX2(saved)
+	const bound = 2.5
+	for _, avx := range []bool{true, false} {
+		setAVX2(avx)
+		for _, n := range []int{0, 1, 3, 4, 7, 8, 17} {
+			x := make([]float64, n)
+			for i := range x {
+				x[i] = float64(i%5) - 2.5
+			}
+			if got := FirstAbove(x, bound); got != -1 {
+				t.Fatalf("avx=%v n=%d: %d for %v", avx, n, got, x)
+			}
+			for pos := range n {
+				for _, bad := range []float64{math.NaN(), math.Nextafter(bound, 3), -3, math.Inf(1)} {
+					y := append([]float64(nil), x...)
+					y[pos] = bad
+					if pos+2 < n {
+						y[n-1] = 1e300 // a later one does not count
+					}
+					if got := FirstAbove(y, bound); got != pos {
+						t.Fatalf("avx=%v n=%d: %v at %d found at %d", avx, n, bad, pos, got)
+					}
+				}
+			}
+		}
+	}
+}
+
 func TestShapePanics(t *testing.T) {
 	defer func() {
 		if recover() == nil {
