@@ -73,7 +73,7 @@ var scanFrom = 1025
 
 // Solve solves the assignment problem for the n×n cost matrix C and writes
 // the solution into dst, reusing its storage. C must be square, non-empty
-// and finite, with |C_ij| ≤ MaxAssignmentCost(n).
+// and finite, with |C_ij| ≤ MaxCost(n, n).
 func (s *AssignmentSolver) Solve(dst *AssignmentResult, C mat.Matrix) error {
 	n := 0
 	if C != nil {
@@ -82,7 +82,7 @@ func (s *AssignmentSolver) Solve(dst *AssignmentResult, C mat.Matrix) error {
 			return fmt.Errorf("ot: assignment needs a square cost matrix, got %d×%d", n, m)
 		}
 	}
-	c, _, _, err := costDataBounded(C, MaxAssignmentCost(n), fmt.Sprintf("an assignment of %d rows", n))
+	c, _, _, err := costDataBounded(C, "an assignment")
 	if err != nil {
 		return err
 	}
@@ -101,14 +101,6 @@ func (s *AssignmentSolver) Solve(dst *AssignmentResult, C mat.Matrix) error {
 	dst.Cost = total
 	return nil
 }
-
-// MaxAssignmentCost is the largest |C_ij| that AssignmentSolver accepts
-// for n×n problems, MaxFloat64 / (64(n+1)) (above 10³⁰⁰ up to n = 10⁶).
-// The column prices and reduced costs of the search are sums and
-// differences of costs that can grow to a multiple of the largest cost
-// growing with n; closer to MaxFloat64 they could overflow to ±Inf and
-// NaN.
-func MaxAssignmentCost(n int) float64 { return math.MaxFloat64 / (64 * float64(n+1)) }
 
 // solve runs the algorithm on the row-major n×n cost c.
 func (s *AssignmentSolver) solve(c []float64, n int) {
@@ -383,7 +375,7 @@ func (s *AssignmentSolver) augmentScan(c []float64, n, f int) {
 	}
 	s.todo, s.final = fin, dist
 	if j1 < 0 {
-		// Unreachable: within MaxAssignmentCost the distances stay
+		// Unreachable: within MaxCost the distances stay
 		// finite, and a free column is never made final.
 		panic("ot: assignment search found no free column")
 	}

@@ -151,7 +151,7 @@ func TestAssignmentSearches(t *testing.T) {
 	})
 }
 
-// TestAssignmentExtremeCosts: costs up to MaxAssignmentCost(n) in absolute
+// TestAssignmentExtremeCosts: costs up to MaxCost(n, n) in absolute
 // value, of both signs, are solved optimally by both searches (no
 // overflow, no panic); a larger cost is an error naming the entry.
 func TestAssignmentExtremeCosts(t *testing.T) {
@@ -160,7 +160,7 @@ func TestAssignmentExtremeCosts(t *testing.T) {
 		withScanFrom(from, func() {
 			for trial := range 3000 {
 				n := 2 + trial%6
-				bound := MaxAssignmentCost(n)
+				bound := MaxCost(n, n)
 				C := mat.NewDense(n, n, nil)
 				for i := range n {
 					for j := range n {
@@ -184,8 +184,8 @@ func TestAssignmentExtremeCosts(t *testing.T) {
 	}
 	n := 3
 	C := mat.NewDense(n, n, nil)
-	C.Set(1, 2, -2*MaxAssignmentCost(n))
-	if _, err := Assignment(C); err == nil || !strings.Contains(err.Error(), "entry (1, 2)") || !strings.Contains(err.Error(), "3 rows") {
+	C.Set(1, 2, -2*MaxCost(n, n))
+	if _, err := Assignment(C); err == nil || !strings.Contains(err.Error(), "entry (1, 2)") || !strings.Contains(err.Error(), "3×3") {
 		t.Errorf("error %v, want one naming entry (1, 2) and the size", err)
 	}
 }

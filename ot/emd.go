@@ -41,7 +41,8 @@ type EMDResult struct {
 // (paper eq. 3, the earth mover's distance when C is a distance). A nil a or
 // b stands for uniform weights 1/n or 1/m. Weights may be zero and need not
 // be normalised, but Σa and Σb must agree to a relative 1e-9; b is rescaled to
-// sum exactly to Σa. Costs may be any finite numbers.
+// sum exactly to Σa. Costs may be any finite numbers up to MaxCost(n, m) in
+// absolute value.
 //
 // EMD is a convenience wrapper around EMDSolver with default settings; use an
 // EMDSolver to reuse memory across many solves.
@@ -102,7 +103,7 @@ type EMDSolver struct {
 // Solve solves the problem of EMD and writes the solution into dst, reusing
 // its storage.
 func (s *EMDSolver) Solve(dst *EMDResult, a, b []float64, C mat.Matrix) error {
-	cost, n, m, err := costData(C)
+	cost, n, m, err := costDataBounded(C, "EMD")
 	if err != nil {
 		return err
 	}

@@ -511,3 +511,44 @@ func TestEMDRandomLarger(t *testing.T) {
 		}
 	}
 }
+
+// TestEMDExtremeCosts: costs up to MaxCost(n, m) in absolute value, of
+// both signs, give optimal plans (marginals, dual feasibility and
+// complementary slackness; square problems also against brute force)
+// without overflow; a larger cost is an error naming the entry. Near
+// MaxFloat64 the solver used to loop forever on NaN potentials.
+func TestEMDExtremeCosts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	for trial := range 2000 {
+		n, m := 2+trial%6, 2+trial%6
+		if trial%3 == 2 {
+			m = 2 + trial%5
+		}
+		bound := MaxCost(n, m)
+		C := mat.NewDense(n, m, nil)
+		for i := range n {
+			for j := range m {
+				x := bound * (2*rng.Float64() - 1)
+				if trial%2 == 1 {
+					x = bound * float64(rng.IntN(5)-2) / 2 // ties
+				}
+				C.Set(i, j, x)
+			}
+		}
+		r, err := EMD(nil, nil, C)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		checkOptimal(t, r, nil, nil, C)
+		if n == m {
+			if want := bruteAssignment(C); math.Abs(r.Cost-want) > 1e-12*bound {
+				t.Fatalf("trial %d: cost %g, optimum %g", trial, r.Cost, want)
+			}
+		}
+	}
+	C := mat.NewDense(2, 3, nil)
+	C.Set(1, 0, 2*MaxCost(2, 3))
+	if _, err := EMD(nil, nil, C); err == nil || !strings.Contains(err.Error(), "entry (1, 0)") || !strings.Contains(err.Error(), "2×3") {
+		t.Errorf("error %v, want one naming entry (1, 0) and the size", err)
+	}
+}

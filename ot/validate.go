@@ -74,12 +74,21 @@ func checkMarginals(a, b []float64, n, m int) (aa, bb []float64, err error) {
 // only when C is not a contiguous *mat.Dense. It fails on NaN, infinite or
 // negative-infinite entries; negative finite costs are allowed.
 func costData(C mat.Matrix) (data []float64, n, m int, err error) {
-	return costDataBounded(C, math.MaxFloat64, "")
+	return costDataBounded(C, "")
 }
 
-// costDataBounded is costData for a solver whose arithmetic needs the
-// entries within ±bound; why names the solver in the error.
-func costDataBounded(C mat.Matrix, bound float64, why string) (data []float64, n, m int, err error) {
+// MaxCost is the largest |C_ij| that EMD and Assignment accept for n×m
+// cost matrices, MaxFloat64 / (64(n + m + 1)): above 10³⁰⁰ up to a million
+// points on each side. Their dual potentials are sums of costs along paths
+// of up to n + m arcs, and closer to MaxFloat64 their arithmetic could
+// overflow to ±Inf and NaN. Divide larger costs by a constant: the optimal
+// plans are the same.
+func MaxCost(n, m int) float64 { return math.MaxFloat64 / (64 * float64(n+m+1)) }
+
+// costDataBounded is costData that also refuses entries above MaxCost in
+// absolute value when solver, the name of the problem for the error, is
+// not empty.
+func costDataBounded(C mat.Matrix, solver string) (data []float64, n, m int, err error) {
 	if C == nil {
 		return nil, 0, 0, fmt.Errorf("ot: cost matrix is nil")
 	}
@@ -97,6 +106,10 @@ func costDataBounded(C mat.Matrix, bound float64, why string) (data []float64, n
 			}
 		}
 	}
+	bound := math.MaxFloat64
+	if solver != "" {
+		bound = MaxCost(n, m)
+	}
 	if k := linalg.FirstAbove(data, bound); k >= 0 {
 		x := data[k]
 		switch {
@@ -105,7 +118,7 @@ func costDataBounded(C mat.Matrix, bound float64, why string) (data []float64, n
 		case math.IsInf(x, 0):
 			return nil, n, m, fmt.Errorf("ot: cost matrix entry (%d, %d) is infinite", k/m, k%m)
 		}
-		return nil, n, m, fmt.Errorf("ot: cost matrix entry (%d, %d) is %.4g: %s needs |C| ≤ %.4g (divide the costs by a constant)", k/m, k%m, x, why, bound)
+		return nil, n, m, fmt.Errorf("ot: cost matrix entry (%d, %d) is %.4g: %s of a %d×%d cost matrix needs |C| ≤ %.4g (divide the costs by a constant)", k/m, k%m, x, solver, n, m, bound)
 	}
 	return data, n, m, nil
 }

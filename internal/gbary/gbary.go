@@ -39,7 +39,7 @@ import (
 )
 
 // ErrNonFinite is returned when a cost is not finite, or too large for
-// the assignment solver (ot.MaxAssignmentCost).
+// the assignment solver (ot.MaxCost).
 var ErrNonFinite = errors.New("non-finite or too large transport costs")
 
 // Stack holds K measures of N points in R^D, with soft labels over C
