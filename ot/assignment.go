@@ -262,7 +262,7 @@ func minDiffGo(row, v []float64, from int, m float64) float64 {
 // reduced costs C_ij − V_j − U_i and updates the prices of the columns
 // whose distance became final.
 func (s *AssignmentSolver) augment(c []float64, n, f int) {
-	colOf, rowOf, v := s.colOf, s.rowOf, s.v
+	rowOf, v := s.rowOf, s.v
 	d := grow(s.d, n)
 	pred := grow(s.pred, n)
 	todo := grow(s.todo, n) // columns not yet final, todo[lo:]
@@ -332,13 +332,20 @@ func (s *AssignmentSolver) augment(c []float64, n, f int) {
 		j := todo[k]
 		v[j] += d[j] - mind
 	}
-	// Augment along the predecessor path.
-	for j := endCol; ; {
+	s.flip(endCol, f)
+}
+
+// flip augments along the predecessor path that ends at the free column
+// j and starts at the free row f: every row on it takes the column it
+// was reached through.
+func (s *AssignmentSolver) flip(j, f int) {
+	colOf, rowOf, pred := s.colOf, s.rowOf, s.pred
+	for {
 		i := pred[j]
 		rowOf[j] = i
 		j, colOf[i] = colOf[i], j
 		if i == f {
-			break
+			return
 		}
 	}
 }
@@ -353,7 +360,7 @@ func (s *AssignmentSolver) augment(c []float64, n, f int) {
 // read memory in order and run on AVX2: from n ≈ 1000 on they take about
 // half augment's time, which goes through a permuted list of columns.
 func (s *AssignmentSolver) augmentScan(c []float64, n, f int) {
-	colOf, rowOf, v := s.colOf, s.rowOf, s.v
+	rowOf, v := s.rowOf, s.v
 	d := grow(s.d, n)
 	pred := grow(s.pred, n)
 	fin := s.todo[:0] // the final columns, in order
@@ -383,15 +390,7 @@ func (s *AssignmentSolver) augmentScan(c []float64, n, f int) {
 	for k, j := range fin {
 		v[j] += dist[k] - mind
 	}
-	// Augment along the predecessor path.
-	for j := j1; ; {
-		i := pred[j]
-		rowOf[j] = i
-		j, colOf[i] = colOf[i], j
-		if i == f {
-			break
-		}
-	}
+	s.flip(j1, f)
 }
 
 // relaxMinGo is relaxMin's pass for the entries from index from on, with
