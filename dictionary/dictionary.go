@@ -147,6 +147,13 @@ type Settings struct {
 	// of DaDiL fits both classifiers this way; the paper's presets
 	// (bench.PaperDaDiL, bench.PaperCWRUDaDiL, dadil fit --paper) set it.
 	HardLabels bool
+	// ReconstructionBlock is the largest support of one barycenter in
+	// Reconstruct (DaDiL-R's training set): larger atoms are reconstructed
+	// in blocks of at most this many points (see Reconstruct). Zero
+	// selects DefaultReconstructionBlock (4096); a negative value
+	// reconstructs every size in one barycenter. It does not change
+	// learning.
+	ReconstructionBlock int `json:",omitempty"`
 	// Seed seeds every random choice; equal seeds give equal results
 	// whatever the number of goroutines.
 	Seed uint64

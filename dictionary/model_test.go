@@ -1,6 +1,10 @@
 package dictionary
 
 import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -57,5 +61,144 @@ func TestHardLabels(t *testing.T) {
 		if same(soft.E[k], want) {
 			t.Errorf("atom %d: soft DaDiL-E classifier equals the hard one", k)
 		}
+	}
+}
+
+// handDictionary returns K atoms of n points in R^3 with random features
+// and label logits over c classes, class q holding about a share
+// proportional to q+1 of each atom's points (imbalanced classes).
+func handDictionary(K, n, c int, seed uint64) *Dictionary {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	d := &Dictionary{Classes: c, Alpha: mat.NewDense(1, K, nil)}
+	for range K {
+		X := mat.NewDense(n, 3, nil)
+		Z := mat.NewDense(n, c, nil)
+		for i := range n {
+			for j := range 3 {
+				X.Set(i, j, rng.NormFloat64())
+			}
+			q := int(math.Sqrt(rng.Float64()) * float64(c)) // P(q) ∝ 2q+1
+			for r := range c {
+				Z.Set(i, r, 0.3*rng.NormFloat64())
+			}
+			Z.Set(i, q, 3)
+		}
+		d.Atoms = append(d.Atoms, Atom{X: X, Logits: Z})
+	}
+	return d
+}
+
+// TestReconstructBlocks: atoms larger than ReconstructionBlock are
+// reconstructed block by block: n support points, block-diagonal
+// permutation plans of mass 1/n whose barycentric images are the support
+// and its labels, blocks with each atom's class proportions (every class
+// count within 1 of its share), a history that ends at the cost; with a
+// block size of n or more the result is the single barycenter's.
+func TestReconstructBlocks(t *testing.T) {
+	const K, n, c, block = 2, 61, 4, 16 // 4 blocks of 16, 15, 15, 15
+	d := handDictionary(K, n, c, 5)
+	alpha := []float64{0.3, 0.7}
+	d.Settings.ReconstructionBlock = block
+	r, err := d.Reconstruct(alpha, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, _ := r.X.Dims(); rows != n {
+		t.Fatalf("%d support points, want %d", rows, n)
+	}
+	labels := make([]*mat.Dense, K)
+	for k, a := range d.Atoms {
+		labels[k] = a.Labels()
+	}
+	// src[k][j]: the point of atom k sent to support point j.
+	src := make([][]int, K)
+	for k, p := range r.Plans {
+		if p.N != n || p.M != n || p.Len() != n {
+			t.Fatalf("plan %d: %d×%d with %d entries", k, p.N, p.M, p.Len())
+		}
+		src[k] = make([]int, n)
+		seenRow := make([]bool, n)
+		for e := range p.Len() {
+			if seenRow[p.Row[e]] || math.Abs(p.Mass[e]-1.0/n) > 1e-15 {
+				t.Fatalf("plan %d is not a permutation of mass 1/n", k)
+			}
+			seenRow[p.Row[e]] = true
+			src[k][p.Col[e]] = p.Row[e]
+		}
+	}
+	for j := range n {
+		for _, m := range []struct{ got, a0, a1 *mat.Dense }{
+			{r.X, d.Atoms[0].X, d.Atoms[1].X},
+			{r.Y, labels[0], labels[1]},
+		} {
+			_, cols := m.got.Dims()
+			for q := range cols {
+				want := alpha[0]*m.a0.At(src[0][j], q) + alpha[1]*m.a1.At(src[1][j], q)
+				if math.Abs(m.got.At(j, q)-want) > 1e-12 {
+					t.Fatalf("support point %d, column %d: %g, image of the plans %g", j, q, m.got.At(j, q), want)
+				}
+			}
+		}
+	}
+	// Blocks: support rows [0, 16), [16, 31), [31, 46), [46, 61).
+	starts := []int{0, 16, 31, 46, 61}
+	for k := range K {
+		total := make([]int, c)
+		for _, q := range argmaxRows(labels[k]) {
+			total[q]++
+		}
+		for b := range 4 {
+			count := make([]int, c)
+			for j := starts[b]; j < starts[b+1]; j++ {
+				count[argmax(labels[k].RawRowView(src[k][j]))]++
+			}
+			for q := range c {
+				if share := float64(total[q]) / 4; math.Abs(float64(count[q])-share) > 1 {
+					t.Errorf("atom %d, block %d: %d points of class %d, share %g", k, b, count[q], q, share)
+				}
+			}
+		}
+	}
+	if last := r.History[len(r.History)-1]; last != r.Cost || len(r.History) != r.Iterations {
+		t.Errorf("history %v ends at %g, cost %g, %d iterations", r.History, last, r.Cost, r.Iterations)
+	}
+	if want := alpha[0]*r.Costs[0] + alpha[1]*r.Costs[1]; math.Abs(r.Cost-want) > 1e-12*want {
+		t.Errorf("cost %g, Σ α_k cost_k %g", r.Cost, want)
+	}
+	// One block: the single barycenter, as with blocks switched off.
+	d.Settings.ReconstructionBlock = n
+	whole, err := d.Reconstruct(alpha, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Settings.ReconstructionBlock = -1
+	if off, _ := d.Reconstruct(alpha, 9); !mat.Equal(whole.X, off.X) || !mat.Equal(whole.Y, off.Y) {
+		t.Error("ReconstructionBlock = n and −1 give different barycenters")
+	}
+}
+
+// TestReconstructBlocksOneAtom: the barycenter of one atom is the atom,
+// block by block too: the reconstruction's points and labels are the
+// atom's, reordered.
+func TestReconstructBlocksOneAtom(t *testing.T) {
+	d := handDictionary(1, 50, 3, 6)
+	d.Settings.ReconstructionBlock = 12
+	r, err := d.Reconstruct([]float64{1}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := func(X, Y *mat.Dense, i int) string {
+		return fmt.Sprint(X.RawRowView(i), Y.RawRowView(i))
+	}
+	var got, want []string
+	Y := d.Atoms[0].Labels()
+	for i := range 50 {
+		got = append(got, key(r.X, r.Y, i))
+		want = append(want, key(d.Atoms[0].X, Y, i))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Error("the blocked barycenter of one atom is not the atom")
 	}
 }

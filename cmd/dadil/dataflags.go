@@ -155,6 +155,7 @@ func (d *dataFlags) load(note func(format string, a ...any)) (*userData, error) 
 // dictFlags are the DaDiL hyper-parameter flags of fit and analyze.
 type dictFlags struct {
 	atoms, samples, batch, epochs int
+	recBlock                      int
 	lr, plateau                   float64
 	seed                          uint64
 	init                          string
@@ -172,6 +173,7 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.init, "init", "data", "atom initialisation: `data` (from the sources) or gaussian (the paper's N(0, I), with unscaled learning rate)")
 	fs.BoolVar(&f.sharedBatch, "shared-atom-batch", false, "draw one atom batch per step for all domains instead of one per domain (faster, usually less accurate)")
 	fs.BoolVar(&f.hard, "hard-labels", false, "train the DaDiL-R and DaDiL-E classifiers on the argmax of the atoms' and the reconstruction's soft labels, as the authors' demonstration does")
+	fs.IntVar(&f.recBlock, "reconstruction-block", 0, "reconstruct DaDiL-R's training set from atoms of more than `N` points in blocks of at most N (default 4096; -1: in one barycenter whatever the size, which needs memory and time growing like n² and n³)")
 	fs.BoolVar(&f.paper, "paper", false, "the paper's Caltech-Office setting: K = 8 and 10 fixed epochs (unless --atoms/--epochs are given), N(0, I) atoms, η in data units, the authors' α update, classifiers on hard labels")
 }
 
@@ -179,6 +181,9 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 func (f *dictFlags) check() error {
 	if f.atoms < 0 {
 		return usageError{fmt.Errorf("--atoms %d: need at least one atom", f.atoms)}
+	}
+	if f.recBlock < -1 {
+		return usageError{fmt.Errorf("--reconstruction-block %d: need a block size, or -1 for one barycenter", f.recBlock)}
 	}
 	var init dictionary.Init
 	if err := init.UnmarshalText([]byte(f.init)); err != nil {
@@ -197,7 +202,7 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 	set := dictionary.Settings{
 		Atoms: f.atoms, Samples: f.samples, Batch: f.batch, LearningRate: f.lr,
 		Epochs: f.epochs, PlateauTol: f.plateau, Seed: f.seed, Init: init,
-		SharedAtomBatch: f.sharedBatch, HardLabels: f.hard,
+		SharedAtomBatch: f.sharedBatch, HardLabels: f.hard, ReconstructionBlock: f.recBlock,
 	}
 	if f.plateau == 0 {
 		set.PlateauTol = -1

@@ -207,6 +207,9 @@ func TestFitSettingsFlags(t *testing.T) {
 		{[]string{"--paper", "--epochs", "3", "--shared-atom-batch"}, paper(true)},
 		{[]string{"--epochs", "2", "--plateau-tol", "0"}, hard(false)},
 		{[]string{"--epochs", "2", "--plateau-tol", "0", "--hard-labels"}, hard(true)},
+		{[]string{"--epochs", "2", "--plateau-tol", "0", "--reconstruction-block", "64"}, func(rep fitReport) bool {
+			return hard(false)(rep) && rep.Settings.ReconstructionBlock == 64
+		}},
 	} {
 		out := filepath.Join(dir, fmt.Sprint("out", i))
 		args := append([]string{"fit", "--out", out, "--target", tgt, "--quiet"}, tc.flags...)
@@ -260,6 +263,7 @@ func TestFitBadInput(t *testing.T) {
 		{"empty", base("--source", empty, "--out", filepath.Join(dir, "o5")), 1, "empty.csv"},
 		{"single class", base("--source", single, "--out", filepath.Join(dir, "o6")), 1, "single class"},
 		{"K", base("--source", src[0], "--atoms", "-2", "--out", filepath.Join(dir, "o7")), 2, "--atoms -2"},
+		{"block", base("--source", src[0], "--reconstruction-block", "-3", "--out", filepath.Join(dir, "o12")), 2, "--reconstruction-block -3"},
 		{"batch", base("--source", src[0], "--samples", "30", "--batch", "60", "--out", filepath.Join(dir, "o8")), 1, "larger than"},
 		{"scale", base("--source", src[0], "--scale", "log", "--out", filepath.Join(dir, "o9")), 2, "log"},
 		{"missing", base("--source", filepath.Join(dir, "nope.csv"), "--out", filepath.Join(dir, "o10")), 1, "nope.csv"},
