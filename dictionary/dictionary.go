@@ -150,7 +150,7 @@ type Settings struct {
 	// ReconstructionBlock is the largest support of one barycenter in
 	// Reconstruct (DaDiL-R's training set): larger atoms are reconstructed
 	// in blocks of at most this many points (see Reconstruct). Zero
-	// selects DefaultReconstructionBlock (4096); a negative value
+	// selects DefaultReconstructionBlock (2048); a negative value
 	// reconstructs every size in one barycenter. It does not change
 	// learning.
 	ReconstructionBlock int `json:",omitempty"`

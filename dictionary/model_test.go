@@ -202,3 +202,43 @@ func TestReconstructBlocksOneAtom(t *testing.T) {
 		t.Error("the blocked barycenter of one atom is not the atom")
 	}
 }
+
+// BenchmarkReconstructManyClasses times DaDiL-R's reconstruction from 3
+// atoms of 100 points per class for 65 classes (6500 points in R^256:
+// Gaussian classes with labels at 90% confidence), in one barycenter and
+// in blocks.
+func BenchmarkReconstructManyClasses(b *testing.B) {
+	const K, c, per, dim = 3, 65, 100, 256
+	n := c * per
+	rng := rand.New(rand.NewPCG(7, 8))
+	means := mat.NewDense(c, dim, nil)
+	for q := range c {
+		for j := range dim {
+			means.Set(q, j, 2*rng.NormFloat64())
+		}
+	}
+	d := &Dictionary{Classes: c}
+	for range K {
+		X := mat.NewDense(n, dim, nil)
+		Z := mat.NewDense(n, c, nil)
+		for i := range n {
+			q := i % c
+			for j := range dim {
+				X.Set(i, j, means.At(q, j)+rng.NormFloat64())
+			}
+			Z.Set(i, q, math.Log(0.9*float64(c-1)/0.1)) // softmax: 0.9 on q
+		}
+		d.Atoms = append(d.Atoms, Atom{X: X, Logits: Z})
+	}
+	alpha := []float64{0.2, 0.3, 0.5}
+	for _, block := range []int{-1, 4096, DefaultReconstructionBlock} {
+		b.Run(fmt.Sprint("block=", block), func(b *testing.B) {
+			d.Settings.ReconstructionBlock = block
+			for range b.N {
+				if _, err := d.Reconstruct(alpha, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -173,7 +173,7 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.init, "init", "data", "atom initialisation: `data` (from the sources) or gaussian (the paper's N(0, I), with unscaled learning rate)")
 	fs.BoolVar(&f.sharedBatch, "shared-atom-batch", false, "draw one atom batch per step for all domains instead of one per domain (faster, usually less accurate)")
 	fs.BoolVar(&f.hard, "hard-labels", false, "train the DaDiL-R and DaDiL-E classifiers on the argmax of the atoms' and the reconstruction's soft labels, as the authors' demonstration does")
-	fs.IntVar(&f.recBlock, "reconstruction-block", 0, "reconstruct DaDiL-R's training set from atoms of more than `N` points in blocks of at most N (default 4096; -1: in one barycenter whatever the size, which needs memory and time growing like n² and n³)")
+	fs.IntVar(&f.recBlock, "reconstruction-block", 0, "reconstruct DaDiL-R's training set from atoms of more than `N` points in blocks of at most N (default 2048; -1: in one barycenter whatever the size, which needs memory and time growing like n² and n³)")
 	fs.BoolVar(&f.paper, "paper", false, "the paper's Caltech-Office setting: K = 8 and 10 fixed epochs (unless --atoms/--epochs are given), N(0, I) atoms, η in data units, the authors' α update, classifiers on hard labels")
 }
 
