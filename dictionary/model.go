@@ -97,8 +97,9 @@ func (d *Dictionary) reconstructBlocks(ms []barycenter.Measure, alpha []float64,
 		Measure: barycenter.Measure{X: mat.NewDense(n, dim, nil), Y: mat.NewDense(n, c, nil)},
 		Plans:   make([]ot.Plan, K),
 		Costs:   make([]float64, K),
+		// Whether every block converged.
+		Converged: true,
 	}
-	res.Converged = true
 	for k := range res.Plans {
 		res.Plans[k].N, res.Plans[k].M = n, n
 	}

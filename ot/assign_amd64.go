@@ -89,20 +89,15 @@ func minDiff(row, v []float64) float64 {
 func relaxMin(ri, v, d []float64, pred []int, i int, u1 float64) (float64, int) {
 	n4 := len(ri) &^ 3
 	if !useAVX2 || n4 == 0 {
-		return firstMin(d, relaxMinGo(ri, v, d, pred, i, u1, 0, inf))
+		return firstMin(d, 0, relaxMinGo(ri, v, d, pred, i, u1, 0, inf))
 	}
 	_, _, _ = v[n4-1], d[n4-1], pred[n4-1]
 	m := relaxMinAVX2(&ri[0], &v[0], &d[0], &pred[0], n4, i, u1)
 	m = relaxMinGo(ri, v, d, pred, i, u1, n4, m)
-	j := firstEqualAVX2(&d[0], n4, m)
-	if j < 0 {
-		j = firstEqualGo(d, n4, m)
+	if j := firstEqualAVX2(&d[0], n4, m); j >= 0 {
+		return d[j], j
 	}
-	if j < 0 {
-		return m, j
-	}
-	// The entry itself: the lanes may have met +0 and −0 in another order.
-	return d[j], j
+	return firstMin(d, n4, m)
 }
 
 // setAVX2 switches the kernels (tests).

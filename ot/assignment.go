@@ -75,16 +75,12 @@ var scanFrom = 1025
 // the solution into dst, reusing its storage. C must be square, non-empty
 // and finite, with |C_ij| ≤ MaxCost(n, n).
 func (s *AssignmentSolver) Solve(dst *AssignmentResult, C mat.Matrix) error {
-	n := 0
-	if C != nil {
-		var m int
-		if n, m = C.Dims(); n != m {
-			return fmt.Errorf("ot: assignment needs a square cost matrix, got %d×%d", n, m)
-		}
-	}
-	c, _, _, err := costDataBounded(C, "an assignment")
+	c, n, m, err := costDataBounded(C, "an assignment")
 	if err != nil {
 		return err
+	}
+	if n != m {
+		return fmt.Errorf("ot: assignment needs a square cost matrix, got %d×%d", n, m)
 	}
 	s.solve(c, n)
 	dst.Perm = grow(dst.Perm, n)
@@ -411,9 +407,11 @@ func relaxMinGo(ri, v, d []float64, pred []int, i int, u1 float64, from int, bes
 }
 
 // firstMin returns the entry of d equal to its minimum m (NaN entries
-// skipped) at its first index, or m and −1 when there is none.
-func firstMin(d []float64, m float64) (float64, int) {
-	if j := firstEqualGo(d, 0, m); j >= 0 {
+// skipped) at its first index from from on, or m and −1 when there is
+// none. It returns the entry itself, not m: the minimum's sign of zero
+// may differ when the AVX2 lanes met +0 and −0 in another order.
+func firstMin(d []float64, from int, m float64) (float64, int) {
+	if j := firstEqualGo(d, from, m); j >= 0 {
 		return d[j], j
 	}
 	return m, -1
