@@ -9,26 +9,51 @@ var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //go:noescape
 func dot3x4accAVX2(a *float64, lda int, b *float64, ldb int, k int, acc *[48]float64, init int)
 
+//go:noescape
+func dot6x8accAVX512(a *float64, lda int, b *float64, ldb int, k int, acc *[192]float64, init int)
+
+// useAVX512 selects the 6×8 kernel on 512-bit registers for the dot
+// products; it needs AVX-512F and VL besides AVX2 and FMA.
+var useAVX512 = useAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+
+// dotKernel returns the widest dot-product kernel this CPU runs: 6×8 with
+// AVX-512, 3×4 with AVX2 and FMA, the portable 3×4 otherwise. All three
+// compute the same lanes, so the choice never changes a result.
+func dotKernel() kernel {
+	switch {
+	case useAVX512:
+		return kernel{rows: 6, cols: 8, acc: dot6x8acc}
+	case useAVX2:
+		return kernel{rows: 3, cols: 4, acc: dot3x4acc}
+	}
+	return kernel{rows: 3, cols: 4, acc: dotAccGo3x4}
+}
+
 // dot3x4acc advances the lane accumulators acc of the 3×4 block of dot
 // products of three rows of a with four rows of b over their first k4
-// entries (k4 a multiple of 4): lanes of row r against row s live at
-// acc[4(4r+s):], and start at zero when init is true. Reduced as
-// (l0+l2)+(l1+l3) after the last slice of k, they give the dot products
-// exactly as dot4 would.
-func dot3x4acc(a []float64, lda int, b []float64, ldb int, k4 int, acc *[48]float64, init bool) {
-	if useAVX2 {
-		if k4 > 0 {
-			_ = a[2*lda+k4-1]
-			_ = b[3*ldb+k4-1]
-		}
-		in := 0
-		if init {
-			in = 1
-		}
-		dot3x4accAVX2(&a[0], lda, &b[0], ldb, k4, acc, in)
-		return
+// entries (k4 a multiple of 4) with AVX2: see kernel.
+func dot3x4acc(a []float64, lda int, b []float64, ldb int, k4 int, acc []float64, init bool) {
+	if k4 > 0 {
+		_ = a[2*lda+k4-1]
+		_ = b[3*ldb+k4-1]
 	}
-	dot3x4accGo(a, lda, b, ldb, k4, acc, init)
+	dot3x4accAVX2(&a[0], lda, &b[0], ldb, k4, (*[48]float64)(acc), b2i(init))
+}
+
+// dot6x8acc is dot3x4acc for a 6×8 block, with AVX-512.
+func dot6x8acc(a []float64, lda int, b []float64, ldb int, k4 int, acc []float64, init bool) {
+	if k4 > 0 {
+		_ = a[5*lda+k4-1]
+		_ = b[7*ldb+k4-1]
+	}
+	dot6x8accAVX512(&a[0], lda, &b[0], ldb, k4, (*[192]float64)(acc), b2i(init))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 //go:noescape
@@ -46,8 +71,14 @@ func addScaledRows(dst, w []float64, xs [][]float64) {
 	addScaledRowsGo(dst, w, xs, n4)
 }
 
-// setAVX2 switches the kernel (tests).
-func setAVX2(on bool) { useAVX2 = on && cpu.X86.HasAVX2 && cpu.X86.HasFMA }
+// setAVX2 switches the AVX2 kernels, and with them the AVX-512 one (tests).
+func setAVX2(on bool) {
+	useAVX2 = on && cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	useAVX512 = useAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+}
+
+// setAVX512 switches the AVX-512 kernel alone (tests).
+func setAVX512(on bool) { useAVX512 = on && useAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL }
 
 //go:noescape
 func sqDistsAVX2(dst, norms, dots *float64, n int, norm float64) float64

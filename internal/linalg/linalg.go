@@ -9,9 +9,10 @@
 // lanes t mod 4, accumulated with fused multiply-adds in increasing t,
 // reduced as (l0+l2)+(l1+l3), then the k mod 4 trailing terms added with
 // fused multiply-adds. On amd64 with AVX2 and FMA a 3×4 register-blocked
-// assembly kernel computes that sum 4 lanes at a time; elsewhere (and at
-// the edges) math.FMA computes the same values, so results are bit-for-bit
-// identical on every path.
+// assembly kernel computes that sum 4 lanes at a time, with AVX-512 a 6×8
+// one the lanes of two sums per register; elsewhere (and at the edges)
+// math.FMA computes the same values, so results are bit-for-bit identical
+// on every path.
 package linalg
 
 import (
@@ -25,12 +26,24 @@ import (
 )
 
 const (
-	rowBlock = 48 // rows of C per task (a multiple of 3)
-	tileCols = 64 // rows of B kept hot per pass
+	rowBlock = 48 // rows of C per task (a multiple of every kernel's rows)
+	tileCols = 64 // rows of B kept hot per pass (a multiple of every kernel's columns)
 	parFlops = 1 << 21
-	kernRows = 3
-	kernCols = 4
 )
+
+// kernel is a register-blocked dot-product kernel. acc(a, lda, b, ldb, k4,
+// lanes, init) advances, over t < k4 (a multiple of 4), the dot products of
+// rows r < rows of a (stride lda) with rows s < cols of b (stride ldb),
+// each kept in four lanes: lane t mod 4, fused multiply-adds in
+// increasing t. The lanes of row r against row s live at
+// lanes[4(cols·r+s) : 4(cols·r+s)+4] between calls, so that a dot product
+// can be computed over consecutive slices of k; with init they start at
+// zero. Reduced as (l0+l2)+(l1+l3) after the last slice, they give the dot
+// products exactly as dot4 would.
+type kernel struct {
+	rows, cols int
+	acc        func(a []float64, lda int, b []float64, ldb int, k4 int, lanes []float64, init bool)
+}
 
 // dot4 returns Σ a[t]·b[t] over t < len(a) (a multiple of 4) in the
 // canonical order: four lanes of fused multiply-adds, reduced as
@@ -236,17 +249,18 @@ func run(C, A, B *mat.Dense, m, k int, first func(i0 int) int) {
 	n, _ := B.Dims()
 	a, b, c := A.RawMatrix(), B.RawMatrix(), C.RawMatrix()
 	blocks := (m + rowBlock - 1) / rowBlock
-	// Lane accumulators of every 3×4 block of a row block × column tile,
-	// the last row triple possibly padded.
-	triples := (min(rowBlock, m) + kernRows - 1) / kernRows
-	accLen := triples * (min(tileCols, n) / kernCols) * 48
+	kern := dotKernel()
+	// Lane accumulators of every kernel block of a row block × column
+	// tile, the last row group possibly padded.
+	groups := (min(rowBlock, m) + kern.rows - 1) / kern.rows
+	accLen := groups * (min(tileCols, n) / kern.cols) * 4 * kern.rows * kern.cols
 	work := func(blk int, sc *scratch) {
 		i0 := blk * rowBlock
 		i1 := min(i0+rowBlock, m)
-		block(c, a, b, i0, i1, first(i0), n, k, sc)
+		block(c, a, b, i0, i1, first(i0), n, k, kern, sc)
 	}
 	newScratch := func() *scratch {
-		return &scratch{acc: make([]float64, accLen), pad: make([]float64, kernRows*k)}
+		return &scratch{acc: make([]float64, accLen), pad: make([]float64, kern.rows*k)}
 	}
 	workers := runtime.GOMAXPROCS(0)
 	if workers == 1 || blocks == 1 || float64(m)*float64(n)*float64(k) < parFlops {
@@ -276,69 +290,72 @@ func run(C, A, B *mat.Dense, m, k int, first func(i0 int) int) {
 }
 
 // scratch is a worker's buffers: the lane accumulators of a row block ×
-// column tile, and a row triple padded with zero rows.
+// column tile, and a row group padded with zero rows.
 type scratch struct {
 	acc, pad []float64
 }
 
-// kBlock is the length of the slices of k over which the 3×4 blocks of a
-// column tile are advanced in turn, so that the kernel's three rows of A
-// stay in the L1 cache while it runs over the tile's rows of B. Lane
+// kBlock is the length of the slices of k over which the kernel blocks of
+// a column tile are advanced in turn, so that the kernel's rows of A stay
+// in the L1 cache while it runs over the tile's rows of B. Lane
 // accumulators carry over between slices, so the sums are those of one
 // pass.
 const kBlock = 256
 
 // block computes C_ij for rows i0 ≤ i < i1 and columns j0 ≤ j < n. Rows go
-// through the 3×4 kernel three at a time; the one or two rows left over
-// are copied into a triple padded with zero rows (sc.pad), whose extra
-// products are discarded.
-func block(c, a, b blas64.General, i0, i1, j0, n, k int, sc *scratch) {
+// through the kernel kern.rows at a time; the rows left over are copied
+// into a group padded with zero rows (sc.pad), whose extra products are
+// discarded. Columns go through it kern.cols at a time; those left over at
+// the end of the last tile are single dot products.
+func block(c, a, b blas64.General, i0, i1, j0, n, k int, kern kernel, sc *scratch) {
+	kr, kc := kern.rows, kern.cols
 	k4 := k &^ 3
-	r1 := i0 + (i1-i0)/kernRows*kernRows // end of the full row triples
-	end := r1                            // end of the rows of all triples
+	r1 := i0 + (i1-i0)/kr*kr // end of the full row groups
+	end := r1                // end of the rows of all groups
 	if r1 < i1 {
-		pad := sc.pad[:kernRows*k]
+		pad := sc.pad[:kr*k]
 		clear(pad)
 		for i := r1; i < i1; i++ {
 			copy(pad[(i-r1)*k:(i-r1+1)*k], a.Data[i*a.Stride:i*a.Stride+k])
 		}
-		end = r1 + kernRows
+		end = r1 + kr
 	}
-	// rowsOf returns the storage and stride of the triple starting at i.
+	// rowsOf returns the storage and stride of the group starting at i.
 	rowsOf := func(i int) ([]float64, int) {
 		if i < r1 {
 			return a.Data[i*a.Stride:], a.Stride
 		}
 		return sc.pad, k
 	}
+	blockLen := 4 * kr * kc // lanes of one kernel block
 	acc := sc.acc
 	for t0 := j0; t0 < n; t0 += tileCols {
 		t1 := min(t0+tileCols, n)
-		q1 := t0 + (t1-t0)/kernCols*kernCols // end of the full column quads
+		q1 := t0 + (t1-t0)/kc*kc // end of the full column groups
 		for k0 := 0; k0 == 0 || k0 < k4; k0 += kBlock {
 			kl := min(kBlock, k4-k0)
 			slot := 0
-			for i := i0; i < end; i += kernRows {
+			for i := i0; i < end; i += kr {
 				ad, lda := rowsOf(i)
 				ar := ad[k0:]
-				for j := t0; j < q1; j += kernCols {
-					dot3x4acc(ar, lda, b.Data[j*b.Stride+k0:], b.Stride, kl, (*[48]float64)(acc[slot:slot+48]), k0 == 0)
-					slot += 48
+				for j := t0; j < q1; j += kc {
+					kern.acc(ar, lda, b.Data[j*b.Stride+k0:], b.Stride, kl, acc[slot:slot+blockLen], k0 == 0)
+					slot += blockLen
 				}
 			}
 		}
 		slot := 0
-		for i := i0; i < end; i += kernRows {
+		for i := i0; i < end; i += kr {
 			ad, lda := rowsOf(i)
-			rows := min(kernRows, i1-i)
-			for j := t0; j < q1; j += kernCols {
-				lanes := (*[48]float64)(acc[slot : slot+48])
-				slot += 48
+			rows := min(kr, i1-i)
+			for j := t0; j < q1; j += kc {
+				lanes := acc[slot : slot+blockLen]
+				slot += blockLen
 				for r := 0; r < rows; r++ {
 					arow := ad[r*lda : r*lda+k]
 					crow := c.Data[(i+r)*c.Stride:]
-					for s := 0; s < kernCols; s++ {
-						l := lanes[4*(4*r+s) : 4*(4*r+s)+4]
+					for s := 0; s < kc; s++ {
+						l := lanes[4*(kc*r+s) : 4*(kc*r+s)+4]
 						v := (l[0] + l[2]) + (l[1] + l[3])
 						if k4 < k {
 							brow := b.Data[(j+s)*b.Stride : (j+s)*b.Stride+k]
@@ -360,17 +377,18 @@ func block(c, a, b blas64.General, i0, i1, j0, n, k int, sc *scratch) {
 	}
 }
 
-// dot3x4accGo is the portable dot3x4acc: the same lanes, fused
-// multiply-adds and order as the assembly kernel.
-func dot3x4accGo(a []float64, lda int, b []float64, ldb int, k4 int, acc *[48]float64, init bool) {
+// dotAccGo3x4 is the portable 3×4 kernel: the same lanes, fused
+// multiply-adds and order as the assembly kernels.
+func dotAccGo3x4(a []float64, lda int, b []float64, ldb int, k4 int, acc []float64, init bool) {
+	const rows, cols = 3, 4
 	if init {
-		clear(acc[:])
+		clear(acc[:4*rows*cols])
 	}
-	for r := 0; r < kernRows; r++ {
+	for r := 0; r < rows; r++ {
 		ar := a[r*lda : r*lda+k4]
-		for s := 0; s < kernCols; s++ {
+		for s := 0; s < cols; s++ {
 			br := b[s*ldb : s*ldb+k4]
-			l := acc[4*(4*r+s) : 4*(4*r+s)+4]
+			l := acc[4*(cols*r+s) : 4*(cols*r+s)+4]
 			l0, l1, l2, l3 := l[0], l[1], l[2], l[3]
 			for t := 0; t+4 <= k4; t += 4 {
 				l0 = math.FMA(ar[t], br[t], l0)

@@ -42,16 +42,15 @@ func TestMulABT(t *testing.T) {
 				}
 			}
 		}
-		// Portable path and one goroutine: identical.
-		saved := useAVX2
-		setAVX2(false)
-		procs := runtime.GOMAXPROCS(1)
-		C2 := mat.NewDense(m, n, nil)
-		MulABT(C2, A, B)
-		runtime.GOMAXPROCS(procs)
-		setAVX2(saved)
-		if !mat.Equal(C, C2) {
-			t.Fatalf("%v: portable path differs", sh)
+		// Every kernel, with one goroutine: identical.
+		for path := range kernelPaths(t) {
+			procs := runtime.GOMAXPROCS(1)
+			C2 := mat.NewDense(m, n, nil)
+			MulABT(C2, A, B)
+			runtime.GOMAXPROCS(procs)
+			if !mat.Equal(C, C2) {
+				t.Fatalf("%v: the %s kernel differs", sh, path)
+			}
 		}
 		// Strided views.
 		big := randDense(rng, m+2, k+3)
@@ -62,6 +61,42 @@ func TestMulABT(t *testing.T) {
 		MulABT(Cv, Av, B)
 		if !mat.Equal(Cv, C) {
 			t.Fatalf("%v: strided views differ", sh)
+		}
+	}
+}
+
+// kernelPaths returns an iterator over the dot-product kernels this
+// machine runs, each switched on in turn while its name is yielded, and
+// restores the default afterwards.
+func kernelPaths(t testing.TB) func(yield func(string) bool) {
+	return func(yield func(string) bool) {
+		saved, saved512 := useAVX2, useAVX512
+		defer func() {
+			setAVX2(saved)
+			setAVX512(saved512)
+		}()
+		paths := []struct {
+			name         string
+			avx2, avx512 bool
+			available    bool
+		}{
+			{"AVX-512", true, true, saved512},
+			{"AVX2", true, false, saved},
+			{"portable", false, false, true},
+		}
+		for _, p := range paths {
+			if !p.available {
+				t.Logf("no %s kernel on this machine", p.name)
+				continue
+			}
+			setAVX2(p.avx2)
+			setAVX512(p.avx512)
+			if k := dotKernel(); (k.cols == 8) != p.avx512 {
+				t.Fatalf("%s: kernel of %d columns", p.name, k.cols)
+			}
+			if !yield(p.name) {
+				return
+			}
 		}
 	}
 }
@@ -92,14 +127,11 @@ func TestGram(t *testing.T) {
 	}
 }
 
-// TestDot: Dot equals the entries of MulABT bit for bit, on both kernel
-// paths and for lengths with and without a remainder mod 4.
+// TestDot: Dot equals the entries of MulABT bit for bit, on every kernel
+// path and for lengths with and without a remainder mod 4.
 func TestDot(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	saved := useAVX2
-	defer setAVX2(saved)
-	for _, avx := range []bool{true, false} {
-		setAVX2(avx)
+	for avx := range kernelPaths(t) {
 		for _, k := range []int{1, 4, 7, 800, 803} {
 			A := randDense(rng, 7, k)
 			B := randDense(rng, 5, k)
@@ -108,7 +140,7 @@ func TestDot(t *testing.T) {
 			for i := 0; i < 7; i++ {
 				for j := 0; j < 5; j++ {
 					if got := Dot(A.RawRowView(i), B.RawRowView(j)); got != C.At(i, j) {
-						t.Fatalf("avx=%v k=%d (%d, %d): Dot %v, MulABT %v", avx, k, i, j, got, C.At(i, j))
+						t.Fatalf("%s kernel, k=%d (%d, %d): Dot %v, MulABT %v", avx, k, i, j, got, C.At(i, j))
 					}
 				}
 			}
@@ -239,25 +271,33 @@ func TestShapePanics(t *testing.T) {
 	MulABT(mat.NewDense(2, 2, nil), mat.NewDense(2, 3, nil), mat.NewDense(2, 4, nil))
 }
 
+// BenchmarkGram1600x800 and BenchmarkMulABT1000x1000x800 time each
+// kernel this machine runs (sub-benchmarks AVX-512, AVX2, portable).
 func BenchmarkGram1600x800(b *testing.B) {
 	A := randDense(rand.New(rand.NewPCG(5, 6)), 1600, 800)
 	G := mat.NewDense(1600, 1600, nil)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		Gram(G, A)
+	for path := range kernelPaths(b) {
+		b.Run(path, func(b *testing.B) {
+			for b.Loop() {
+				Gram(G, A)
+			}
+			b.ReportMetric(float64(1600*1601/2*800*2)/b.Elapsed().Seconds()*float64(b.N)/1e9, "GFLOP/s")
+		})
 	}
-	b.ReportMetric(float64(1600*1601/2*800*2)/b.Elapsed().Seconds()*float64(b.N)/1e9, "GFLOP/s")
 }
 
 func BenchmarkMulABT1000x1000x800(b *testing.B) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	A, B := randDense(rng, 1000, 800), randDense(rng, 1000, 800)
 	C := mat.NewDense(1000, 1000, nil)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		MulABT(C, A, B)
+	for path := range kernelPaths(b) {
+		b.Run(path, func(b *testing.B) {
+			for b.Loop() {
+				MulABT(C, A, B)
+			}
+			b.ReportMetric(float64(1000*1000*800*2)/b.Elapsed().Seconds()*float64(b.N)/1e9, "GFLOP/s")
+		})
 	}
-	b.ReportMetric(float64(1000*1000*800*2)/b.Elapsed().Seconds()*float64(b.N)/1e9, "GFLOP/s")
 }
 
 // TestAddScaledRows compares with successive floats.AddScaled calls, which
