@@ -10,7 +10,7 @@ var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 func dot3x4accAVX2(a *float64, lda int, b *float64, ldb int, k int, acc *[48]float64, init int)
 
 //go:noescape
-func dot6x8accAVX512(a *float64, lda int, b *float64, ldb int, k int, acc *[192]float64, init int)
+func dot6x8accAVX512(a *float64, lda int, b *float64, ldb int, k int, acc *[192]float64, init int, c *float64, ldc int)
 
 // useAVX512 selects the 6×8 kernel on 512-bit registers for the dot
 // products; it needs AVX-512F and VL besides AVX2 and FMA.
@@ -31,22 +31,33 @@ func dotKernel() kernel {
 
 // dot3x4acc advances the lane accumulators acc of the 3×4 block of dot
 // products of three rows of a with four rows of b over their first k4
-// entries (k4 a multiple of 4) with AVX2: see kernel.
-func dot3x4acc(a []float64, lda int, b []float64, ldb int, k4 int, acc []float64, init bool) {
+// entries (k4 a multiple of 4) with AVX2, and writes the block to out
+// when it is not nil: see kernel.
+func dot3x4acc(a []float64, lda int, b []float64, ldb int, k4 int, acc []float64, init bool, out []float64, ldc int) {
 	if k4 > 0 {
 		_ = a[2*lda+k4-1]
 		_ = b[3*ldb+k4-1]
 	}
 	dot3x4accAVX2(&a[0], lda, &b[0], ldb, k4, (*[48]float64)(acc), b2i(init))
+	if out != nil {
+		storeReduced(out, ldc, acc, 3, 4)
+	}
 }
 
-// dot6x8acc is dot3x4acc for a 6×8 block, with AVX-512.
-func dot6x8acc(a []float64, lda int, b []float64, ldb int, k4 int, acc []float64, init bool) {
+// dot6x8acc is dot3x4acc for a 6×8 block, with AVX-512; it reduces the
+// lanes into out in registers.
+func dot6x8acc(a []float64, lda int, b []float64, ldb int, k4 int, acc []float64, init bool, out []float64, ldc int) {
 	if k4 > 0 {
 		_ = a[5*lda+k4-1]
 		_ = b[7*ldb+k4-1]
 	}
-	dot6x8accAVX512(&a[0], lda, &b[0], ldb, k4, (*[192]float64)(acc), b2i(init))
+	lanes := (*[192]float64)(acc)
+	if out == nil {
+		dot6x8accAVX512(&a[0], lda, &b[0], ldb, k4, lanes, b2i(init), nil, 0)
+		return
+	}
+	_ = out[5*ldc+7]
+	dot6x8accAVX512(&a[0], lda, &b[0], ldb, k4, lanes, b2i(init), &out[0], ldc)
 }
 
 func b2i(b bool) int {

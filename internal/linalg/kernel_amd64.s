@@ -279,7 +279,7 @@ nfdone:
 	VZEROUPPER
 	RET
 
-// func dot6x8accAVX512(a *float64, lda int, b *float64, ldb int, k int, acc *[192]float64, init int)
+// func dot6x8accAVX512(a *float64, lda int, b *float64, ldb int, k int, acc *[192]float64, init int, c *float64, ldc int)
 //
 // dot3x4accAVX2 for a 6×8 block on 512-bit registers, with the same lanes
 // and order: lane t mod 4 of row r of a against row s of b lives at
@@ -291,7 +291,10 @@ nfdone:
 // Pointers: a rows at SI + {0, 1, 2, 3, 4, 5}·lda (R8, R8·2, R9, R8·4,
 // R10); b rows at DI + {0, …, 7}·ldb (R11, R11·2, R12, R11·4, R13, R12·2,
 // R14).
-TEXT ·dot6x8accAVX512(SB), NOSPLIT, $0-56
+//
+// With c ≠ nil the lanes are not stored: each dot product is reduced as
+// (l0+l2)+(l1+l3) and the 6×8 block written to c (row stride ldc).
+TEXT ·dot6x8accAVX512(SB), NOSPLIT, $0-72
 	MOVQ a+0(FP), SI
 	MOVQ lda+8(FP), R8
 	MOVQ b+16(FP), DI
@@ -363,7 +366,7 @@ load512:
 
 start512:
 	SUBQ $4, DX
-	JLT  store512
+	JLT  done512
 
 loop512:
 	VMOVUPD      (DI), Y24
@@ -409,7 +412,10 @@ loop512:
 	SUBQ $4, DX
 	JGE  loop512
 
-store512:
+done512:
+	MOVQ  c+56(FP), CX
+	TESTQ CX, CX
+	JNE   reduce512
 	VMOVUPD Z0, 0(BX)
 	VMOVUPD Z1, 64(BX)
 	VMOVUPD Z2, 128(BX)
@@ -436,3 +442,151 @@ store512:
 	VMOVUPD Z23, 1472(BX)
 	VZEROUPPER
 	RET
+
+reduce512:
+	// Per register, [l0 l1 l2 l3 | m0 m1 m2 m3] becomes
+	// [l0+l2, l1+l3, … | m0+m2, m1+m3, …] (128-bit halves swapped and
+	// added), then element 0 is (l0+l2)+(l1+l3) and element 4
+	// (m0+m2)+(m1+m3) (pairs swapped and added). Two permutes and an
+	// insert gather elements 0 and 4 of the row's four registers.
+	MOVQ      ldc+64(FP), R8
+	SHLQ      $3, R8
+	VMOVDQU64 reduceIdx<>(SB), Z30
+	VSHUFF64X2 $0xB1, Z0, Z0, Z28
+	VADDPD     Z28, Z0, Z0
+	VPERMILPD  $0x55, Z0, Z28
+	VADDPD     Z28, Z0, Z0
+	VSHUFF64X2 $0xB1, Z1, Z1, Z29
+	VADDPD     Z29, Z1, Z1
+	VPERMILPD  $0x55, Z1, Z29
+	VADDPD     Z29, Z1, Z1
+	VSHUFF64X2 $0xB1, Z2, Z2, Z28
+	VADDPD     Z28, Z2, Z2
+	VPERMILPD  $0x55, Z2, Z28
+	VADDPD     Z28, Z2, Z2
+	VSHUFF64X2 $0xB1, Z3, Z3, Z29
+	VADDPD     Z29, Z3, Z3
+	VPERMILPD  $0x55, Z3, Z29
+	VADDPD     Z29, Z3, Z3
+	VPERMT2PD    Z1, Z30, Z0
+	VPERMT2PD    Z3, Z30, Z2
+	VINSERTF64X4 $1, Y2, Z0, Z0
+	VMOVUPD      Z0, (CX)
+	ADDQ         R8, CX
+	VSHUFF64X2 $0xB1, Z4, Z4, Z28
+	VADDPD     Z28, Z4, Z4
+	VPERMILPD  $0x55, Z4, Z28
+	VADDPD     Z28, Z4, Z4
+	VSHUFF64X2 $0xB1, Z5, Z5, Z29
+	VADDPD     Z29, Z5, Z5
+	VPERMILPD  $0x55, Z5, Z29
+	VADDPD     Z29, Z5, Z5
+	VSHUFF64X2 $0xB1, Z6, Z6, Z28
+	VADDPD     Z28, Z6, Z6
+	VPERMILPD  $0x55, Z6, Z28
+	VADDPD     Z28, Z6, Z6
+	VSHUFF64X2 $0xB1, Z7, Z7, Z29
+	VADDPD     Z29, Z7, Z7
+	VPERMILPD  $0x55, Z7, Z29
+	VADDPD     Z29, Z7, Z7
+	VPERMT2PD    Z5, Z30, Z4
+	VPERMT2PD    Z7, Z30, Z6
+	VINSERTF64X4 $1, Y6, Z4, Z4
+	VMOVUPD      Z4, (CX)
+	ADDQ         R8, CX
+	VSHUFF64X2 $0xB1, Z8, Z8, Z28
+	VADDPD     Z28, Z8, Z8
+	VPERMILPD  $0x55, Z8, Z28
+	VADDPD     Z28, Z8, Z8
+	VSHUFF64X2 $0xB1, Z9, Z9, Z29
+	VADDPD     Z29, Z9, Z9
+	VPERMILPD  $0x55, Z9, Z29
+	VADDPD     Z29, Z9, Z9
+	VSHUFF64X2 $0xB1, Z10, Z10, Z28
+	VADDPD     Z28, Z10, Z10
+	VPERMILPD  $0x55, Z10, Z28
+	VADDPD     Z28, Z10, Z10
+	VSHUFF64X2 $0xB1, Z11, Z11, Z29
+	VADDPD     Z29, Z11, Z11
+	VPERMILPD  $0x55, Z11, Z29
+	VADDPD     Z29, Z11, Z11
+	VPERMT2PD    Z9, Z30, Z8
+	VPERMT2PD    Z11, Z30, Z10
+	VINSERTF64X4 $1, Y10, Z8, Z8
+	VMOVUPD      Z8, (CX)
+	ADDQ         R8, CX
+	VSHUFF64X2 $0xB1, Z12, Z12, Z28
+	VADDPD     Z28, Z12, Z12
+	VPERMILPD  $0x55, Z12, Z28
+	VADDPD     Z28, Z12, Z12
+	VSHUFF64X2 $0xB1, Z13, Z13, Z29
+	VADDPD     Z29, Z13, Z13
+	VPERMILPD  $0x55, Z13, Z29
+	VADDPD     Z29, Z13, Z13
+	VSHUFF64X2 $0xB1, Z14, Z14, Z28
+	VADDPD     Z28, Z14, Z14
+	VPERMILPD  $0x55, Z14, Z28
+	VADDPD     Z28, Z14, Z14
+	VSHUFF64X2 $0xB1, Z15, Z15, Z29
+	VADDPD     Z29, Z15, Z15
+	VPERMILPD  $0x55, Z15, Z29
+	VADDPD     Z29, Z15, Z15
+	VPERMT2PD    Z13, Z30, Z12
+	VPERMT2PD    Z15, Z30, Z14
+	VINSERTF64X4 $1, Y14, Z12, Z12
+	VMOVUPD      Z12, (CX)
+	ADDQ         R8, CX
+	VSHUFF64X2 $0xB1, Z16, Z16, Z28
+	VADDPD     Z28, Z16, Z16
+	VPERMILPD  $0x55, Z16, Z28
+	VADDPD     Z28, Z16, Z16
+	VSHUFF64X2 $0xB1, Z17, Z17, Z29
+	VADDPD     Z29, Z17, Z17
+	VPERMILPD  $0x55, Z17, Z29
+	VADDPD     Z29, Z17, Z17
+	VSHUFF64X2 $0xB1, Z18, Z18, Z28
+	VADDPD     Z28, Z18, Z18
+	VPERMILPD  $0x55, Z18, Z28
+	VADDPD     Z28, Z18, Z18
+	VSHUFF64X2 $0xB1, Z19, Z19, Z29
+	VADDPD     Z29, Z19, Z19
+	VPERMILPD  $0x55, Z19, Z29
+	VADDPD     Z29, Z19, Z19
+	VPERMT2PD    Z17, Z30, Z16
+	VPERMT2PD    Z19, Z30, Z18
+	VINSERTF64X4 $1, Y18, Z16, Z16
+	VMOVUPD      Z16, (CX)
+	ADDQ         R8, CX
+	VSHUFF64X2 $0xB1, Z20, Z20, Z28
+	VADDPD     Z28, Z20, Z20
+	VPERMILPD  $0x55, Z20, Z28
+	VADDPD     Z28, Z20, Z20
+	VSHUFF64X2 $0xB1, Z21, Z21, Z29
+	VADDPD     Z29, Z21, Z21
+	VPERMILPD  $0x55, Z21, Z29
+	VADDPD     Z29, Z21, Z21
+	VSHUFF64X2 $0xB1, Z22, Z22, Z28
+	VADDPD     Z28, Z22, Z22
+	VPERMILPD  $0x55, Z22, Z28
+	VADDPD     Z28, Z22, Z22
+	VSHUFF64X2 $0xB1, Z23, Z23, Z29
+	VADDPD     Z29, Z23, Z23
+	VPERMILPD  $0x55, Z23, Z29
+	VADDPD     Z29, Z23, Z23
+	VPERMT2PD    Z21, Z30, Z20
+	VPERMT2PD    Z23, Z30, Z22
+	VINSERTF64X4 $1, Y22, Z20, Z20
+	VMOVUPD      Z20, (CX)
+	VZEROUPPER
+	RET
+
+// reduceIdx picks elements 0 and 4 of two registers (VPERMT2PD).
+DATA reduceIdx<>+0(SB)/8, $0
+DATA reduceIdx<>+8(SB)/8, $4
+DATA reduceIdx<>+16(SB)/8, $8
+DATA reduceIdx<>+24(SB)/8, $12
+DATA reduceIdx<>+32(SB)/8, $0
+DATA reduceIdx<>+40(SB)/8, $0
+DATA reduceIdx<>+48(SB)/8, $0
+DATA reduceIdx<>+56(SB)/8, $0
+GLOBL reduceIdx<>(SB), RODATA|NOPTR, $64

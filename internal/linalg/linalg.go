@@ -32,17 +32,31 @@ const (
 )
 
 // kernel is a register-blocked dot-product kernel. acc(a, lda, b, ldb, k4,
-// lanes, init) advances, over t < k4 (a multiple of 4), the dot products of
-// rows r < rows of a (stride lda) with rows s < cols of b (stride ldb),
-// each kept in four lanes: lane t mod 4, fused multiply-adds in
-// increasing t. The lanes of row r against row s live at
+// lanes, init, out, ldc) advances, over t < k4 (a multiple of 4), the dot
+// products of rows r < rows of a (stride lda) with rows s < cols of b
+// (stride ldb), each kept in four lanes: lane t mod 4, fused multiply-adds
+// in increasing t. The lanes of row r against row s live at
 // lanes[4(cols·r+s) : 4(cols·r+s)+4] between calls, so that a dot product
 // can be computed over consecutive slices of k; with init they start at
 // zero. Reduced as (l0+l2)+(l1+l3) after the last slice, they give the dot
-// products exactly as dot4 would.
+// products exactly as dot4 would: with out ≠ nil the kernel does that
+// itself, writing the dot product of rows r and s to out[r·ldc+s] (and
+// lanes is then left undefined).
 type kernel struct {
 	rows, cols int
-	acc        func(a []float64, lda int, b []float64, ldb int, k4 int, lanes []float64, init bool)
+	acc        func(a []float64, lda int, b []float64, ldb int, k4 int, lanes []float64, init bool, out []float64, ldc int)
+}
+
+// storeReduced writes the reduced lanes of a rows×cols kernel block to out
+// (row stride ldc).
+func storeReduced(out []float64, ldc int, lanes []float64, rows, cols int) {
+	for r := 0; r < rows; r++ {
+		row := out[r*ldc : r*ldc+cols]
+		l := lanes[4*cols*r : 4*cols*(r+1)]
+		for s := range row {
+			row[s] = (l[4*s] + l[4*s+2]) + (l[4*s+1] + l[4*s+3])
+		}
+	}
 }
 
 // dot4 returns Σ a[t]·b[t] over t < len(a) (a multiple of 4) in the
@@ -306,7 +320,10 @@ const kBlock = 256
 // through the kernel kern.rows at a time; the rows left over are copied
 // into a group padded with zero rows (sc.pad), whose extra products are
 // discarded. Columns go through it kern.cols at a time; those left over at
-// the end of the last tile are single dot products.
+// the end of the last tile are single dot products. When k is a multiple
+// of 4 the kernel writes its full row groups to C on the last slice of k;
+// otherwise (and for the padded group) the lanes are reduced here and the
+// trailing k mod 4 terms added.
 func block(c, a, b blas64.General, i0, i1, j0, n, k int, kern kernel, sc *scratch) {
 	kr, kc := kern.rows, kern.cols
 	k4 := k &^ 3
@@ -327,6 +344,12 @@ func block(c, a, b blas64.General, i0, i1, j0, n, k int, kern kernel, sc *scratc
 		}
 		return sc.pad, k
 	}
+	// direct: the kernel writes the full row groups to C itself.
+	direct := k4 == k
+	reduceFrom := i0 // the first group whose lanes are reduced below
+	if direct {
+		reduceFrom = r1
+	}
 	blockLen := 4 * kr * kc // lanes of one kernel block
 	acc := sc.acc
 	for t0 := j0; t0 < n; t0 += tileCols {
@@ -334,36 +357,41 @@ func block(c, a, b blas64.General, i0, i1, j0, n, k int, kern kernel, sc *scratc
 		q1 := t0 + (t1-t0)/kc*kc // end of the full column groups
 		for k0 := 0; k0 == 0 || k0 < k4; k0 += kBlock {
 			kl := min(kBlock, k4-k0)
+			last := k0+kl >= k4
 			slot := 0
 			for i := i0; i < end; i += kr {
 				ad, lda := rowsOf(i)
 				ar := ad[k0:]
 				for j := t0; j < q1; j += kc {
-					kern.acc(ar, lda, b.Data[j*b.Stride+k0:], b.Stride, kl, acc[slot:slot+blockLen], k0 == 0)
+					var out []float64
+					if direct && last && i < r1 {
+						out = c.Data[i*c.Stride+j:]
+					}
+					kern.acc(ar, lda, b.Data[j*b.Stride+k0:], b.Stride, kl, acc[slot:slot+blockLen], k0 == 0, out, c.Stride)
 					slot += blockLen
 				}
 			}
 		}
-		slot := 0
+		slot := (reduceFrom - i0) / kr * ((q1 - t0) / kc) * blockLen
 		for i := i0; i < end; i += kr {
 			ad, lda := rowsOf(i)
 			rows := min(kr, i1-i)
-			for j := t0; j < q1; j += kc {
-				lanes := acc[slot : slot+blockLen]
-				slot += blockLen
-				for r := 0; r < rows; r++ {
-					arow := ad[r*lda : r*lda+k]
-					crow := c.Data[(i+r)*c.Stride:]
-					for s := 0; s < kc; s++ {
-						l := lanes[4*(kc*r+s) : 4*(kc*r+s)+4]
-						v := (l[0] + l[2]) + (l[1] + l[3])
-						if k4 < k {
+			if i >= reduceFrom {
+				for j := t0; j < q1; j += kc {
+					lanes := acc[slot : slot+blockLen]
+					slot += blockLen
+					for r := 0; r < rows; r++ {
+						arow := ad[r*lda : r*lda+k]
+						crow := c.Data[(i+r)*c.Stride:]
+						for s := 0; s < kc; s++ {
+							l := lanes[4*(kc*r+s) : 4*(kc*r+s)+4]
+							v := (l[0] + l[2]) + (l[1] + l[3])
 							brow := b.Data[(j+s)*b.Stride : (j+s)*b.Stride+k]
 							for t := k4; t < k; t++ {
 								v = math.FMA(arow[t], brow[t], v)
 							}
+							crow[j+s] = v
 						}
-						crow[j+s] = v
 					}
 				}
 			}
@@ -379,7 +407,7 @@ func block(c, a, b blas64.General, i0, i1, j0, n, k int, kern kernel, sc *scratc
 
 // dotAccGo3x4 is the portable 3×4 kernel: the same lanes, fused
 // multiply-adds and order as the assembly kernels.
-func dotAccGo3x4(a []float64, lda int, b []float64, ldb int, k4 int, acc []float64, init bool) {
+func dotAccGo3x4(a []float64, lda int, b []float64, ldb int, k4 int, acc []float64, init bool, out []float64, ldc int) {
 	const rows, cols = 3, 4
 	if init {
 		clear(acc[:4*rows*cols])
@@ -398,5 +426,8 @@ func dotAccGo3x4(a []float64, lda int, b []float64, ldb int, k4 int, acc []float
 			}
 			l[0], l[1], l[2], l[3] = l0, l1, l2, l3
 		}
+	}
+	if out != nil {
+		storeReduced(out, ldc, acc, rows, cols)
 	}
 }
