@@ -7,7 +7,7 @@ import "golang.org/x/sys/cpu"
 var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
-func dot3x4accAVX2(a *float64, lda int, b *float64, ldb int, k int, acc *[48]float64, init int)
+func dot3x4accAVX2(a *float64, lda int, b *float64, ldb int, k int, acc *[48]float64, init int, c *float64, ldc int)
 
 //go:noescape
 func dot6x8accAVX512(a *float64, lda int, b *float64, ldb int, k int, acc *[192]float64, init int, c *float64, ldc int)
@@ -31,17 +31,20 @@ func dotKernel() kernel {
 
 // dot3x4acc advances the lane accumulators acc of the 3×4 block of dot
 // products of three rows of a with four rows of b over their first k4
-// entries (k4 a multiple of 4) with AVX2, and writes the block to out
-// when it is not nil: see kernel.
+// entries (k4 a multiple of 4) with AVX2, or reduces them in registers
+// and writes the block to out when it is not nil: see kernel.
 func dot3x4acc(a []float64, lda int, b []float64, ldb int, k4 int, acc []float64, init bool, out []float64, ldc int) {
 	if k4 > 0 {
 		_ = a[2*lda+k4-1]
 		_ = b[3*ldb+k4-1]
 	}
-	dot3x4accAVX2(&a[0], lda, &b[0], ldb, k4, (*[48]float64)(acc), b2i(init))
-	if out != nil {
-		storeReduced(out, ldc, acc, 3, 4)
+	lanes := (*[48]float64)(acc)
+	if out == nil {
+		dot3x4accAVX2(&a[0], lda, &b[0], ldb, k4, lanes, b2i(init), nil, 0)
+		return
 	}
+	_ = out[2*ldc+3]
+	dot3x4accAVX2(&a[0], lda, &b[0], ldb, k4, lanes, b2i(init), &out[0], ldc)
 }
 
 // dot6x8acc is dot3x4acc for a 6×8 block, with AVX-512; it reduces the

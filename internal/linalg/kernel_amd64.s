@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// func dot3x4accAVX2(a *float64, lda int, b *float64, ldb int, k int, acc *[48]float64, init int)
+// func dot3x4accAVX2(a *float64, lda int, b *float64, ldb int, k int, acc *[48]float64, init int, c *float64, ldc int)
 //
 // Advances, over t < k (a multiple of 4), the 3×4 block of dot products
 // of rows r < 3 of a (stride lda) with rows s < 4 of b (stride ldb), each
@@ -10,9 +10,11 @@
 // The lanes (l0, l1, l2, l3) of row r against row s live in memory at
 // acc[4(4r+s) : 4(4r+s)+4] between calls, so that a dot product can be
 // computed over consecutive slices of k; with init ≠ 0 they start at zero,
-// otherwise at acc's values. They are stored back unreduced; the caller
-// reduces them as (l0+l2)+(l1+l3).
-TEXT ·dot3x4accAVX2(SB), NOSPLIT, $0-56
+// otherwise at acc's values. With c = nil they are stored back unreduced
+// (the caller reduces them as (l0+l2)+(l1+l3)); otherwise each dot
+// product is reduced so in registers and the 3×4 block written to c (row
+// stride ldc).
+TEXT ·dot3x4accAVX2(SB), NOSPLIT, $0-72
 	MOVQ a+0(FP), SI
 	MOVQ lda+8(FP), R8
 	MOVQ b+16(FP), DI
@@ -90,6 +92,9 @@ accloop:
 	JLT         accloop
 
 store:
+	MOVQ  c+56(FP), AX
+	TESTQ AX, AX
+	JNE   reduce
 	VMOVUPD Y0, 0(BX)
 	VMOVUPD Y1, 128(BX)
 	VMOVUPD Y2, 256(BX)
@@ -102,6 +107,77 @@ store:
 	VMOVUPD Y9, 96(BX)
 	VMOVUPD Y10, 224(BX)
 	VMOVUPD Y11, 352(BX)
+	VZEROUPPER
+	RET
+
+reduce:
+	// Y(3s+r) = [l0 l1 l2 l3] of row r against row s: its upper half added
+	// to its lower one gives [l0+l2, l1+l3], whose two entries added give
+	// the dot product, stored at c[r·ldc+s].
+	MOVQ ldc+64(FP), R8
+	SHLQ $3, R8
+	VEXTRACTF128 $1, Y0, X12
+	VADDPD       X12, X0, X0
+	VPERMILPD    $1, X0, X13
+	VADDSD       X13, X0, X0
+	VMOVSD       X0, 0(AX)
+	VEXTRACTF128 $1, Y3, X12
+	VADDPD       X12, X3, X3
+	VPERMILPD    $1, X3, X13
+	VADDSD       X13, X3, X3
+	VMOVSD       X3, 8(AX)
+	VEXTRACTF128 $1, Y6, X12
+	VADDPD       X12, X6, X6
+	VPERMILPD    $1, X6, X13
+	VADDSD       X13, X6, X6
+	VMOVSD       X6, 16(AX)
+	VEXTRACTF128 $1, Y9, X12
+	VADDPD       X12, X9, X9
+	VPERMILPD    $1, X9, X13
+	VADDSD       X13, X9, X9
+	VMOVSD       X9, 24(AX)
+	ADDQ         R8, AX
+	VEXTRACTF128 $1, Y1, X12
+	VADDPD       X12, X1, X1
+	VPERMILPD    $1, X1, X13
+	VADDSD       X13, X1, X1
+	VMOVSD       X1, 0(AX)
+	VEXTRACTF128 $1, Y4, X12
+	VADDPD       X12, X4, X4
+	VPERMILPD    $1, X4, X13
+	VADDSD       X13, X4, X4
+	VMOVSD       X4, 8(AX)
+	VEXTRACTF128 $1, Y7, X12
+	VADDPD       X12, X7, X7
+	VPERMILPD    $1, X7, X13
+	VADDSD       X13, X7, X7
+	VMOVSD       X7, 16(AX)
+	VEXTRACTF128 $1, Y10, X12
+	VADDPD       X12, X10, X10
+	VPERMILPD    $1, X10, X13
+	VADDSD       X13, X10, X10
+	VMOVSD       X10, 24(AX)
+	ADDQ         R8, AX
+	VEXTRACTF128 $1, Y2, X12
+	VADDPD       X12, X2, X2
+	VPERMILPD    $1, X2, X13
+	VADDSD       X13, X2, X2
+	VMOVSD       X2, 0(AX)
+	VEXTRACTF128 $1, Y5, X12
+	VADDPD       X12, X5, X5
+	VPERMILPD    $1, X5, X13
+	VADDSD       X13, X5, X5
+	VMOVSD       X5, 8(AX)
+	VEXTRACTF128 $1, Y8, X12
+	VADDPD       X12, X8, X8
+	VPERMILPD    $1, X8, X13
+	VADDSD       X13, X8, X8
+	VMOVSD       X8, 16(AX)
+	VEXTRACTF128 $1, Y11, X12
+	VADDPD       X12, X11, X11
+	VPERMILPD    $1, X11, X13
+	VADDSD       X13, X11, X11
+	VMOVSD       X11, 24(AX)
 	VZEROUPPER
 	RET
 
