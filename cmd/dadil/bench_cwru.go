@@ -45,6 +45,7 @@ func runBenchCWRU(args []string, e *env) error {
 	enc.WeightDecay = *encDecay
 	proto := cf.protocol()
 	proto.Encoder, proto.Scaling, proto.PaperScaling = enc, *scaling, *paperScaling
+	announceMachine(e)
 	start := time.Now()
 	c, err := cf.load(e)
 	if err != nil {
@@ -77,7 +78,7 @@ func runBenchCWRU(args []string, e *env) error {
 	}
 	fmt.Fprint(e.stdout, bench.Table(res, names, tl))
 	if *cf.jsonPath != "" {
-		return writeJSON(*cf.jsonPath, map[string]any{
+		return writeBenchJSON(*cf.jsonPath, map[string]any{
 			"benchmark": "cwru", "classes": c.Labels, "class_names": c.Names, "dropped": c.Dropped,
 			"protocol": proto, "seeds": *cf.seeds, "seed": *cf.seed, "results": res, "validation": validation(*heldOut),
 		})

@@ -57,6 +57,7 @@ func runBenchCWRUEncoder(args []string, e *env) error {
 		}
 	}
 	proto := cf.protocol()
+	announceMachine(e)
 	start := time.Now()
 	c, err := cf.load(e)
 	if err != nil {
@@ -75,7 +76,7 @@ func runBenchCWRUEncoder(args []string, e *env) error {
 		"by left-out target; mean ± std over %s (base seed %d); %.0f s.\n\n", len(c.Labels), plural(*cf.seeds, "seed"), *cf.seed, time.Since(start).Seconds())
 	fmt.Fprint(e.stdout, strings.Replace(bench.Table(res, names, tl), "| Method |", "| Encoder |", 1))
 	if *cf.jsonPath != "" {
-		return writeJSON(*cf.jsonPath, map[string]any{
+		return writeBenchJSON(*cf.jsonPath, map[string]any{
 			"benchmark": "cwru-encoder", "classes": c.Labels, "class_names": c.Names, "dropped": c.Dropped,
 			"protocol": proto, "seeds": *cf.seeds, "seed": *cf.seed, "results": res,
 		})

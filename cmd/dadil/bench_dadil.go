@@ -75,6 +75,7 @@ func runBenchDaDiL(args []string, e *env) error {
 			return err
 		}
 	}
+	announceMachine(e)
 	o, err := bench.LoadOfficeCaltech(filepath.Join(*data, "office-caltech10"), "surf")
 	if err != nil {
 		return err
@@ -133,7 +134,7 @@ func runBenchDaDiL(args []string, e *env) error {
 	}
 	printBenchDaDiL(e, rows, *seed)
 	if *jsonPath != "" {
-		return writeJSON(*jsonPath, map[string]any{"benchmark": "dadil-fit", "results": rows})
+		return writeBenchJSON(*jsonPath, map[string]any{"benchmark": "dadil-fit", "results": rows})
 	}
 	return nil
 }

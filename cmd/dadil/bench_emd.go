@@ -103,6 +103,7 @@ func runBenchEMD(args []string, e *env) error {
 		}
 	}
 
+	announceMachine(e)
 	var rows []benchEMDRow
 	for _, n := range ns {
 		fmt.Fprintf(e.stderr, "n = %d: generating… ", n)
@@ -190,7 +191,7 @@ func runBenchEMD(args []string, e *env) error {
 		}
 	}
 	if *jsonPath != "" {
-		return writeJSON(*jsonPath, map[string]any{"benchmark": "emd", "dim": *dim, "repeat": *repeat, "results": rows})
+		return writeBenchJSON(*jsonPath, map[string]any{"benchmark": "emd", "dim": *dim, "repeat": *repeat, "results": rows})
 	}
 	return nil
 }

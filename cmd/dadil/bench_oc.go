@@ -75,6 +75,7 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
+	announceMachine(e)
 	start := time.Now()
 	res, err := bench.RunOfficeCaltech(o, bench.Options{
 		Methods: ml, Targets: tl, Folds: fl, Seed: *seed, Workers: *workers, HeldOutSources: *heldOut,
@@ -98,7 +99,7 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 	}
 	fmt.Fprint(e.stdout, bench.Table(res, names, tl))
 	if *jsonPath != "" {
-		return writeJSON(*jsonPath, map[string]any{"benchmark": "office-caltech10", "features": *features, "results": res, "validation": validation(*heldOut)})
+		return writeBenchJSON(*jsonPath, map[string]any{"benchmark": "office-caltech10", "features": *features, "results": res, "validation": validation(*heldOut)})
 	}
 	return nil
 }

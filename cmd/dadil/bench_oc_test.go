@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/internal/mattest"
 )
 
@@ -187,6 +188,13 @@ func TestBenchDaDiLGoOnly(t *testing.T) {
 	rs, _ := v["results"].([]any)
 	if v["benchmark"] != "dadil-fit" || len(rs) != 1 {
 		t.Fatalf("JSON %v", v)
+	}
+	m, _ := v["machine"].(map[string]any)
+	if m["dot_kernel"] != linalg.KernelName() || m["logical_cpus"] != float64(runtime.NumCPU()) || m["go"] != runtime.Version() {
+		t.Errorf("machine %v", m)
+	}
+	if !strings.Contains(stderr, "machine: ") || !strings.Contains(stderr, "dot-product kernel "+linalg.KernelName()) {
+		t.Errorf("stderr does not describe the machine:\n%s", stderr)
 	}
 	r := rs[0].(map[string]any)
 	learn, model, total := r["learn_seconds"].(float64), r["model_seconds"].(float64), r["total_seconds"].(float64)

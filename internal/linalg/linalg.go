@@ -16,6 +16,7 @@
 package linalg
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"sync"
@@ -430,4 +431,19 @@ func dotAccGo3x4(a []float64, lda int, b []float64, ldb int, k4 int, acc []float
 	if out != nil {
 		storeReduced(out, ldc, acc, rows, cols)
 	}
+}
+
+// KernelName names the dot-product kernel MulABT and Gram run on this
+// machine: "AVX-512 6×8", "AVX2 3×4" or "portable 3×4". All give the same
+// bits; only their speed differs.
+func KernelName() string {
+	k := dotKernel()
+	name := "portable"
+	switch {
+	case useAVX512:
+		name = "AVX-512"
+	case useAVX2:
+		name = "AVX2"
+	}
+	return fmt.Sprintf("%s %d×%d", name, k.rows, k.cols)
 }

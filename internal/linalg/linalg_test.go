@@ -331,3 +331,13 @@ func TestAddScaledRows(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelName names the kernel each path switches on.
+func TestKernelName(t *testing.T) {
+	want := map[string]string{"AVX-512": "AVX-512 6×8", "AVX2": "AVX2 3×4", "portable": "portable 3×4"}
+	for path := range kernelPaths(t) {
+		if got := KernelName(); got != want[path] {
+			t.Errorf("%s kernel: KernelName() = %q, want %q", path, got, want[path])
+		}
+	}
+}
