@@ -43,8 +43,9 @@ func cpuModel(cpuinfo string) string {
 
 // announceMachine writes one line about the machine to standard error.
 func announceMachine(e *env) {
+	m := machine()
 	fmt.Fprintf(e.stderr, "machine: %s, %d logical CPUs (%d used), %s, dot-product kernel %s\n",
-		cpuModel("/proc/cpuinfo"), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), linalg.KernelName())
+		m["cpu"], m["logical_cpus"], m["gomaxprocs"], m["go"], m["dot_kernel"])
 }
 
 // writeBenchJSON writes a bench command's JSON: fields and "machine".

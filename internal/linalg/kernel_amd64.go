@@ -4,7 +4,13 @@ package linalg
 
 import "golang.org/x/sys/cpu"
 
-var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+// hasAVX2 and hasAVX512 are what the CPU offers; useAVX2 and useAVX512
+// what the kernels use (the tests switch them off).
+var (
+	hasAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	hasAVX512 = hasAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+	useAVX2   = hasAVX2
+)
 
 //go:noescape
 func dot3x4accAVX2(a *float64, lda int, b *float64, ldb int, k int, acc *[48]float64, init int, c *float64, ldc int)
@@ -14,7 +20,7 @@ func dot6x8accAVX512(a *float64, lda int, b *float64, ldb int, k int, acc *[192]
 
 // useAVX512 selects the 6×8 kernel on 512-bit registers for the dot
 // products; it needs AVX-512F and VL besides AVX2 and FMA.
-var useAVX512 = useAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+var useAVX512 = hasAVX512
 
 // dotKernel returns the widest dot-product kernel this CPU runs: 6×8 with
 // AVX-512, 3×4 with AVX2 and FMA, the portable 3×4 otherwise. All three
@@ -22,11 +28,11 @@ var useAVX512 = useAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
 func dotKernel() kernel {
 	switch {
 	case useAVX512:
-		return kernel{rows: 6, cols: 8, acc: dot6x8acc}
+		return kernel{name: "AVX-512", rows: 6, cols: 8, acc: dot6x8acc}
 	case useAVX2:
-		return kernel{rows: 3, cols: 4, acc: dot3x4acc}
+		return kernel{name: "AVX2", rows: 3, cols: 4, acc: dot3x4acc}
 	}
-	return kernel{rows: 3, cols: 4, acc: dotAccGo3x4}
+	return portableKernel
 }
 
 // dot3x4acc advances the lane accumulators acc of the 3×4 block of dot
@@ -38,13 +44,7 @@ func dot3x4acc(a []float64, lda int, b []float64, ldb int, k4 int, acc []float64
 		_ = a[2*lda+k4-1]
 		_ = b[3*ldb+k4-1]
 	}
-	lanes := (*[48]float64)(acc)
-	if out == nil {
-		dot3x4accAVX2(&a[0], lda, &b[0], ldb, k4, lanes, b2i(init), nil, 0)
-		return
-	}
-	_ = out[2*ldc+3]
-	dot3x4accAVX2(&a[0], lda, &b[0], ldb, k4, lanes, b2i(init), &out[0], ldc)
+	dot3x4accAVX2(&a[0], lda, &b[0], ldb, k4, (*[48]float64)(acc), b2i(init), blockPtr(out, ldc, 3, 4), ldc)
 }
 
 // dot6x8acc is dot3x4acc for a 6×8 block, with AVX-512; it reduces the
@@ -54,13 +54,17 @@ func dot6x8acc(a []float64, lda int, b []float64, ldb int, k4 int, acc []float64
 		_ = a[5*lda+k4-1]
 		_ = b[7*ldb+k4-1]
 	}
-	lanes := (*[192]float64)(acc)
+	dot6x8accAVX512(&a[0], lda, &b[0], ldb, k4, (*[192]float64)(acc), b2i(init), blockPtr(out, ldc, 6, 8), ldc)
+}
+
+// blockPtr returns nil for a nil out, otherwise &out[0] after checking
+// that out holds a rows×cols block of row stride ldc.
+func blockPtr(out []float64, ldc, rows, cols int) *float64 {
 	if out == nil {
-		dot6x8accAVX512(&a[0], lda, &b[0], ldb, k4, lanes, b2i(init), nil, 0)
-		return
+		return nil
 	}
-	_ = out[5*ldc+7]
-	dot6x8accAVX512(&a[0], lda, &b[0], ldb, k4, lanes, b2i(init), &out[0], ldc)
+	_ = out[(rows-1)*ldc+cols-1]
+	return &out[0]
 }
 
 func b2i(b bool) int {
@@ -87,12 +91,12 @@ func addScaledRows(dst, w []float64, xs [][]float64) {
 
 // setAVX2 switches the AVX2 kernels, and with them the AVX-512 one (tests).
 func setAVX2(on bool) {
-	useAVX2 = on && cpu.X86.HasAVX2 && cpu.X86.HasFMA
-	useAVX512 = useAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL
+	useAVX2 = on && hasAVX2
+	useAVX512 = on && hasAVX512
 }
 
 // setAVX512 switches the AVX-512 kernel alone (tests).
-func setAVX512(on bool) { useAVX512 = on && useAVX2 && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL }
+func setAVX512(on bool) { useAVX512 = on && useAVX2 && hasAVX512 }
 
 //go:noescape
 func sqDistsAVX2(dst, norms, dots *float64, n int, norm float64) float64

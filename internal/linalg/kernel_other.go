@@ -7,7 +7,7 @@ const useAVX2 = false
 const useAVX512 = false
 
 // dotKernel returns the portable 3×4 kernel.
-func dotKernel() kernel { return kernel{rows: 3, cols: 4, acc: dotAccGo3x4} }
+func dotKernel() kernel { return portableKernel }
 
 func addScaledRows(dst, w []float64, xs [][]float64) { addScaledRowsGo(dst, w, xs, 0) }
 

@@ -44,9 +44,13 @@ const (
 // itself, writing the dot product of rows r and s to out[r·ldc+s] (and
 // lanes is then left undefined).
 type kernel struct {
+	name       string // the instruction set, for KernelName
 	rows, cols int
 	acc        func(a []float64, lda int, b []float64, ldb int, k4 int, lanes []float64, init bool, out []float64, ldc int)
 }
+
+// portableKernel is the kernel without assembly.
+var portableKernel = kernel{name: "portable", rows: 3, cols: 4, acc: dotAccGo3x4}
 
 // storeReduced writes the reduced lanes of a rows×cols kernel block to out
 // (row stride ldc).
@@ -379,19 +383,19 @@ func block(c, a, b blas64.General, i0, i1, j0, n, k int, kern kernel, sc *scratc
 			rows := min(kr, i1-i)
 			if i >= reduceFrom {
 				for j := t0; j < q1; j += kc {
-					lanes := acc[slot : slot+blockLen]
+					storeReduced(c.Data[i*c.Stride+j:], c.Stride, acc[slot:slot+blockLen], rows, kc)
 					slot += blockLen
-					for r := 0; r < rows; r++ {
+					// The k mod 4 trailing terms, fused in order after the lanes.
+					for r := 0; r < rows && k4 < k; r++ {
 						arow := ad[r*lda : r*lda+k]
-						crow := c.Data[(i+r)*c.Stride:]
-						for s := 0; s < kc; s++ {
-							l := lanes[4*(kc*r+s) : 4*(kc*r+s)+4]
-							v := (l[0] + l[2]) + (l[1] + l[3])
+						crow := c.Data[(i+r)*c.Stride+j : (i+r)*c.Stride+j+kc]
+						for s := range crow {
 							brow := b.Data[(j+s)*b.Stride : (j+s)*b.Stride+k]
+							v := crow[s]
 							for t := k4; t < k; t++ {
 								v = math.FMA(arow[t], brow[t], v)
 							}
-							crow[j+s] = v
+							crow[s] = v
 						}
 					}
 				}
@@ -438,12 +442,5 @@ func dotAccGo3x4(a []float64, lda int, b []float64, ldb int, k4 int, acc []float
 // bits; only their speed differs.
 func KernelName() string {
 	k := dotKernel()
-	name := "portable"
-	switch {
-	case useAVX512:
-		name = "AVX-512"
-	case useAVX2:
-		name = "AVX2"
-	}
-	return fmt.Sprintf("%s %d×%d", name, k.rows, k.cols)
+	return fmt.Sprintf("%s %d×%d", k.name, k.rows, k.cols)
 }
