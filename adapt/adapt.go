@@ -117,7 +117,9 @@ func finite(name string, X *mat.Dense) error {
 	return nil
 }
 
-// Pool stacks the sources into one matrix and one label vector.
+// Pool stacks the sources into one matrix and one label vector. The
+// sources must be valid (see Check): Pool panics on an empty list or
+// domains without features, as slices of a wrong length do.
 func Pool(sources []Domain) (*mat.Dense, []int) {
 	n := 0
 	_, d := sources[0].X.Dims()
@@ -167,7 +169,18 @@ func (m *SourceOnly) Predict(X *mat.Dense) ([]int, error) {
 	if m.model == nil {
 		return nil, ErrNotFitted
 	}
-	return m.model.Predict(X)
+	return named(m.Name())(m.model.Predict(X))
+}
+
+// named returns a function that passes on a method's predictions and
+// prefixes its error, if any, with "adapt: " and the method's name.
+func named(name string) func([]int, error) ([]int, error) {
+	return func(pred []int, err error) ([]int, error) {
+		if err != nil {
+			return nil, fmt.Errorf("adapt: %s: %w", name, err)
+		}
+		return pred, nil
+	}
 }
 
 // DaDiL adapts with a dataset dictionary (dictionary.Fit): DaDiL-R when
@@ -222,9 +235,9 @@ func (m *DaDiL) Predict(X *mat.Dense) ([]int, error) {
 		return nil, ErrNotFitted
 	}
 	if m.Ensemble {
-		return m.Model.PredictE(X)
+		return named(m.Name())(m.Model.PredictE(X))
 	}
-	return m.Model.PredictR(X)
+	return named(m.Name())(m.Model.PredictR(X))
 }
 
 // WBR regresses the target's barycentric coordinates on the sources
@@ -269,9 +282,9 @@ func (m *WBR) Predict(X *mat.Dense) ([]int, error) {
 		return nil, ErrNotFitted
 	}
 	if m.Ensemble {
-		return m.Model.PredictE(X)
+		return named(m.Name())(m.Model.PredictE(X))
 	}
-	return m.Model.PredictR(X)
+	return named(m.Name())(m.Model.PredictR(X))
 }
 
 func toDictionary(sources []Domain) []dictionary.Domain {

@@ -46,6 +46,10 @@ func TestMethodsOnSynthetic(t *testing.T) {
 			t.Fatal(err)
 		}
 		acc[m.Name()] = accuracy(p, truth)
+		// Features of the wrong width are an error naming the method.
+		if _, err := m.Predict(mat.NewDense(2, 5, nil)); err == nil || !strings.HasPrefix(err.Error(), "adapt: "+m.Name()+": ") {
+			t.Errorf("%s: Predict on 5 features: error %v", m.Name(), err)
+		}
 	}
 	t.Logf("accuracies %v", acc)
 	if acc["dadil-r"] < 0.95 || acc["dadil-e"] < 0.95 || acc["source-only"] > 0.6 || acc["wbr-r"] < 0.9 {

@@ -140,7 +140,7 @@ func (m *OTDA) Predict(X *mat.Dense) ([]int, error) {
 	if m.model == nil {
 		return nil, ErrNotFitted
 	}
-	return m.model.Predict(X)
+	return named(m.Name())(m.model.Predict(X))
 }
 
 // entropicStrengths validates the strengths and fills in the defaults.

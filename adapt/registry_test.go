@@ -230,6 +230,13 @@ func TestSubsampled(t *testing.T) {
 	if err := m.Fit(src, mat.NewDense(2, 3, nil), 2); err == nil {
 		t.Error("mismatched target accepted")
 	}
+	empty := &Subsampled{MaxRows: 5}
+	if err := empty.Fit(src, tgt, 2); err == nil || !strings.Contains(err.Error(), "no Method") {
+		t.Errorf("no Method: error %v", err)
+	}
+	if _, err := empty.Predict(tgt); err != ErrNotFitted || empty.Name() != "subsampled" {
+		t.Errorf("no Method: Predict error %v, name %q", err, empty.Name())
+	}
 	// The predictors are the wrapped method's, sibling included.
 	d := &Subsampled{Method: NewDaDiLE(nil), MaxRows: 10}
 	ps := Predictors(d)

@@ -24,11 +24,20 @@ type Subsampled struct {
 	Seed    uint64
 }
 
-// Name returns the name of the wrapped method.
-func (s *Subsampled) Name() string { return s.Method.Name() }
+// Name returns the name of the wrapped method ("subsampled" when there is
+// none).
+func (s *Subsampled) Name() string {
+	if s.Method == nil {
+		return "subsampled"
+	}
+	return s.Method.Name()
+}
 
 // Fit draws the rows and fits the wrapped method on them.
 func (s *Subsampled) Fit(sources []Domain, target *mat.Dense, classes int) error {
+	if s.Method == nil {
+		return errors.New("adapt: Subsampled has no Method")
+	}
 	if s.MaxRows < 1 {
 		return errors.New("adapt: Subsampled.MaxRows must be positive")
 	}
@@ -40,13 +49,19 @@ func (s *Subsampled) Fit(sources []Domain, target *mat.Dense, classes int) error
 }
 
 // Predict classifies the rows of X with the wrapped method.
-func (s *Subsampled) Predict(X *mat.Dense) ([]int, error) { return s.Method.Predict(X) }
+func (s *Subsampled) Predict(X *mat.Dense) ([]int, error) {
+	if s.Method == nil {
+		return nil, ErrNotFitted
+	}
+	return s.Method.Predict(X)
+}
 
 // Subsample returns the sources and the target reduced to at most n rows
 // each, drawn uniformly without replacement and kept in their order, by a
 // random stream seeded by seed (the sources first, in order, then the
 // target). Domains of at most n rows are returned as they are; the others
-// are copies.
+// are copies. n must be positive and the domains valid (see Check):
+// Subsample panics otherwise, as Subsampled.Fit checks both first.
 func Subsample(sources []Domain, target *mat.Dense, n int, seed uint64) ([]Domain, *mat.Dense) {
 	rng := rand.New(rand.NewPCG(seed, 0x636170))
 	out := make([]Domain, len(sources))

@@ -19,7 +19,8 @@ type HeldOut struct {
 // HoldOut splits the sources for held-out-source validation: rest are the
 // sources without source k, and X, y are source k's features and labels,
 // which play the unlabeled target and its hidden truth. rest shares no
-// slice with sources.
+// slice with sources. k must index sources: HoldOut panics otherwise, as
+// an index out of range does.
 func HoldOut(sources []Domain, k int) (rest []Domain, X *mat.Dense, y []int) {
 	rest = make([]Domain, 0, len(sources)-1)
 	rest = append(rest, sources[:k]...)

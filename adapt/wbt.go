@@ -134,7 +134,7 @@ func (m *WB) Predict(X *mat.Dense) ([]int, error) {
 	if m.model == nil {
 		return nil, ErrNotFitted
 	}
-	return m.model.Predict(X)
+	return named(m.Name())(m.model.Predict(X))
 }
 
 // WBT is WBT_reg, Wasserstein Barycenter Transport with class-regularised
@@ -228,5 +228,5 @@ func (m *WBT) Predict(X *mat.Dense) ([]int, error) {
 	if m.model == nil {
 		return nil, ErrNotFitted
 	}
-	return m.model.Predict(X)
+	return named(m.Name())(m.model.Predict(X))
 }

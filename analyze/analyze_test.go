@@ -85,6 +85,8 @@ func TestDensity(t *testing.T) {
 		{nil, 5, "no atoms"},
 		{[]*mat.Dense{line}, 0, "0 neighbours"},
 		{[]*mat.Dense{line}, 4, "atom 1 has 4 points"},
+		{[]*mat.Dense{line, nil}, 2, "atom 2: no points"},
+		{[]*mat.Dense{mat.NewDense(3, 1, []float64{math.NaN(), 0, 1})}, 1, "atom 1: entry (0, 0) is NaN"},
 	} {
 		if _, err := Density(tc.atoms, tc.k); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Density error %v, want %q", err, tc.want)
@@ -129,6 +131,9 @@ func TestSimplexGrid(t *testing.T) {
 			}
 			seen[string(key)] = true
 		}
+	}
+	if _, err := SimplexGrid(40, 40); err == nil || !strings.Contains(err.Error(), "more than 10000000") {
+		t.Errorf("a grid of 10²² points: error %v", err)
 	}
 	// K = 3 order: first coordinate outer, second inner.
 	g, _ := SimplexGrid(3, 2)
@@ -194,6 +199,18 @@ func TestW2AndCorrelation(t *testing.T) {
 	}
 	if c := Correlation([]float64{1, 2, 3}, []float64{5, 5, 5}); !math.IsNaN(c) {
 		t.Errorf("correlation with a constant = %v, want NaN", c)
+	}
+	for _, tc := range []struct {
+		X, Y *mat.Dense
+		want string
+	}{
+		{nil, Y, "X: no points"},
+		{X, &mat.Dense{}, "Y: no points"},
+		{X, mat.NewDense(1, 2, []float64{0, math.Inf(1)}), "Y: entry (0, 1) is +Inf"},
+	} {
+		if _, err := W2(tc.X, tc.Y); err == nil || !strings.HasPrefix(err.Error(), "analyze: W2: ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("W2 error %v, want %q", err, tc.want)
+		}
 	}
 }
 

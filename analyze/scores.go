@@ -17,6 +17,7 @@
 package analyze
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -68,6 +69,9 @@ func Density(atoms []*mat.Dense, k int) (float64, error) {
 	}
 	var sum float64
 	for a, X := range atoms {
+		if err := points(X); err != nil {
+			return 0, fmt.Errorf("analyze: atom %d: %w", a+1, err)
+		}
 		n, _ := X.Dims()
 		if n <= k {
 			return 0, fmt.Errorf("analyze: atom %d has %d points, need more than %d for %d nearest neighbours", a+1, n, k, k)
@@ -103,6 +107,14 @@ func Density(atoms []*mat.Dense, k int) (float64, error) {
 func SimplexGrid(K, m int) ([][]float64, error) {
 	if K < 1 || m < 1 {
 		return nil, fmt.Errorf("analyze: simplex grid with K = %d, m = %d (want both ≥ 1)", K, m)
+	}
+	// The grid has C(m+K−1, K−1) points.
+	size := 1.0
+	for q := 1; q < K; q++ {
+		size = size * float64(m+q) / float64(q)
+	}
+	if size > maxGrid {
+		return nil, fmt.Errorf("analyze: a simplex grid with K = %d, m = %d has %.3g points, more than %d", K, m, size, maxGrid)
 	}
 	var out [][]float64
 	idx := make([]int, K)
@@ -141,10 +153,36 @@ func UniformSimplex(rng *rand.Rand, K int) []float64 {
 	return a
 }
 
+// maxGrid bounds the number of points of SimplexGrid.
+const maxGrid = 10_000_000
+
+// points reports why X cannot be a set of points: nil, empty or with a NaN
+// or infinite entry.
+func points(X *mat.Dense) error {
+	if X == nil || X.IsEmpty() {
+		return errors.New("no points")
+	}
+	r, _ := X.Dims()
+	for i := 0; i < r; i++ {
+		for j, v := range X.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("entry (%d, %d) is %g", i, j, v)
+			}
+		}
+	}
+	return nil
+}
+
 // W2 returns the 2-Wasserstein distance between the uniform empirical
 // measures on the rows of X and Y: the square root of the exact optimal
 // transport cost for the squared Euclidean ground cost.
 func W2(X, Y *mat.Dense) (float64, error) {
+	if err := points(X); err != nil {
+		return 0, fmt.Errorf("analyze: W2: X: %w", err)
+	}
+	if err := points(Y); err != nil {
+		return 0, fmt.Errorf("analyze: W2: Y: %w", err)
+	}
 	n, _ := X.Dims()
 	m, _ := Y.Dims()
 	C := mat.NewDense(n, m, nil)
@@ -159,7 +197,7 @@ func W2(X, Y *mat.Dense) (float64, error) {
 }
 
 // Correlation returns Pearson's correlation of x and y, or NaN when either
-// is constant or there are fewer than two pairs.
+// is constant, there are fewer than two pairs or x and y differ in length.
 func Correlation(x, y []float64) float64 {
 	if len(x) < 2 || len(x) != len(y) {
 		return math.NaN()

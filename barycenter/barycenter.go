@@ -65,7 +65,9 @@ type Settings struct {
 	Init *Measure
 	// InitSamples, when Init is nil, initialises the support with n_B
 	// points (and their labels) drawn without replacement from the union
-	// of the measures' supports, using Rand. Starting next to the data
+	// of the measures' supports, using Rand (when n_B exceeds the union's
+	// size, the points of one random permutation of the union are taken
+	// in turn, so each is drawn ⌊n_B/size⌋ or ⌈n_B/size⌉ times). Starting next to the data
 	// makes the first transport plans meaningful, where N(0, I) points far
 	// from data of another scale would be matched almost at random.
 	InitSamples bool
@@ -73,7 +75,7 @@ type Settings struct {
 	// generator seeded with 1.
 	Rand *rand.Rand
 	// Workers bounds the number of transport problems solved at once;
-	// 0 means runtime.GOMAXPROCS(0).
+	// 0 means runtime.GOMAXPROCS(0). It must not be negative.
 	Workers int
 }
 
@@ -119,7 +121,8 @@ func FreeSupport(measures []Measure, alpha []float64, s *Settings) (*Result, err
 // ground cost C_ij = ‖x_i − x_j‖² + β‖y_i − y_j‖² (eq. 9) couples features
 // and labels, and each iteration moves both the features and the soft labels
 // of the support to their α-weighted barycentric images (eq. 10). Every
-// measure must be labeled with the same number of classes.
+// measure must be labeled with the same number of classes, each row of its
+// labels Y a probability vector (non-negative, summing to 1 within 1e-6).
 //
 // Both barycenters hold a cost matrix per measure, n_B × n_k numbers,
 // and for uniform measures of n_B points each also their inner products
@@ -533,12 +536,15 @@ func check(measures []Measure, alpha []float64, s *Settings, labeled bool) (d, c
 		if err := finite(m.Y); err != nil {
 			return 0, 0, fmt.Errorf("barycenter: measure %d: labels %v", k, err)
 		}
+		if err := probabilityRows(m.Y); err != nil {
+			return 0, 0, fmt.Errorf("barycenter: measure %d: labels %v", k, err)
+		}
 	}
 	if s.Beta < 0 || math.IsNaN(s.Beta) || math.IsInf(s.Beta, 0) {
 		return 0, 0, fmt.Errorf("barycenter: β = %g must be a non-negative number", s.Beta)
 	}
-	if s.Support < 0 || s.MaxIter < 0 || s.Tol < 0 {
-		return 0, 0, fmt.Errorf("barycenter: negative setting (Support %d, MaxIter %d, Tol %g)", s.Support, s.MaxIter, s.Tol)
+	if s.Support < 0 || s.MaxIter < 0 || !(s.Tol >= 0) || s.Workers < 0 {
+		return 0, 0, fmt.Errorf("barycenter: negative or NaN setting (Support %d, MaxIter %d, Tol %g, Workers %d)", s.Support, s.MaxIter, s.Tol, s.Workers)
 	}
 	if s.Init != nil {
 		if s.Init.X == nil || s.Init.X.IsEmpty() {
@@ -551,6 +557,9 @@ func check(measures []Measure, alpha []float64, s *Settings, labeled bool) (d, c
 		if s.Support != 0 && s.Support != ni {
 			return 0, 0, fmt.Errorf("barycenter: Support = %d but the initial support has %d points", s.Support, ni)
 		}
+		if err := finite(s.Init.X); err != nil {
+			return 0, 0, fmt.Errorf("barycenter: initial support: %v", err)
+		}
 		if labeled {
 			if s.Init.Y == nil {
 				return 0, 0, fmt.Errorf("barycenter: initial support has no labels")
@@ -558,9 +567,37 @@ func check(measures []Measure, alpha []float64, s *Settings, labeled bool) (d, c
 			if r, ci := s.Init.Y.Dims(); r != ni || ci != c {
 				return 0, 0, fmt.Errorf("barycenter: initial labels are %d×%d, want %d×%d", r, ci, ni, c)
 			}
+			if err := finite(s.Init.Y); err != nil {
+				return 0, 0, fmt.Errorf("barycenter: initial labels: %v", err)
+			}
 		}
 	}
 	return d, c, nil
+}
+
+// labelTol is how far from 1 the sum of a row of labels may be: the
+// labels a barycenter receives are softmax outputs or convex combinations
+// of probability vectors, exact up to rounding.
+const labelTol = 1e-6
+
+// probabilityRows reports the first row of Y (finite) that is not a
+// probability vector: a negative entry, or a sum farther than labelTol
+// from 1.
+func probabilityRows(Y *mat.Dense) error {
+	r, _ := Y.Dims()
+	for i := 0; i < r; i++ {
+		var sum float64
+		for j, v := range Y.RawRowView(i) {
+			if v < 0 {
+				return fmt.Errorf("entry (%d, %d) is %g: each row must be a probability vector", i, j, v)
+			}
+			sum += v
+		}
+		if math.Abs(sum-1) > labelTol {
+			return fmt.Errorf("row %d sums to %g: each row must be a probability vector", i, sum)
+		}
+	}
+	return nil
 }
 
 // finite reports the first NaN or infinite entry of A.

@@ -225,6 +225,11 @@ func TestErrors(t *testing.T) {
 	Y := oneHot(rng, 5, 2)
 	nan := mat.DenseCopyOf(X)
 	nan.Set(2, 1, math.NaN())
+	big := mat.DenseCopyOf(Y)
+	big.Set(0, 0, 5)
+	neg := mat.DenseCopyOf(Y)
+	neg.Set(3, 0, neg.At(3, 0)-1)
+	neg.Set(3, 1, neg.At(3, 1)+1)
 	cases := []struct {
 		name    string
 		ms      []Measure
@@ -243,6 +248,11 @@ func TestErrors(t *testing.T) {
 		{"unlabeled", []Measure{{X: X}}, []float64{1}, nil, true, "unlabeled"},
 		{"classes", []Measure{{X: X, Y: Y}, {X: X, Y: oneHot(rng, 5, 3)}}, []float64{0.5, 0.5}, nil, true, "3 classes"},
 		{"beta", []Measure{{X: X, Y: Y}}, []float64{1}, &Settings{Beta: -1}, true, "β"},
+		{"label sum", []Measure{{X: X, Y: big}}, []float64{1}, nil, true, "row 0 sums to"},
+		{"label negative", []Measure{{X: X, Y: neg}}, []float64{1}, nil, true, "entry (3, "},
+		{"tol NaN", []Measure{{X: X}}, []float64{1}, &Settings{Tol: math.NaN()}, false, "Tol NaN"},
+		{"workers", []Measure{{X: X}}, []float64{1}, &Settings{Workers: -1}, false, "Workers -1"},
+		{"init NaN", []Measure{{X: X}}, []float64{1}, &Settings{Init: &Measure{X: nan}}, false, "initial support: entry (2, 1) is NaN"},
 		{"init dim", []Measure{{X: X}}, []float64{1}, &Settings{Init: &Measure{X: gaussian(rng, 3, 4, 0)}}, false, "initial support has dimension 4"},
 	}
 	for _, tc := range cases {

@@ -135,6 +135,15 @@ type CWRU struct {
 	rec [][][]recording
 }
 
+// check reports whether c holds a loaded benchmark, as LoadCWRU returns
+// it.
+func (c *CWRU) check() error {
+	if c == nil || len(c.rec) == 0 || len(c.rec) != len(c.Domains) {
+		return errors.New("bench: cwru: the benchmark is not loaded (use LoadCWRU)")
+	}
+	return nil
+}
+
 type recording struct {
 	path string
 	x    []float64

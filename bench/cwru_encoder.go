@@ -45,6 +45,9 @@ type EncoderOptions struct {
 // mean over the ordered source pairs, its Fold the repetition and its Seconds
 // the total training time.
 func ValidateCWRUEncoders(c *CWRU, opt EncoderOptions) ([]Result, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
 	if len(opt.Candidates) == 0 {
 		return nil, fmt.Errorf("bench: cwru: no encoder candidates")
 	}

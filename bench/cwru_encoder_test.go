@@ -82,7 +82,7 @@ func TestValidateCWRUEncoders(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	two := &CWRU{Domains: []string{"a", "b"}, Labels: c.Labels}
+	two := &CWRU{Domains: []string{"a", "b"}, Labels: c.Labels, rec: make([][][]recording, 2)}
 	if _, err := ValidateCWRUEncoders(two, EncoderOptions{Candidates: []*mlp.Settings{good}}); err == nil || !strings.Contains(err.Error(), "at least 3") {
 		t.Errorf("two domains: %v", err)
 	}

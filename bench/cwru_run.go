@@ -172,6 +172,9 @@ func (c *CWRU) runs(targets []string, seeds int) ([]string, int, error) {
 // prediction time on the encoded data; for "mlp" it is the encoder's
 // training time.
 func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
 	targets, seeds, err := c.runs(opt.Targets, opt.Seeds)
 	if err != nil {
 		return nil, err

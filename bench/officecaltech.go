@@ -7,6 +7,7 @@ package bench
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -184,10 +185,30 @@ type Split struct {
 	TestY   []int          // their labels, for scoring only
 }
 
+// check reports whether o holds a loaded benchmark, as LoadOfficeCaltech
+// returns it.
+func (o *OfficeCaltech) check() error {
+	if o == nil {
+		return errors.New("bench: office-caltech10: the benchmark is not loaded (use LoadOfficeCaltech)")
+	}
+	for k, X := range o.X {
+		if X == nil || X.IsEmpty() {
+			return fmt.Errorf("bench: office-caltech10: domain %s has no features", OfficeCaltechDomains[k])
+		}
+		if r, _ := X.Dims(); len(o.Y[k]) != r {
+			return fmt.Errorf("bench: office-caltech10: domain %s has %d rows and %d labels", OfficeCaltechDomains[k], r, len(o.Y[k]))
+		}
+	}
+	return nil
+}
+
 // Split returns the experiment for target domain target (W, A, D or C) and
 // test fold fold (1 … 5): sources are all rows of the other domains, the
 // target's training rows are the other four folds, the test rows fold fold.
 func (o *OfficeCaltech) Split(target string, fold int) (*Split, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	t, err := domainIndex(target)
 	if err != nil {
 		return nil, err

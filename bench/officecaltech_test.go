@@ -277,3 +277,27 @@ func FuzzParseFolds(f *testing.F) {
 		}
 	})
 }
+
+// TestNotLoaded: benchmarks that were not loaded are errors, not panics
+// (RunOfficeCaltech would otherwise fail inside its worker goroutines).
+func TestNotLoaded(t *testing.T) {
+	opt := Options{Methods: []string{"source-only"}, Targets: []string{"W"}, Folds: []int{1}}
+	var cw *CWRU
+	for _, tc := range []struct {
+		name string
+		err  func() error
+		want string
+	}{
+		{"run nil", func() error { _, err := RunOfficeCaltech(nil, opt); return err }, "not loaded"},
+		{"run empty", func() error { _, err := RunOfficeCaltech(&OfficeCaltech{}, opt); return err }, "domain W has no features"},
+		{"split empty", func() error { _, err := (&OfficeCaltech{}).Split("W", 1); return err }, "domain W has no features"},
+		{"cwru nil", func() error { _, err := RunCWRU(cw, CWRUOptions{}); return err }, "not loaded"},
+		{"cwru empty", func() error { _, err := RunCWRU(&CWRU{}, CWRUOptions{}); return err }, "not loaded"},
+		{"encoders empty", func() error { _, err := ValidateCWRUEncoders(&CWRU{}, EncoderOptions{}); return err }, "not loaded"},
+		{"export nil", func() error { return ExportSplit(filepath.Join(t.TempDir(), "s.npz"), nil, 3) }, "split is empty"},
+	} {
+		if err := tc.err(); err == nil || !strings.HasPrefix(err.Error(), "bench: ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -24,6 +24,9 @@ var PythonReference string
 // n_sources, classes, Xs<k> and ys<k> for every source, Xt (target
 // training rows), Xtest and ytest.
 func ExportSplit(path string, s *Split, classes int) error {
+	if s == nil || len(s.Sources) == 0 || s.Train == nil || s.Test == nil {
+		return fmt.Errorf("bench: %s: the split is empty (use OfficeCaltech.Split)", path)
+	}
 	arrays := map[string]*npy.Array{
 		"n_sources": {Shape: []int{}, Data: []float64{float64(len(s.Sources))}},
 		"classes":   {Shape: []int{}, Data: []float64{float64(classes)}},

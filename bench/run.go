@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -129,6 +130,12 @@ type experiment struct {
 // Experiments run in parallel; each is seeded from Options.Seed, the target
 // and the fold only, so results do not depend on the number of workers.
 func RunOfficeCaltech(o *OfficeCaltech, opt Options) ([]Result, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
+	if o.Classes == nil {
+		return nil, errors.New("bench: office-caltech10: the benchmark has no classes (use LoadOfficeCaltech)")
+	}
 	targets := opt.Targets
 	if targets == nil {
 		targets = OfficeCaltechDomains

@@ -90,6 +90,7 @@ func TestFitLabelsErrors(t *testing.T) {
 		{"negative label", X, []int{0, 1, -1}, 2, nil, nil, "label -1 of row 2 is outside [0, 2)"},
 		{"weights", X, []int{0, 1, 0}, 2, []float64{1, 1, -1}, nil, "weight 2 = -1 is negative"},
 		{"settings", X, []int{0, 1, 0}, 2, nil, &Settings{Workers: -1}, "Settings.Workers = -1"},
+		{"too many classes", X, []int{0, 1, 0}, 1 << 40, nil, nil, "more than MaxParams"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, r, err := FitLabels(tc.X, tc.labels, tc.classes, tc.weights, tc.s)

@@ -105,6 +105,9 @@ func Fit(X, T *mat.Dense, weights []float64, s *Settings) (*Softmax, *Result, er
 	if nt != xr.Rows {
 		return nil, nil, fmt.Errorf("classify: shape mismatch: X has %d rows but T has %d", xr.Rows, nt)
 	}
+	if err := checkSize(c, xr.Cols); err != nil {
+		return nil, nil, err
+	}
 	tr := T.RawMatrix()
 	for i := range nt {
 		row := tr.Data[i*tr.Stride : i*tr.Stride+c]
@@ -148,6 +151,9 @@ func FitLabels(X *mat.Dense, labels []int, classes int, weights []float64, s *Se
 	}
 	if classes < 1 {
 		return nil, nil, fmt.Errorf("classify: %d classes; need at least 1", classes)
+	}
+	if err := checkSize(classes, xr.Cols); err != nil {
+		return nil, nil, err
 	}
 	if len(labels) != xr.Rows {
 		return nil, nil, fmt.Errorf("classify: shape mismatch: X has %d rows but there are %d labels", xr.Rows, len(labels))
@@ -211,6 +217,19 @@ func (s *Settings) resolve() (config, error) {
 		cfg.workers = s.Workers
 	}
 	return cfg, nil
+}
+
+// MaxParams bounds the number of parameters c·(d + 1) of a model that Fit
+// and FitLabels train: L-BFGS keeps about 25 vectors of that length, 13 GB
+// at the bound.
+const MaxParams = 1 << 26
+
+// checkSize refuses models of more than MaxParams parameters.
+func checkSize(classes, dim int) error {
+	if p := float64(classes) * float64(dim+1); p > MaxParams {
+		return fmt.Errorf("classify: %d classes × %d features make %.3g parameters, more than MaxParams = %d", classes, dim, p, MaxParams)
+	}
+	return nil
 }
 
 // checkFeatures validates X and returns its raw matrix.

@@ -117,7 +117,8 @@ type Settings struct {
 	Window int
 	// BarycenterIter is N_itb, the iteration cap of Algorithm 1. Default 10.
 	BarycenterIter int
-	// BarycenterTol is τ of Algorithm 1. Default 1e-9.
+	// BarycenterTol is τ of Algorithm 1. Default 1e-9; it must be
+	// positive.
 	BarycenterTol float64
 	// Beta is β of the label-aware cost (eq. 9). Zero selects, for every
 	// pair of distributions, the largest feature cost of the pair.
@@ -158,7 +159,7 @@ type Settings struct {
 	// whatever the number of goroutines.
 	Seed uint64
 	// Workers bounds the number of domains processed at once; 0 means
-	// runtime.GOMAXPROCS(0).
+	// runtime.GOMAXPROCS(0), and it must not be negative.
 	Workers int
 	// Progress, if not nil, is called after every epoch.
 	Progress func(EpochStats) `json:"-"`
@@ -942,6 +943,12 @@ func validate(domains []Domain, classes int, s *Settings) (Settings, error) {
 		return set, fmt.Errorf("dictionary: epochs (%d), window (%d) and barycenter iterations (%d) must be positive", set.Epochs, set.Window, set.BarycenterIter)
 	case set.Beta < 0 || math.IsNaN(set.Beta):
 		return set, fmt.Errorf("dictionary: β = %g must be non-negative", set.Beta)
+	case !(set.BarycenterTol > 0) || math.IsInf(set.BarycenterTol, 0):
+		return set, fmt.Errorf("dictionary: barycenter tolerance τ = %g must be positive and finite", set.BarycenterTol)
+	case math.IsNaN(set.PlateauTol) || math.IsInf(set.PlateauTol, 0):
+		return set, fmt.Errorf("dictionary: plateau tolerance %g must be a number (negative disables the rule)", set.PlateauTol)
+	case set.Workers < 0:
+		return set, fmt.Errorf("dictionary: Workers = %d must not be negative", set.Workers)
 	case set.Init != InitData && set.Init != InitGaussian:
 		return set, fmt.Errorf("dictionary: unknown initialisation %v", set.Init)
 	}

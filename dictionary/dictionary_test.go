@@ -228,6 +228,10 @@ func TestFitErrors(t *testing.T) {
 		{"K", ds, 3, &Settings{Atoms: -1}, "K = -1"},
 		{"batch", ds, 3, &Settings{Samples: 30, Batch: 60}, "larger than"},
 		{"lr", ds, 3, &Settings{LearningRate: -1}, "learning rate"},
+		{"barycenter tol", ds, 3, &Settings{BarycenterTol: -1}, "τ = -1"},
+		{"barycenter tol NaN", ds, 3, &Settings{BarycenterTol: math.NaN()}, "τ = NaN"},
+		{"plateau NaN", ds, 3, &Settings{PlateauTol: math.NaN()}, "plateau tolerance NaN"},
+		{"workers", ds, 3, &Settings{Workers: -1}, "Workers = -1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

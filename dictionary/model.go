@@ -1,7 +1,9 @@
 package dictionary
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -39,6 +41,9 @@ const DefaultReconstructionBlock = 2048
 // Iterations the most any block made and Converged whether every block
 // converged.
 func (d *Dictionary) Reconstruct(alpha []float64, seed uint64) (*barycenter.Result, error) {
+	if err := d.check(); err != nil {
+		return nil, err
+	}
 	ms := make([]barycenter.Measure, len(d.Atoms))
 	for k, a := range d.Atoms {
 		ms[k] = barycenter.Measure{X: a.X, Y: a.Labels()}
@@ -57,7 +62,85 @@ func (d *Dictionary) Reconstruct(alpha []float64, seed uint64) (*barycenter.Resu
 	if block > 0 && n > block && same {
 		return d.reconstructBlocks(ms, alpha, block, seed)
 	}
-	return barycenter.Labeled(ms, alpha, d.barycenterSettings(n, seed, 0))
+	res, err := barycenter.Labeled(ms, alpha, d.barycenterSettings(n, seed, 0))
+	if err != nil {
+		return nil, fmt.Errorf("dictionary: reconstruction: %w", err)
+	}
+	return res, nil
+}
+
+// check verifies that d is a whole dictionary, as Fit returns one: at
+// least one atom, every atom with points, label logits for each of them
+// and the same number of features, and coordinates for every atom.
+func (d *Dictionary) check() error {
+	if d == nil || len(d.Atoms) == 0 {
+		return errors.New("dictionary: the dictionary has no atoms")
+	}
+	if d.Classes < 1 {
+		return fmt.Errorf("dictionary: the dictionary has %d classes", d.Classes)
+	}
+	var dim int
+	for k, a := range d.Atoms {
+		if a.X == nil || a.X.IsEmpty() {
+			return fmt.Errorf("dictionary: atom %d has no points", k)
+		}
+		n, dk := a.X.Dims()
+		if k == 0 {
+			dim = dk
+		} else if dk != dim {
+			return fmt.Errorf("dictionary: atom %d has %d features, atom 0 has %d", k, dk, dim)
+		}
+		if a.Logits == nil || a.Logits.IsEmpty() {
+			return fmt.Errorf("dictionary: atom %d has no label logits", k)
+		}
+		if r, c := a.Logits.Dims(); r != n || c != d.Classes {
+			return fmt.Errorf("dictionary: atom %d has %d×%d label logits, want %d×%d", k, r, c, n, d.Classes)
+		}
+	}
+	if d.Alpha == nil || d.Alpha.IsEmpty() {
+		return errors.New("dictionary: the dictionary has no coordinates α")
+	}
+	if _, K := d.Alpha.Dims(); K != len(d.Atoms) {
+		return fmt.Errorf("dictionary: α has %d columns for %d atoms", K, len(d.Atoms))
+	}
+	return nil
+}
+
+// check verifies that m is a whole model, as NewModel returns one.
+func (m *Model) check() error {
+	if m == nil {
+		return errors.New("dictionary: no model")
+	}
+	if err := m.Dict.check(); err != nil {
+		return err
+	}
+	if m.R == nil || len(m.E) != len(m.Dict.Atoms) {
+		return fmt.Errorf("dictionary: the model has no classifiers (%d for %d atoms)", len(m.E), len(m.Dict.Atoms))
+	}
+	for k, h := range m.E {
+		if h == nil {
+			return fmt.Errorf("dictionary: the model has no classifier for atom %d", k)
+		}
+	}
+	return nil
+}
+
+// checkWeights verifies that alpha holds K weights on the simplex.
+func checkWeights(alpha []float64, K int) error {
+	if len(alpha) != K {
+		return fmt.Errorf("dictionary: %d weights for %d atoms", len(alpha), K)
+	}
+	var sum float64
+	for k, a := range alpha {
+		if !(a >= 0) || math.IsInf(a, 1) {
+			return fmt.Errorf("dictionary: weight %d is %g, not a non-negative number", k, a)
+		}
+		sum += a
+	}
+	if math.Abs(sum-1) > 1e-9 {
+		return fmt.Errorf("dictionary: the weights must lie on the simplex, but they sum to %.17g", sum)
+	}
+	return nil
 }
 
 // barycenterSettings are the settings of Reconstruct's barycenter of n
@@ -178,6 +261,9 @@ type Model struct {
 // target of d.Alpha. s configures the classifiers (nil: defaults); seed
 // drives the reconstruction's initialisation.
 func NewModel(d *Dictionary, target int, s *classify.Settings, seed uint64) (*Model, error) {
+	if err := d.check(); err != nil {
+		return nil, err
+	}
 	N, K := d.Alpha.Dims()
 	if target < 0 || target >= N {
 		return nil, fmt.Errorf("dictionary: target row %d outside the %d domains", target, N)
@@ -203,6 +289,9 @@ func NewModel(d *Dictionary, target int, s *classify.Settings, seed uint64) (*Mo
 // it is the R of NewModel; other α explore the Wasserstein hull of the
 // atoms (paper Figure 4).
 func (d *Dictionary) ClassifierR(alpha []float64, s *classify.Settings, seed uint64) (*classify.Softmax, *barycenter.Result, error) {
+	if err := d.check(); err != nil {
+		return nil, nil, err
+	}
 	if len(alpha) != len(d.Atoms) {
 		return nil, nil, fmt.Errorf("dictionary: %d coordinates for %d atoms", len(alpha), len(d.Atoms))
 	}
@@ -248,9 +337,12 @@ func normalizeRows(Y *mat.Dense) *mat.Dense {
 
 // ProbaR returns DaDiL-R's class probabilities for the rows of X.
 func (m *Model) ProbaR(X *mat.Dense) (*mat.Dense, error) {
+	if err := m.check(); err != nil {
+		return nil, err
+	}
 	var P mat.Dense
 	if err := m.R.Proba(&P, X); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("dictionary: DaDiL-R: %w", err)
 	}
 	return &P, nil
 }
@@ -262,10 +354,18 @@ func (m *Model) ProbaE(X *mat.Dense) (*mat.Dense, error) {
 }
 
 // ProbaEWith is ProbaE with the atom classifiers weighted by alpha instead
-// of α_T (for exploring the Wasserstein hull).
+// of α_T (for exploring the Wasserstein hull). alpha must lie on the
+// simplex (within 1e-9), so that the result's rows are probability
+// vectors.
 func (m *Model) ProbaEWith(alpha []float64, X *mat.Dense) (*mat.Dense, error) {
-	if len(alpha) != len(m.E) {
-		return nil, fmt.Errorf("dictionary: %d weights for %d atoms", len(alpha), len(m.E))
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	if err := checkWeights(alpha, len(m.E)); err != nil {
+		return nil, err
+	}
+	if X == nil || X.IsEmpty() {
+		return nil, errors.New("dictionary: features X are empty")
 	}
 	r, _ := X.Dims()
 	out := mat.NewDense(r, m.Dict.Classes, nil)
@@ -276,7 +376,7 @@ func (m *Model) ProbaEWith(alpha []float64, X *mat.Dense) (*mat.Dense, error) {
 		}
 		P.Reset()
 		if err := h.Proba(&P, X); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("dictionary: DaDiL-E: %w", err)
 		}
 		out.Add(out, scaled(&P, alpha[k]))
 	}

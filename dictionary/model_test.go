@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -240,5 +241,73 @@ func BenchmarkReconstructManyClasses(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestModelErrors: incomplete dictionaries and models, features of the
+// wrong shape and weights off the simplex are errors prefixed
+// "dictionary: ", never panics or numbers that are not probabilities.
+func TestModelErrors(t *testing.T) {
+	ds, p := synthDomains(4)
+	d, err := Fit(ds, p.Classes, &Settings{Atoms: 2, Epochs: 2, PlateauTol: -1, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := NewModel(d, len(ds)-1, nil, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	X := ds[0].X
+	_, dim := X.Dims()
+	wide := mat.NewDense(3, dim+1, nil)
+	noLogits := *d
+	noLogits.Atoms = []Atom{d.Atoms[0], {X: d.Atoms[1].X}}
+	badDim := *d
+	badDim.Atoms = []Atom{d.Atoms[0], {X: wide, Logits: mat.NewDense(3, p.Classes, nil)}}
+	badAlpha := *d
+	badAlpha.Alpha = mat.NewDense(4, 3, nil)
+	noE := *m
+	noE.E = m.E[:1]
+	cases := []struct {
+		name string
+		call func() error
+		want string
+	}{
+		{"nil dictionary", func() error { _, err := NewModel(nil, 0, nil, 1); return err }, "no atoms"},
+		{"empty dictionary", func() error { _, err := NewModel(&Dictionary{}, 0, nil, 1); return err }, "no atoms"},
+		{"atom without logits", func() error { _, err := NewModel(&noLogits, 0, nil, 1); return err }, "atom 1 has no label logits"},
+		{"atom dimension", func() error { _, err := badDim.Reconstruct([]float64{1, 0}, 1); return err }, "atom 1 has 3 features"},
+		{"alpha columns", func() error { _, _, err := badAlpha.ClassifierR([]float64{0.5, 0.5}, nil, 1); return err }, "α has 3 columns for 2 atoms"},
+		{"reconstruct off simplex", func() error { _, err := d.Reconstruct([]float64{0.5, 0.6}, 1); return err }, "dictionary: reconstruction: barycenter: α must lie on the simplex"},
+		{"target row", func() error { _, err := NewModel(d, 7, nil, 1); return err }, "target row 7"},
+		{"nil model", func() error { var nm *Model; _, err := nm.PredictR(X); return err }, "no model"},
+		{"model without E", func() error { _, err := noE.PredictE(X); return err }, "no classifiers"},
+		{"PredictE nil X", func() error { _, err := m.PredictE(nil); return err }, "features X are empty"},
+		{"PredictR nil X", func() error { _, err := m.PredictR(nil); return err }, "features X are empty"},
+		{"PredictR width", func() error { _, err := m.PredictR(wide); return err }, "dictionary: DaDiL-R: classify:"},
+		{"PredictE width", func() error { _, err := m.PredictE(wide); return err }, "dictionary: DaDiL-E: classify:"},
+		{"weights count", func() error { _, err := m.ProbaEWith([]float64{1}, X); return err }, "1 weights for 2 atoms"},
+		{"weights negative", func() error { _, err := m.ProbaEWith([]float64{5, -4}, X); return err }, "weight 1 is -4"},
+		{"weights sum", func() error { _, err := m.ProbaEWith([]float64{0.3, 0.3}, X); return err }, "sum to 0.59999"},
+		{"weights NaN", func() error { _, err := m.ProbaEWith([]float64{math.NaN(), 1}, X); return err }, "weight 0 is NaN"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			if err == nil || !strings.HasPrefix(err.Error(), "dictionary: ") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one prefixed \"dictionary: \" containing %q", err, tc.want)
+			}
+		})
+	}
+	// Weights on the simplex give probability vectors.
+	P, err := m.ProbaEWith([]float64{0.25, 0.75}, X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := P.Dims()
+	for i := 0; i < r; i++ {
+		if s := floats.Sum(P.RawRowView(i)); math.Abs(s-1) > 1e-12 {
+			t.Fatalf("row %d of DaDiL-E's probabilities sums to %g", i, s)
+		}
 	}
 }

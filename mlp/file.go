@@ -140,11 +140,8 @@ func fromArrays(arrays map[string]*npy.Array) (*Network, error) {
 
 // validate checks that the layer shapes chain and every number is finite.
 func (n *Network) validate() error {
-	if len(n.Mean) == 0 || len(n.Scale) != len(n.Mean) {
-		return fmt.Errorf("mlp: input standardisation of %d means and %d scales", len(n.Mean), len(n.Scale))
-	}
-	if len(n.Layers) == 0 {
-		return fmt.Errorf("mlp: network without layers")
+	if err := n.shapes(); err != nil {
+		return err
 	}
 	for _, x := range [][]float64{n.Mean, n.Scale} {
 		for _, v := range x {
@@ -152,6 +149,30 @@ func (n *Network) validate() error {
 				return fmt.Errorf("mlp: input standardisation holds %v", v)
 			}
 		}
+	}
+	for l, layer := range n.Layers {
+		if i, j, ok := firstNonFinite(layer.W); !ok {
+			return fmt.Errorf("mlp: W%d[%d, %d] is %v", l+1, i+1, j+1, layer.W.At(i, j))
+		}
+		for k, v := range layer.B {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("mlp: b%d[%d] is %v", l+1, k+1, v)
+			}
+		}
+	}
+	return nil
+}
+
+// shapes checks that the standardisation and the layer shapes chain.
+func (n *Network) shapes() error {
+	if n == nil {
+		return fmt.Errorf("mlp: no network")
+	}
+	if len(n.Mean) == 0 || len(n.Scale) != len(n.Mean) {
+		return fmt.Errorf("mlp: input standardisation of %d means and %d scales", len(n.Mean), len(n.Scale))
+	}
+	if len(n.Layers) == 0 {
+		return fmt.Errorf("mlp: network without layers")
 	}
 	in := len(n.Mean)
 	for l, layer := range n.Layers {
@@ -164,14 +185,6 @@ func (n *Network) validate() error {
 		}
 		if len(layer.B) != r {
 			return fmt.Errorf("mlp: b%d has %d entries, W%d %d rows", l+1, len(layer.B), l+1, r)
-		}
-		if i, j, ok := firstNonFinite(layer.W); !ok {
-			return fmt.Errorf("mlp: W%d[%d, %d] is %v", l+1, i+1, j+1, layer.W.At(i, j))
-		}
-		for k, v := range layer.B {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("mlp: b%d[%d] is %v", l+1, k+1, v)
-			}
 		}
 		in = r
 	}

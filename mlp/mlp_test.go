@@ -270,6 +270,18 @@ func TestSaveLoad(t *testing.T) {
 	if _, err := Load(filepath.Join(t.TempDir(), "absent.npz")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("absent file: %v", err)
 	}
+	// A network edited by hand into shapes that do not chain is an error
+	// at prediction, not a panic.
+	bad := *net
+	bad.Layers = append([]Layer(nil), net.Layers...)
+	bad.Layers[0].W = mat.NewDense(8, 5, nil)
+	if _, err := bad.Predict(X); err == nil || !strings.Contains(err.Error(), "W1 is 8×5, want 6 columns") {
+		t.Errorf("predict with W1 of the wrong width: %v", err)
+	}
+	var empty Network
+	if _, err := empty.Embed(X); err == nil || empty.Classes() != 0 {
+		t.Errorf("empty network: Embed error %v, %d classes", err, empty.Classes())
+	}
 }
 
 func FuzzLoad(f *testing.F) {

@@ -26,8 +26,13 @@ type Network struct {
 // Inputs returns the input dimension.
 func (n *Network) Inputs() int { return len(n.Mean) }
 
-// Classes returns the number of outputs.
-func (n *Network) Classes() int { return len(n.Layers[len(n.Layers)-1].B) }
+// Classes returns the number of outputs (0 for a network without layers).
+func (n *Network) Classes() int {
+	if len(n.Layers) == 0 {
+		return 0
+	}
+	return len(n.Layers[len(n.Layers)-1].B)
+}
 
 // EmbedDim returns the width of the last hidden layer (the input dimension
 // if the network has no hidden layer).
@@ -38,8 +43,11 @@ func (n *Network) EmbedDim() int {
 	return len(n.Layers[len(n.Layers)-2].B)
 }
 
-// check validates X against the network.
+// check validates the network's shapes and X against them.
 func (n *Network) check(X *mat.Dense) error {
+	if err := n.shapes(); err != nil {
+		return err
+	}
 	if X == nil {
 		return fmt.Errorf("mlp: no data")
 	}

@@ -47,6 +47,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -100,13 +101,19 @@ func Save(path string, f *File) error {
 	if err := write(&buf, f); err != nil {
 		return fmt.Errorf("modelfile: %s: %w", path, err)
 	}
+	// What Load would refuse is not written.
+	if _, err := Read(buf.Bytes()); err != nil {
+		return fmt.Errorf("modelfile: %s: the model would not load back: %w", path, err)
+	}
 	if err := atomicfile.Write(path, buf.Bytes()); err != nil {
 		return fmt.Errorf("modelfile: %w", err)
 	}
 	return nil
 }
 
-// check verifies that f is complete before it is written.
+// check verifies that f is complete before it is written; Save then reads
+// the encoded file back with Read, which checks the rest (finite numbers,
+// shapes, labels, coordinates).
 func check(f *File) error {
 	switch {
 	case f == nil || f.Model == nil || f.Model.Dict == nil:
@@ -115,8 +122,29 @@ func check(f *File) error {
 		return errors.New("no feature scaling")
 	case f.Model.R == nil || len(f.Model.E) != len(f.Model.Dict.Atoms):
 		return errors.New("model has no classifiers")
+	case len(f.Model.Dict.Atoms) == 0 || f.Model.Dict.Alpha == nil:
+		return errors.New("the dictionary has no atoms or no coordinates")
 	case len(f.Labels) != f.Model.Dict.Classes:
 		return fmt.Errorf("%d label values for %d classes", len(f.Labels), f.Model.Dict.Classes)
+	}
+	for k, e := range f.Model.E {
+		if e == nil {
+			return fmt.Errorf("model has no classifier for atom %d", k)
+		}
+	}
+	for k, a := range f.Model.Dict.Atoms {
+		if a.X == nil || a.Logits == nil {
+			return fmt.Errorf("atom %d has no points or no label logits", k)
+		}
+	}
+	// The file stores α once, in the dictionary; the model's α_T is its
+	// row Target.
+	d := f.Model.Dict
+	if N, _ := d.Alpha.Dims(); f.Model.Target < 0 || f.Model.Target >= N {
+		return fmt.Errorf("target %d outside the %d domains", f.Model.Target, N)
+	}
+	if want := mat.Row(nil, f.Model.Target, d.Alpha); !slices.Equal(f.Model.Alpha, want) {
+		return fmt.Errorf("the model's α_T %v is not row %d of the dictionary's α, %v", f.Model.Alpha, f.Model.Target, want)
 	}
 	return nil
 }
@@ -253,6 +281,7 @@ func Read(b []byte) (*File, error) {
 		return nil, fmt.Errorf("manifest: target %d outside the %d domains", man.Target, N)
 	case len(man.Labels) != c:
 		return nil, fmt.Errorf("manifest: %d label values for %d classes", len(man.Labels), c)
+
 	case K > 1<<16 || c > 1<<20 || d > 1<<26:
 		return nil, fmt.Errorf("manifest: implausible sizes (atoms %d, classes %d, features %d)", K, c, d)
 	}
@@ -299,9 +328,28 @@ func Read(b []byte) (*File, error) {
 		}
 		return a.Data, nil
 	}
+	seen := make(map[int]bool, c)
+	for _, l := range man.Labels {
+		if seen[l] {
+			return nil, fmt.Errorf("manifest: label value %d appears twice", l)
+		}
+		seen[l] = true
+	}
 	alpha, err := matrix("alpha", N, K)
 	if err != nil {
 		return nil, err
+	}
+	for l := 0; l < N; l++ {
+		var sum float64
+		for _, v := range alpha.RawRowView(l) {
+			if v < 0 {
+				return nil, fmt.Errorf("alpha.npy: row %d has a negative coordinate %g", l, v)
+			}
+			sum += v
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			return nil, fmt.Errorf("alpha.npy: row %d sums to %.17g, not 1", l, sum)
+		}
 	}
 	dict := &dictionary.Dictionary{Alpha: alpha, Names: man.Domains, Classes: c, Settings: man.Settings}
 	for k := 0; k < K; k++ {

@@ -14,6 +14,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/synth"
@@ -264,6 +265,9 @@ func TestCorrupted(t *testing.T) {
 		{"shape", rewrite(t, good, "alpha.npy", npyOf([]int{2, 3}, make([]float64, 6))), "alpha.npy has shape [2 3]"},
 		{"NaN", rewrite(t, good, "alpha.npy", npyOf([]int{4, 3}, nanAlpha)), "entry 5 is NaN"},
 		{"bias length", rewrite(t, good, "e0_b.npy", npyOf([]int{2}, []float64{0, 0})), "e0_b.npy has shape"},
+		{"duplicate labels", manifestWith(func(v map[string]any) { v["labels"] = []int{1, 2, 1} }), "label value 1 appears twice"},
+		{"alpha off simplex", rewrite(t, good, "alpha.npy", npyOf([]int{4, 3}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1, 0.5, 0.25, 0.5})), "row 3 sums to 1.25"},
+		{"alpha negative", rewrite(t, good, "alpha.npy", npyOf([]int{4, 3}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1, 1.5, -0.5, 0})), "row 3 has a negative coordinate"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -289,6 +293,32 @@ func TestSaveErrors(t *testing.T) {
 	}
 	if err := Save(filepath.Join(dir, "m.dadil"), &File{Model: f.Model, Labels: f.Labels}); err == nil || !strings.Contains(err.Error(), "scaling") {
 		t.Errorf("error %v for a file without scaler", err)
+	}
+	// Models that Read would refuse are not written.
+	withModel := func(edit func(m *dictionary.Model)) *File {
+		m := *f.Model
+		m.R = &classify.Softmax{W: mat.DenseCopyOf(f.Model.R.W), B: f.Model.R.B, Classes: f.Model.R.Classes, Dim: f.Model.R.Dim}
+		edit(&m)
+		return &File{Model: &m, Scaler: f.Scaler, Labels: f.Labels}
+	}
+	short := *f.Scaler
+	short.Offset = short.Offset[:1]
+	for _, tc := range []struct {
+		name string
+		file *File
+		want string
+	}{
+		{"NaN weight", withModel(func(m *dictionary.Model) { m.R.W.Set(0, 0, math.NaN()) }), "r_W.npy: entry 0 is NaN"},
+		{"target", withModel(func(m *dictionary.Model) { m.Target = 9 }), "target 9 outside the 4 domains"},
+		{"edited alpha", withModel(func(m *dictionary.Model) { m.Alpha = []float64{0.123, 0.877, 0} }), "is not row 3 of the dictionary's α"},
+		{"no classifier", withModel(func(m *dictionary.Model) { m.E = []*classify.Softmax{m.E[0], nil, m.E[2]} }), "no classifier for atom 1"},
+		{"scaler length", &File{Model: f.Model, Scaler: &short, Labels: f.Labels}, "scaler_offset.npy has shape [1]"},
+		{"duplicate labels", &File{Model: f.Model, Scaler: f.Scaler, Labels: []int{1, 1, 2}}, "label value 1 appears twice"},
+	} {
+		err := Save(filepath.Join(dir, "m.dadil"), tc.file)
+		if err == nil || !strings.HasPrefix(err.Error(), "modelfile: ") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
+		}
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 0 {

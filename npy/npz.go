@@ -104,6 +104,9 @@ func WriteNPZ(path string, arrays map[string]*Array) error {
 		if name == "" {
 			return fmt.Errorf("npy: %s: array name is empty", path)
 		}
+		if !safeName(name) {
+			return fmt.Errorf("npy: %s: array name %q would be a member path outside the archive's folder (absolute, \"..\", a backslash or NUL)", path, name)
+		}
 		if err := a.check(); err != nil {
 			return fmt.Errorf("npy: %s: array %q: %w", path, name, err)
 		}
@@ -136,4 +139,14 @@ func WriteNPZ(path string, arrays map[string]*Array) error {
 		}
 		return nil
 	})
+}
+
+// safeName reports whether name, as the member path name+".npy", stays
+// inside the folder an archive is extracted to: not absolute, without ".."
+// elements, backslashes or NUL bytes.
+func safeName(name string) bool {
+	if strings.HasPrefix(name, "/") || strings.ContainsAny(name, "\\\x00") {
+		return false
+	}
+	return !slices.Contains(strings.Split(name, "/"), "..")
 }

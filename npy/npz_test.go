@@ -207,6 +207,9 @@ func TestWriteNPZErrors(t *testing.T) {
 		want   string
 	}{
 		{"empty name", map[string]*Array{"": good}, "array name is empty"},
+		{"parent folder", map[string]*Array{"../../evil": good}, `array name "../../evil" would be a member path outside`},
+		{"absolute", map[string]*Array{"/etc/x": good}, "outside"},
+		{"backslash", map[string]*Array{`..\x`: good}, "outside"},
 		{"nil array", map[string]*Array{"a": good, "b": nil}, `array "b": nil Array`},
 		{"inconsistent", map[string]*Array{"a": {Shape: []int{2, 2}, Data: []float64{1}}}, `array "a": array of shape (2, 2) needs 4 values, Data has 1`},
 		{"negative", map[string]*Array{"a": {Shape: []int{-1}}}, `array "a": shape entry 0 is negative`},

@@ -1,6 +1,7 @@
 package ot
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -75,6 +76,9 @@ var scanFrom = 1025
 // the solution into dst, reusing its storage. C must be square, non-empty
 // and finite, with |C_ij| ≤ MaxCost(n, n).
 func (s *AssignmentSolver) Solve(dst *AssignmentResult, C mat.Matrix) error {
+	if dst == nil {
+		return errors.New("ot: assignment: the result destination is nil")
+	}
 	c, n, m, err := costDataBounded(C, "an assignment")
 	if err != nil {
 		return err

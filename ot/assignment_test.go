@@ -212,6 +212,10 @@ func TestAssignmentErrors(t *testing.T) {
 			t.Errorf("error %v, want %q", err, tc.want)
 		}
 	}
+	var s AssignmentSolver
+	if err := s.Solve(nil, mat.NewDense(1, 1, nil)); err == nil || !strings.Contains(err.Error(), "destination is nil") {
+		t.Errorf("nil destination: error %v", err)
+	}
 }
 
 func BenchmarkAssignment(b *testing.B) {

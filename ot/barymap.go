@@ -1,7 +1,9 @@
 package ot
 
 import (
+	"errors"
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -21,8 +23,16 @@ import (
 //
 // dst must be empty (it is then resized to p.N×d) or p.N×d. Rows of dst whose
 // source point carries no mass are set to zero. BarycentricMap returns an
-// error when Y does not have p.M rows or dst has the wrong shape.
+// error when Y is nil or does not have p.M rows, when dst is nil or has the
+// wrong shape, or when p is malformed: fields of different lengths, an
+// index outside the plan's shape, or a negative, NaN or infinite mass.
 func (p *Plan) BarycentricMap(dst *mat.Dense, Y mat.Matrix) error {
+	if isNil(Y) {
+		return errors.New("ot: barycentric map: Y is nil")
+	}
+	if err := p.check(); err != nil {
+		return fmt.Errorf("ot: barycentric map: %w", err)
+	}
 	m, d := Y.Dims()
 	if m != p.M {
 		return fmt.Errorf("ot: barycentric map: Y has %d rows, the plan has %d columns", m, p.M)
@@ -74,22 +84,35 @@ func (p *Plan) BarycentricMap(dst *mat.Dense, Y mat.Matrix) error {
 
 // BarycentricMap is Plan.BarycentricMap for a dense plan P (n×m), such as
 // the one Sinkhorn returns: dst = diag(1/P1) P Y, computed with one matrix
-// product.
+// product. dst may be P or Y. It returns an error when P or Y is nil, when
+// an entry of P is negative, NaN or infinite, or when the shapes disagree.
 func BarycentricMap(dst *mat.Dense, P, Y mat.Matrix) error {
+	if isNil(P) || isNil(Y) {
+		return errors.New("ot: barycentric map: nil plan or points")
+	}
 	n, m := P.Dims()
 	my, d := Y.Dims()
 	if my != m {
 		return fmt.Errorf("ot: barycentric map: Y has %d rows, the plan has %d columns", my, m)
 	}
+	// The row sums come first, so that dst may overwrite P.
+	sums := make([]float64, n)
+	for i := range sums {
+		var s float64
+		for j := 0; j < m; j++ {
+			v := P.At(i, j)
+			if !(v >= 0) || math.IsInf(v, 1) {
+				return fmt.Errorf("ot: barycentric map: plan entry (%d, %d) is %g", i, j, v)
+			}
+			s += v
+		}
+		sums[i] = s
+	}
 	if err := reuseAs(dst, n, d); err != nil {
 		return err
 	}
 	dst.Mul(P, Y)
-	for i := 0; i < n; i++ {
-		var s float64
-		for j := 0; j < m; j++ {
-			s += P.At(i, j)
-		}
+	for i, s := range sums {
 		row := dst.RawRowView(i)
 		for l := range row {
 			if s > 0 {
@@ -102,8 +125,31 @@ func BarycentricMap(dst *mat.Dense, P, Y mat.Matrix) error {
 	return nil
 }
 
+// check reports whether p is a well-formed plan: Row, Col and Mass of one
+// length, indices within N×M and masses non-negative and finite.
+func (p *Plan) check() error {
+	if p == nil {
+		return errors.New("the plan is nil")
+	}
+	if len(p.Row) != len(p.Mass) || len(p.Col) != len(p.Mass) {
+		return fmt.Errorf("the plan has %d rows, %d columns and %d masses", len(p.Row), len(p.Col), len(p.Mass))
+	}
+	for k, w := range p.Mass {
+		if i, j := p.Row[k], p.Col[k]; i < 0 || i >= p.N || j < 0 || j >= p.M {
+			return fmt.Errorf("plan entry %d at (%d, %d) lies outside its %d×%d shape", k, i, j, p.N, p.M)
+		}
+		if !(w >= 0) || math.IsInf(w, 1) {
+			return fmt.Errorf("plan entry %d has mass %g", k, w)
+		}
+	}
+	return nil
+}
+
 // reuseAs sizes an empty dst to r×c, or checks that it is r×c.
 func reuseAs(dst *mat.Dense, r, c int) error {
+	if dst == nil {
+		return errors.New("ot: the destination is nil")
+	}
 	if dst.IsEmpty() {
 		dst.ReuseAs(r, c)
 		return nil

@@ -3,6 +3,7 @@ package ot
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -75,15 +76,66 @@ func TestBarycentricMap(t *testing.T) {
 	}
 }
 
+// TestBarycentricMapErrors: shapes that disagree, nil arguments and
+// malformed plans are errors prefixed "ot: ", never panics or zero rows.
 func TestBarycentricMapErrors(t *testing.T) {
 	p := Plan{N: 2, M: 3}
-	if err := p.BarycentricMap(&mat.Dense{}, mat.NewDense(2, 1, nil)); err == nil {
-		t.Error("no error for Y with the wrong number of rows")
+	Y3 := mat.NewDense(3, 1, nil)
+	var nilDense *mat.Dense
+	neg := mat.NewDense(2, 3, []float64{0.25, -0.25, 0, 0, 0, 0.5})
+	nan := mat.NewDense(2, 3, []float64{0.25, math.NaN(), 0, 0, 0, 0.5})
+	cases := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"Y rows", p.BarycentricMap(&mat.Dense{}, mat.NewDense(2, 1, nil)), "Y has 2 rows"},
+		{"dst shape", p.BarycentricMap(mat.NewDense(3, 1, nil), Y3), "destination is 3×1"},
+		{"nil dst", p.BarycentricMap(nil, Y3), "destination is nil"},
+		{"nil Y", p.BarycentricMap(&mat.Dense{}, nil), "Y is nil"},
+		{"typed nil Y", p.BarycentricMap(&mat.Dense{}, nilDense), "Y is nil"},
+		{"row out of range", (&Plan{N: 2, M: 3, Row: []int{99}, Col: []int{0}, Mass: []float64{1}}).BarycentricMap(&mat.Dense{}, Y3), "outside its 2×3 shape"},
+		{"short mass", (&Plan{N: 2, M: 3, Row: []int{0, 1}, Col: []int{0, 1}, Mass: []float64{1}}).BarycentricMap(&mat.Dense{}, Y3), "1 masses"},
+		{"negative mass", (&Plan{N: 2, M: 3, Row: []int{0}, Col: []int{0}, Mass: []float64{-1}}).BarycentricMap(&mat.Dense{}, Y3), "mass -1"},
+		{"nil plan", (*Plan)(nil).BarycentricMap(&mat.Dense{}, Y3), "plan is nil"},
+		{"dense Y rows", BarycentricMap(&mat.Dense{}, mat.NewDense(2, 3, nil), mat.NewDense(2, 1, nil)), "Y has 2 rows"},
+		{"dense nil plan", BarycentricMap(&mat.Dense{}, nil, Y3), "nil plan"},
+		{"dense negative entry", BarycentricMap(&mat.Dense{}, neg, Y3), "entry (0, 1) is -0.25"},
+		{"dense NaN entry", BarycentricMap(&mat.Dense{}, nan, Y3), "entry (0, 1) is NaN"},
 	}
-	if err := p.BarycentricMap(mat.NewDense(3, 1, nil), mat.NewDense(3, 1, nil)); err == nil {
-		t.Error("no error for a destination of the wrong shape")
+	for _, tc := range cases {
+		if tc.err == nil || !strings.HasPrefix(tc.err.Error(), "ot: ") || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one containing %q", tc.name, tc.err, tc.want)
+		}
 	}
-	if err := BarycentricMap(&mat.Dense{}, mat.NewDense(2, 3, nil), mat.NewDense(2, 1, nil)); err == nil {
-		t.Error("dense: no error for Y with the wrong number of rows")
+}
+
+// TestBarycentricMapAliasing: the dense map may write over its plan or its
+// points and gives the same result as into a fresh matrix.
+func TestBarycentricMapAliasing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	n := 5
+	P := mat.NewDense(n, n, nil)
+	Y := mat.NewDense(n, n, nil)
+	for k := range P.RawMatrix().Data {
+		P.RawMatrix().Data[k] = rng.Float64()
+		Y.RawMatrix().Data[k] = rng.NormFloat64()
+	}
+	var want mat.Dense
+	if err := BarycentricMap(&want, P, Y); err != nil {
+		t.Fatal(err)
+	}
+	for _, alias := range []string{"P", "Y"} {
+		P2, Y2 := mat.DenseCopyOf(P), mat.DenseCopyOf(Y)
+		dst := P2
+		if alias == "Y" {
+			dst = Y2
+		}
+		if err := BarycentricMap(dst, P2, Y2); err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(dst, &want) {
+			t.Errorf("dst = %s: the map differs from the one written into a fresh matrix", alias)
+		}
 	}
 }

@@ -93,8 +93,9 @@ func EMD(a, b []float64, C mat.Matrix) (*EMDResult, error) {
 // reused from one Solve to the next. The zero value is ready to use; an
 // EMDSolver must not be used by several goroutines at once.
 type EMDSolver struct {
-	// MaxPivots bounds the number of pivots; 0 means no limit. When the
-	// limit is reached, Solve returns an error wrapping ErrPivotLimit.
+	// MaxPivots bounds the number of pivots; 0 means no limit, and it must
+	// not be negative. When the limit is reached, Solve returns an error
+	// wrapping ErrPivotLimit.
 	MaxPivots int
 
 	ns netSimplex
@@ -103,6 +104,12 @@ type EMDSolver struct {
 // Solve solves the problem of EMD and writes the solution into dst, reusing
 // its storage.
 func (s *EMDSolver) Solve(dst *EMDResult, a, b []float64, C mat.Matrix) error {
+	if dst == nil {
+		return errors.New("ot: EMD: the result destination is nil")
+	}
+	if s.MaxPivots < 0 {
+		return fmt.Errorf("ot: EMD: MaxPivots must not be negative, got %d", s.MaxPivots)
+	}
 	cost, n, m, err := costDataBounded(C, "EMD")
 	if err != nil {
 		return err

@@ -463,6 +463,21 @@ func TestEMDErrors(t *testing.T) {
 		{"NaN cost", nil, nil, mat.NewDense(2, 2, []float64{0, math.NaN(), 1, 0}), "entry (0, 1) is NaN"},
 		{"Inf cost", nil, nil, mat.NewDense(2, 2, []float64{0, 1, math.Inf(-1), 0}), "entry (1, 0) is infinite"},
 	}
+	var typedNil *mat.Dense
+	cases = append(cases, struct {
+		name string
+		a, b []float64
+		C    mat.Matrix
+		want string
+	}{"typed nil cost", nil, nil, typedNil, "cost matrix is nil"})
+	var s EMDSolver
+	if err := s.Solve(nil, nil, nil, c22); err == nil || !strings.Contains(err.Error(), "destination is nil") {
+		t.Errorf("nil destination: error %v", err)
+	}
+	s.MaxPivots = -1
+	if err := s.Solve(&EMDResult{}, nil, nil, c22); err == nil || !strings.Contains(err.Error(), "MaxPivots") {
+		t.Errorf("MaxPivots -1: error %v", err)
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := EMD(tc.a, tc.b, tc.C)

@@ -25,8 +25,9 @@ func (p *Plan) Dense() *mat.Dense {
 	return d
 }
 
-// DenseTo writes the plan into dst, which must be N×M. Entries not in the
-// plan are set to zero.
+// DenseTo writes the plan into dst, which must be N×M (DenseTo panics with
+// mat.ErrShape otherwise, as gonum's methods do). Entries not in the plan
+// are set to zero.
 func (p *Plan) DenseTo(dst *mat.Dense) {
 	r, c := dst.Dims()
 	if r != p.N || c != p.M {
@@ -38,7 +39,8 @@ func (p *Plan) DenseTo(dst *mat.Dense) {
 	}
 }
 
-// Cost returns ⟨C, π⟩_F for a cost matrix C of the plan's shape.
+// Cost returns ⟨C, π⟩_F for a cost matrix C of the plan's shape (N×M; an
+// entry outside C panics, as mat.Matrix.At does).
 func (p *Plan) Cost(C mat.Matrix) float64 {
 	var s float64
 	for k, w := range p.Mass {

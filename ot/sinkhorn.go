@@ -18,6 +18,22 @@ const (
 // goroutines.
 const parallelMin = 1 << 16
 
+// Limits of Sinkhorn's floating-point arithmetic.
+const (
+	// shiftAbove is the size of |C|/reg above which Sinkhorn first
+	// subtracts row and column minima from C.
+	shiftAbove = 1 << 20
+	// maxExponent bounds the spread of C/reg (after those shifts): the
+	// exponents (F_i + G_j − C_ij)/reg are rounded to about 2⁻⁵³ of it, so
+	// beyond 10¹² the plan's entries would be off by more than 10⁻⁴ of
+	// themselves (and the iteration would need about 10¹² steps).
+	maxExponent = 1e12
+	// minMass and maxMass bound Σa: the tolerance is an absolute amount
+	// of mass, and far from 1 the plan's entries would leave the range of
+	// normal float64 numbers.
+	minMass, maxMass = 1e-100, 1e100
+)
+
 // SinkhornSettings configures Sinkhorn. The zero value, like a nil
 // *SinkhornSettings, selects the defaults.
 type SinkhornSettings struct {
@@ -97,7 +113,16 @@ type SinkhornResult struct {
 // within 300 of max_k x_k, so that no exponential overflows and the largest
 // term never underflows; this keeps the iteration stable for reg far below
 // the scale of C (1e-4·max C and less), where the kernel exp(−C/reg) of
-// the classical iteration underflows. A zero weight gives log 0 = −Inf: the
+// the classical iteration underflows.
+//
+// The exponents are rounded relative to |C|/reg. When max|C_ij|/reg
+// exceeds 2²⁰, Sinkhorn therefore iterates on C' = C − r1ᵀ − 1sᵀ, where
+// r_i is the minimum of row i of C and s_j the minimum of column j of
+// C − r1ᵀ: the optimal plan is the same, the exponents are as small as
+// shifts can make them, and the returned F and G are those of C (F + r,
+// G + s). When even max C'_ij/reg exceeds 10¹², float64 cannot represent
+// the plan to better than 10⁻⁴ of its entries (nor would the iteration
+// converge in practice), and Sinkhorn returns an error. A zero weight gives log 0 = −Inf: the
 // corresponding potential is −Inf, its row or column of the plan is exactly
 // zero, and it takes no part in the iteration.
 //
@@ -105,8 +130,10 @@ type SinkhornResult struct {
 // F update, Sinkhorn evaluates the L1 marginal violation
 // ‖π1_m − a‖₁ + ‖πᵀ1_n − b̃‖₁ of the current plan from the log-sum-exps of
 // that update, at the cost of n + m exponentials, and stops without applying
-// the update when the violation is below Tol (Converged is then true) or
-// when MaxIter iterations have been done. The returned potentials are
+// the update when the violation is below Tol or when MaxIter iterations
+// have been done. Converged is true when the iteration stopped on Tol and
+// the returned plan's MarginalError, computed anew from its entries, is
+// below Tol too. The returned potentials are
 // therefore always those just after a G update, and every plan entry is at
 // most max_j b̃_j. The number of iterations needed grows as reg decreases;
 // on nearly degenerate problems with reg ≪ max C the violation may decay
@@ -119,9 +146,11 @@ type SinkhornResult struct {
 //
 // Sinkhorn returns an error, prefixed "ot: ", when C is nil, empty or has a
 // NaN or infinite entry; when a or b has the wrong length, a negative, NaN or
-// infinite entry, or a zero sum; when Σa and Σb differ by more than a
-// relative 1e-9; when reg is not positive and finite or C/reg overflows; or
-// when a field of s is invalid.
+// infinite entry, or a sum outside [1e-100, 1e100] (Tol is an absolute
+// amount of mass: rescale such weights); when Σa and Σb differ by more than
+// a relative 1e-9; when reg is not positive and finite, C/reg overflows or
+// the spread of C/reg exceeds 10¹² (above); or when a field of s is
+// invalid.
 func Sinkhorn(a, b []float64, C mat.Matrix, reg float64, s *SinkhornSettings) (*SinkhornResult, error) {
 	if !(reg > 0) || math.IsInf(reg, 1) {
 		return nil, fmt.Errorf("ot: sinkhorn: reg must be positive and finite, got %g", reg)
@@ -154,13 +183,25 @@ func Sinkhorn(a, b []float64, C mat.Matrix, reg float64, s *SinkhornSettings) (*
 	if err != nil {
 		return nil, err
 	}
-	invReg := 1 / reg
-	var maxAbs float64
-	for _, v := range c {
-		maxAbs = math.Max(maxAbs, math.Abs(v))
+	var mass float64
+	for _, v := range a {
+		mass += v
 	}
+	if !(mass >= minMass && mass <= maxMass) {
+		return nil, fmt.Errorf("ot: sinkhorn: the weights sum to %g, outside [%g, %g]: rescale them (the plan scales with them)", mass, minMass, maxMass)
+	}
+	invReg := 1 / reg
+	maxAbs := maxAbsOf(c)
 	if !(maxAbs*invReg <= math.MaxFloat64/16) {
 		return nil, fmt.Errorf("ot: sinkhorn: reg = %g is too small for costs of magnitude %g: C/reg overflows", reg, maxAbs)
+	}
+	given := c
+	var rowShift, colShift []float64
+	if maxAbs*invReg > shiftAbove {
+		c, rowShift, colShift = shiftCosts(c, n, m)
+		if spread := maxAbsOf(c); spread*invReg > maxExponent {
+			return nil, fmt.Errorf("ot: sinkhorn: reg = %g is too small for costs spread over %g: the exponents (F+G−C)/reg reach %.3g, beyond the 1e12 that float64 represents to 1e-4; use a larger reg (or EMD)", reg, spread, spread*invReg)
+		}
 	}
 
 	if n*m < parallelMin {
@@ -187,7 +228,59 @@ func Sinkhorn(a, b []float64, C mat.Matrix, reg float64, s *SinkhornSettings) (*
 		res.G[j] = reg * v
 	}
 	res.Plan, res.Cost, res.MarginalError = sk.plan(p, res.F, res.G, reg)
+	res.Converged = converged && res.MarginalError < tol
+	if rowShift != nil {
+		// The cost and the potentials of C as given.
+		res.Cost = 0
+		for k, v := range res.Plan.RawMatrix().Data {
+			res.Cost += v * given[k]
+		}
+		for i, r := range rowShift {
+			res.F[i] += r
+		}
+		for j, s := range colShift {
+			res.G[j] += s
+		}
+	}
 	return res, nil
+}
+
+func maxAbsOf(c []float64) float64 {
+	var mx float64
+	for _, v := range c {
+		mx = math.Max(mx, math.Abs(v))
+	}
+	return mx
+}
+
+// shiftCosts returns C' = C − r1ᵀ − 1sᵀ (a new slice) with r_i the minimum
+// of row i of C and s_j the minimum of column j of C − r1ᵀ, and r and s.
+func shiftCosts(c []float64, n, m int) (shifted, r, s []float64) {
+	shifted = make([]float64, n*m)
+	r = make([]float64, n)
+	s = make([]float64, m)
+	for j := range s {
+		s[j] = math.Inf(1)
+	}
+	for i := range r {
+		row := c[i*m : (i+1)*m]
+		r[i] = row[0]
+		for _, v := range row {
+			r[i] = math.Min(r[i], v)
+		}
+		out := shifted[i*m : (i+1)*m]
+		for j, v := range row {
+			out[j] = v - r[i]
+			s[j] = math.Min(s[j], out[j])
+		}
+	}
+	for i := 0; i < n; i++ {
+		out := shifted[i*m : (i+1)*m]
+		for j := range out {
+			out[j] -= s[j]
+		}
+	}
+	return shifted, r, s
 }
 
 // sinkhornSolver holds the state of one Sinkhorn run. Potentials are kept

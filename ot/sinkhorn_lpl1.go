@@ -103,10 +103,12 @@ type SinkhornLpl1Settings struct {
 // inner solve.
 //
 // SinkhornLpl1 returns an error, prefixed "ot: ", for the invalid inputs
-// of Sinkhorn; when labels does not have one entry per row of C or has a
+// of Sinkhorn (weights summing to less than 1e-100 or more than 1e100
+// included); when labels does not have one entry per row of C or has a
 // negative entry; when regE is not positive and finite, regCl is negative
-// or not finite, or (C + W)/regE may overflow; and when a field of s is
-// invalid.
+// or not finite, (C + W)/regE may overflow or max|C_ij|/regE exceeds 10¹²
+// (float64 exponents of that size are rounded to more than 10⁻⁴); and when
+// a field of s is invalid.
 func SinkhornLpl1(a, b []float64, C mat.Matrix, labels []int, regE, regCl float64, s *SinkhornLpl1Settings) (*SinkhornResult, error) {
 	if !(regE > 0) || math.IsInf(regE, 1) {
 		return nil, fmt.Errorf("ot: sinkhorn lpl1: regE must be positive and finite, got %g", regE)
@@ -178,10 +180,16 @@ func SinkhornLpl1(a, b []float64, C mat.Matrix, labels []int, regE, regCl float6
 	for _, v := range c {
 		maxAbs = math.Max(maxAbs, math.Abs(v))
 	}
+	if !(sa >= minMass && sa <= maxMass) {
+		return nil, fmt.Errorf("ot: sinkhorn lpl1: the weights sum to %g, outside [%g, %g]: rescale them (the plan scales with them)", sa, minMass, maxMass)
+	}
 	// Largest weight of the majoriser: at an empty group.
 	wMax := regCl * p * math.Pow(eps, p-1)
 	if !((maxAbs+wMax)*invReg <= math.MaxFloat64/16) {
 		return nil, fmt.Errorf("ot: sinkhorn lpl1: regE = %g is too small for costs of magnitude %g and penalty weights up to %g: the costs over regE overflow", regE, maxAbs, wMax)
+	}
+	if maxAbs*invReg > maxExponent {
+		return nil, fmt.Errorf("ot: sinkhorn lpl1: regE = %g is too small for costs of magnitude %g: the exponents C/regE reach %.3g, beyond the 1e12 that float64 represents to 1e-4; use a larger regE", regE, maxAbs, maxAbs*invReg)
 	}
 	if regCl == 0 {
 		outer = 1

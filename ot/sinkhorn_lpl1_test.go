@@ -326,6 +326,8 @@ func TestSinkhornLpl1Errors(t *testing.T) {
 		{"a length", Uniform(n + 1), nil, C, labels, 0.1, 1, nil, "len(a)"},
 		{"sums differ", nil, make([]float64, m), C, labels, 0.1, 1, nil, "sum to zero"},
 		{"overflow", nil, nil, C, labels, 1e-320, 1, nil, "overflow"},
+		{"regE below precision", nil, nil, C, labels, 1e-15, 1, nil, "exponents C/regE reach"},
+		{"tiny mass", scaledUniform(n, 1e-300), scaledUniform(m, 1e-300), C, labels, 0.1, 1, nil, "weights sum to"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -338,4 +340,13 @@ func TestSinkhornLpl1Errors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// scaledUniform returns n weights summing to mass.
+func scaledUniform(n int, mass float64) []float64 {
+	w := Uniform(n)
+	for i := range w {
+		w[i] *= mass
+	}
+	return w
 }

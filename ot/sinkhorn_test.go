@@ -410,6 +410,10 @@ func TestSinkhornErrors(t *testing.T) {
 		{"NaN reg", nil, nil, C, nan, nil, "reg must be positive and finite, got NaN"},
 		{"Inf reg", nil, nil, C, math.Inf(1), nil, "reg must be positive and finite, got +Inf"},
 		{"tiny reg", nil, nil, C, 1e-310, nil, "C/reg overflows"},
+		{"reg below precision", nil, nil, mat.NewDense(2, 2, []float64{0, .3, .7, .1}), 1e-17, nil, "exponents (F+G−C)/reg reach"},
+		{"spread below precision", nil, nil, mat.NewDense(2, 2, []float64{0, 1e13, 1e13, 0}), 1, nil, "spread over 1e+13"},
+		{"tiny mass", []float64{1e-320, 1e-320}, []float64{1e-320, 1e-320, 0}, C, 0.1, nil, "weights sum to"},
+		{"huge mass", []float64{1e200, 1e200}, []float64{1e200, 1e200, 0}, C, 0.1, nil, "weights sum to 2e+200"},
 		{"a length", []float64{1}, nil, C, 1, nil, "shape mismatch: len(a) = 1"},
 		{"b length", nil, []float64{0.5, 0.5}, C, 1, nil, "shape mismatch: len(b) = 2"},
 		{"sum mismatch", []float64{0.5, 0.5}, []float64{0.2, 0.2, 0.2}, C, 1, nil, "weight sums differ"},
@@ -434,6 +438,69 @@ func TestSinkhornErrors(t *testing.T) {
 		if msg := err.Error(); !strings.HasPrefix(msg, "ot: ") || !strings.Contains(msg, tc.want) {
 			t.Errorf("%s: error %q, want it to contain %q", tc.name, msg, tc.want)
 		}
+	}
+}
+
+// TestSinkhornLargeOffsets: row and column offsets far larger than the
+// spread of the costs leave the plan unchanged, as they do mathematically.
+// In the second case C/reg reaches 2⁵⁸/32: without the shifts of Sinkhorn
+// the exponents would be rounded to multiples of about 2.
+func TestSinkhornLargeOffsets(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		unit, reg  float64 // costs are unit·{0, …, 4}
+		off        float64 // offsets are off·{−2, …, 2}
+		potentials bool    // check Plan = exp((F + G − C)/reg)
+	}{
+		{"moderate", 0.75, 0.05, 1 << 20, true},
+		// Multiples of 64, the spacing of float64 numbers below 2⁵⁸: C is
+		// exact.
+		{"huge", 64, 32, 1 << 55, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := skRand(23)
+			n, m := 4, 5
+			base := mat.NewDense(n, m, nil)
+			for k := range base.RawMatrix().Data {
+				base.RawMatrix().Data[k] = tc.unit * float64(rng.IntN(5))
+			}
+			rowOff := []float64{2 * tc.off, -tc.off, 0, tc.off}
+			colOff := []float64{0, tc.off, -2 * tc.off, 0, tc.off / 2}
+			C := mat.NewDense(n, m, nil)
+			C.Apply(func(i, j int, v float64) float64 { return v + rowOff[i] + colOff[j] }, base)
+			a := skWeights(rng, n)
+			want, err := Sinkhorn(a, nil, base, tc.reg, &SinkhornSettings{Tol: 1e-13})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Sinkhorn(a, nil, C, tc.reg, &SinkhornSettings{Tol: 1e-13})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Converged || got.MarginalError >= 1e-13 {
+				t.Fatalf("converged %t, marginal error %g", got.Converged, got.MarginalError)
+			}
+			if !mat.EqualApprox(got.Plan, want.Plan, 1e-12) {
+				t.Errorf("plan with offsets\n%v\nwithout\n%v", mat.Formatted(got.Plan), mat.Formatted(want.Plan))
+			}
+			var cost float64
+			for i := 0; i < n; i++ {
+				for j := 0; j < m; j++ {
+					cost += got.Plan.At(i, j) * C.At(i, j)
+					if !tc.potentials {
+						continue
+					}
+					// The potentials are those of C as given.
+					p := math.Exp((got.F[i] + got.G[j] - C.At(i, j)) / tc.reg)
+					if math.Abs(p-got.Plan.At(i, j)) > 1e-8*p {
+						t.Errorf("(%d, %d): plan %g, exp((F+G−C)/reg) = %g", i, j, got.Plan.At(i, j), p)
+					}
+				}
+			}
+			if got.Cost != cost {
+				t.Errorf("Cost %g, ⟨C, π⟩ = %g", got.Cost, cost)
+			}
+		})
 	}
 }
 

@@ -89,7 +89,7 @@ func MaxCost(n, m int) float64 { return math.MaxFloat64 / (64 * float64(n+m+1)) 
 // absolute value when solver, the name of the problem for the error, is
 // not empty.
 func costDataBounded(C mat.Matrix, solver string) (data []float64, n, m int, err error) {
-	if C == nil {
+	if isNil(C) {
 		return nil, 0, 0, fmt.Errorf("ot: cost matrix is nil")
 	}
 	n, m = C.Dims()
@@ -123,11 +123,22 @@ func costDataBounded(C mat.Matrix, solver string) (data []float64, n, m int, err
 	return data, n, m, nil
 }
 
-// Uniform returns n weights equal to 1/n.
+// Uniform returns n weights equal to 1/n. It panics when n is negative,
+// as make does.
 func Uniform(n int) []float64 {
 	w := make([]float64, n)
 	for i := range w {
 		w[i] = 1 / float64(n)
 	}
 	return w
+}
+
+// isNil reports whether A is nil, as an interface or as a nil *mat.Dense
+// inside one (whose methods would dereference it).
+func isNil(A mat.Matrix) bool {
+	if A == nil {
+		return true
+	}
+	d, ok := A.(*mat.Dense)
+	return ok && d == nil
 }

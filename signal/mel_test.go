@@ -236,6 +236,7 @@ func TestMelErrors(t *testing.T) {
 		set           Settings
 		msg           string
 	}{
+		{"window too long", 4, 1 << 40, Settings{}, "window of 1099511627776 samples (want 2 … 16777216)"},
 		{"no bands", 0, 1024, Settings{Mel: &Mel{Rate: 16000}}, "0 mel bands for a window of 1024 samples (want 1 … 513"},
 		{"more bands than coefficients", 1 << 40, 1024, Settings{Mel: &Mel{Rate: 16000}}, "1099511627776 mel bands for a window of 1024 samples (want 1 … 513"},
 		{"no rate", 40, 1024, Settings{Mel: &Mel{}}, "need the sampling rate"},

@@ -173,6 +173,7 @@ func TestSlidingStarts(t *testing.T) {
 		{3, 4, 1, 0, nil, "signal of 3 samples is shorter than a window of 4"},
 		{10, 4, 0, 0, nil, "hop of 0 samples"},
 		{10, 0, 1, 0, nil, "window of 0 samples"},
+		{10, 4, 1, -1, nil, "limit of -1 windows"},
 	} {
 		got, err := SlidingStarts(tc.n, tc.window, tc.hop, tc.limit)
 		if tc.err != "" {

@@ -75,7 +75,7 @@ func TestNewSpectrumErrors(t *testing.T) {
 		window, coeffs int
 		msg            string
 	}{
-		{1, 1, "at least 2"},
+		{1, 1, "want 2 … 16777216"},
 		{4096, 0, "0 coefficients"},
 		{4096, 2050, "1 … 2049"},
 	} {

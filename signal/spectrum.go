@@ -89,14 +89,18 @@ type Spectrum struct {
 	log, db        bool
 }
 
+// MaxWindow is the longest window NewSpectrum accepts, 2²⁴ samples (about
+// 6 minutes at 48 kHz); its transform's buffers then take about 1 GB.
+const MaxWindow = 1 << 24
+
 // NewSpectrum returns a Spectrum for windows of window samples keeping the
 // first coeffs magnitudes, or coeffs mel bands, with the options s (nil:
-// the defaults). It is an error unless window ≥ 2 and 1 ≤ coeffs ≤
-// window/2+1 (without Mel), if Log and Decibels are both set, or if the
-// bands are not valid (see MelFilters).
+// the defaults). It is an error unless 2 ≤ window ≤ MaxWindow and 1 ≤
+// coeffs ≤ window/2+1 (without Mel), if Log and Decibels are both set, or
+// if the bands are not valid (see MelFilters).
 func NewSpectrum(window, coeffs int, s *Settings) (*Spectrum, error) {
-	if window < 2 {
-		return nil, fmt.Errorf("signal: window of %d samples (want at least 2)", window)
+	if window < 2 || window > MaxWindow {
+		return nil, fmt.Errorf("signal: window of %d samples (want 2 … %d)", window, MaxWindow)
 	}
 	var set Settings
 	if s != nil {
@@ -214,14 +218,17 @@ func RandomStarts(rng *rand.Rand, n, window, count int) ([]int, error) {
 // windows of window samples that fit in a signal of n samples: frames at a
 // fixed stride, as audio front ends cut them (hop = window gives adjacent
 // windows, hop < window overlapping ones). At most limit positions are
-// returned when limit > 0. It is an error if the signal is shorter than a
-// window or hop < 1.
+// returned when limit > 0 (0 means all). It is an error if the signal is
+// shorter than a window, hop < 1 or limit < 0.
 func SlidingStarts(n, window, hop, limit int) ([]int, error) {
 	if window < 1 {
 		return nil, fmt.Errorf("signal: window of %d samples", window)
 	}
 	if hop < 1 {
 		return nil, fmt.Errorf("signal: hop of %d samples (want at least 1)", hop)
+	}
+	if limit < 0 {
+		return nil, fmt.Errorf("signal: limit of %d windows (want 0 for all, or a positive number)", limit)
 	}
 	if n < window {
 		return nil, fmt.Errorf("signal: signal of %d samples is shorter than a window of %d", n, window)
