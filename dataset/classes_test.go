@@ -123,6 +123,8 @@ func TestCheckCompatible(t *testing.T) {
 		{"empty", []*Domain{a, {Name: "t", X: &mat.Dense{}}}, "dataset: t: no data"},
 		{"nil X", []*Domain{{}}, "dataset: domain 0: no data"},
 		{"labels", []*Domain{{Name: "s", X: newDense(2, 1, 1, 2), Labels: []int{1}}}, "dataset: s: 1 labels for 2 rows of features"},
+		{"names agree", []*Domain{named("s.csv", "f1", "f2", "f3"), b, named("t.csv", "f1", "f2", "f3")}, ""},
+		{"names reordered", []*Domain{named("s.csv", "f1", "f2", "f3"), b, named("t.csv", "f1", "f3", "f2")}, `dataset: feature columns differ: column 2 is "f2" in s.csv but "f3" in t.csv`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,4 +138,10 @@ func TestCheckCompatible(t *testing.T) {
 			errContains(t, err, tc.want)
 		})
 	}
+}
+
+// named returns a one-row domain read from path with the given feature
+// names.
+func named(path string, names ...string) *Domain {
+	return &Domain{Path: path, X: mat.NewDense(1, len(names), nil), Features: names}
 }

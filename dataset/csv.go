@@ -41,7 +41,7 @@ func ReadCSV(path string, opt *ReadOptions) (*Domain, error) {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	defer f.Close()
-	x, labels, err := readCSV(f, options(opt))
+	x, labels, names, err := readCSVNamed(f, options(opt))
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {
@@ -49,7 +49,12 @@ func ReadCSV(path string, opt *ReadOptions) (*Domain, error) {
 		}
 		return nil, fmt.Errorf("dataset: %s: %w", path, err)
 	}
-	return newDomain(path, x, labels)
+	d, err := newDomain(path, x, labels)
+	if err != nil {
+		return nil, err
+	}
+	d.Features = names
+	return d, nil
 }
 
 // maxExactInt is the largest integer magnitude below which every integer
@@ -59,6 +64,13 @@ const maxExactInt = 1 << 53
 // readCSV parses CSV data. It returns the features and the labels, nil if
 // there are none.
 func readCSV(r io.Reader, opt ReadOptions) (*mat.Dense, []int, error) {
+	x, labels, _, err := readCSVNamed(r, opt)
+	return x, labels, err
+}
+
+// readCSVNamed is readCSV that also returns the names of the feature
+// columns, in order.
+func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, error) {
 	br := bufio.NewReader(r)
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
@@ -70,20 +82,20 @@ func readCSV(r io.Reader, opt ReadOptions) (*mat.Dense, []int, error) {
 
 	header, err := cr.Read()
 	if err == io.EOF {
-		return nil, nil, errors.New("empty file: want a header row naming the columns")
+		return nil, nil, nil, errors.New("empty file: want a header row naming the columns")
 	}
 	if err != nil {
-		return nil, nil, csvError(err)
+		return nil, nil, nil, csvError(err)
 	}
 	cols := make([]string, len(header))
 	seen := make(map[string]int, len(header))
 	for j, h := range header {
 		h = strings.TrimSpace(h)
 		if h == "" {
-			return nil, nil, fmt.Errorf("line 1: column %d has an empty name (the header row must name every column; an unnamed first column is often a pandas index: write the file with index=False)", j+1)
+			return nil, nil, nil, fmt.Errorf("line 1: column %d has an empty name (the header row must name every column; an unnamed first column is often a pandas index: write the file with index=False)", j+1)
 		}
 		if k, dup := seen[h]; dup {
-			return nil, nil, fmt.Errorf("line 1: columns %d and %d are both named %q", k+1, j+1, h)
+			return nil, nil, nil, fmt.Errorf("line 1: columns %d and %d are both named %q", k+1, j+1, h)
 		}
 		seen[h] = j
 		cols[j] = h
@@ -97,7 +109,7 @@ func readCSV(r io.Reader, opt ReadOptions) (*mat.Dense, []int, error) {
 	if !hasLabel {
 		labelCol = -1
 		if explicit && !opt.Unlabeled && !opt.LabelsOptional {
-			return nil, nil, fmt.Errorf("no label column %q (columns: %s)", labelName, listNames(cols))
+			return nil, nil, nil, fmt.Errorf("no label column %q (columns: %s)", labelName, listNames(cols))
 		}
 	}
 	d := len(cols)
@@ -105,7 +117,7 @@ func readCSV(r io.Reader, opt ReadOptions) (*mat.Dense, []int, error) {
 		d--
 	}
 	if d == 0 {
-		return nil, nil, fmt.Errorf("no feature columns: the only column is the label column %q", labelName)
+		return nil, nil, nil, fmt.Errorf("no feature columns: the only column is the label column %q", labelName)
 	}
 	parseLabels := hasLabel && !opt.Unlabeled
 
@@ -118,7 +130,7 @@ func readCSV(r io.Reader, opt ReadOptions) (*mat.Dense, []int, error) {
 			break
 		}
 		if err != nil {
-			return nil, nil, csvError(err)
+			return nil, nil, nil, csvError(err)
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" && len(cols) > 1 {
@@ -126,7 +138,7 @@ func readCSV(r io.Reader, opt ReadOptions) (*mat.Dense, []int, error) {
 			continue
 		}
 		if len(rec) != len(cols) {
-			return nil, nil, fmt.Errorf("line %d: %d fields, the header has %d columns", line, len(rec), len(cols))
+			return nil, nil, nil, fmt.Errorf("line %d: %d fields, the header has %d columns", line, len(rec), len(cols))
 		}
 		for j, field := range rec {
 			s := strings.TrimSpace(field)
@@ -136,23 +148,29 @@ func readCSV(r io.Reader, opt ReadOptions) (*mat.Dense, []int, error) {
 				}
 				l, err := parseLabel(s)
 				if err != nil {
-					return nil, nil, fmt.Errorf("line %d, column %q: %w", line, cols[j], err)
+					return nil, nil, nil, fmt.Errorf("line %d, column %q: %w", line, cols[j], err)
 				}
 				labels = append(labels, l)
 				continue
 			}
 			v, err := parseFeature(s)
 			if err != nil {
-				return nil, nil, fmt.Errorf("line %d, column %q: %w", line, cols[j], err)
+				return nil, nil, nil, fmt.Errorf("line %d, column %q: %w", line, cols[j], err)
 			}
 			data = append(data, v)
 		}
 		rows++
 	}
 	if rows == 0 {
-		return nil, nil, errors.New("no data rows: the file has only the header")
+		return nil, nil, nil, errors.New("no data rows: the file has only the header")
 	}
-	return mat.NewDense(rows, d, data), labels, nil
+	names := make([]string, 0, d)
+	for j, c := range cols {
+		if j != labelCol {
+			names = append(names, c)
+		}
+	}
+	return mat.NewDense(rows, d, data), labels, names, nil
 }
 
 // csvError rewords an error of encoding/csv.

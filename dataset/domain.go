@@ -27,6 +27,10 @@ type Domain struct {
 	// Labels holds the user's label values, any integers, one per row
 	// of X; it is nil when the domain is unlabeled.
 	Labels []int
+
+	// Features names the columns of X when the file does (a CSV header);
+	// it is nil otherwise.
+	Features []string
 }
 
 // Labeled reports whether d has labels.
@@ -159,9 +163,10 @@ func newDomain(path string, x *mat.Dense, labels []int) (*Domain, error) {
 
 // CheckCompatible returns an error unless the domains can be used
 // together: there is at least one, none is nil or empty, each has as many
-// labels as rows or none, and all have the same number of features. The
-// error names the domains at fault by path, or by name for domains built
-// in memory.
+// labels as rows or none, and all have the same number of features — and
+// the same feature names in the same order, among the domains whose files
+// name them (CSV), since features are matched by position. The error names
+// the domains at fault by path, or by name for domains built in memory.
 func CheckCompatible(domains ...*Domain) error {
 	if len(domains) == 0 {
 		return errors.New("dataset: no domains")
@@ -186,6 +191,23 @@ func CheckCompatible(domains ...*Domain) error {
 		if _, c0 := first.X.Dims(); c != c0 {
 			return fmt.Errorf("dataset: feature dimensions differ: %s has %d features, %s has %d",
 				first.label(firstIdx), c0, d.label(i), c)
+		}
+	}
+	var named *Domain
+	namedIdx := 0
+	for i, d := range domains {
+		if d.Features == nil {
+			continue
+		}
+		if named == nil {
+			named, namedIdx = d, i
+			continue
+		}
+		for j, f := range d.Features {
+			if g := named.Features[j]; f != g {
+				return fmt.Errorf("dataset: feature columns differ: column %d is %q in %s but %q in %s (features are matched by position: put the columns in the same order)",
+					j+1, g, named.label(namedIdx), f, d.label(i))
+			}
 		}
 	}
 	return nil

@@ -251,6 +251,10 @@ func Fit(domains []Domain, classes int, s *Settings) (*Dictionary, error) {
 	if err != nil {
 		return nil, err
 	}
+	_, dim := domains[0].X.Dims()
+	if err := checkAtoms(set, dim, classes); err != nil {
+		return nil, err
+	}
 	f := newFitter(domains, classes, set)
 	f.initAtoms()
 	if err := f.run(); err != nil {
@@ -952,5 +956,22 @@ func validate(domains []Domain, classes int, s *Settings) (Settings, error) {
 	case set.Init != InitData && set.Init != InitGaussian:
 		return set, fmt.Errorf("dictionary: unknown initialisation %v", set.Init)
 	}
+	// Sizes that cannot fit in memory are errors, not crashes.
+	if v := float64(2*set.Atoms+1) * float64(set.Batch) * float64(set.Batch); v > maxNumbers {
+		return set, fmt.Errorf("dictionary: a step would hold (2K + 1)·n_b² = %.3g numbers (K = %d, n_b = %d), more than %.3g (16 GB)", v, set.Atoms, set.Batch, float64(maxNumbers))
+	}
 	return set, nil
 }
+
+// checkAtoms refuses atoms that cannot fit in memory (Fit's, not WBR's,
+// whose atoms are the sources).
+func checkAtoms(set Settings, dim, classes int) error {
+	if v := float64(set.Atoms) * float64(set.Samples) * float64(dim+classes); v > maxNumbers {
+		return fmt.Errorf("dictionary: the atoms would hold K·n·(d + c) = %.3g numbers (K = %d, n = %d), more than %.3g (16 GB)", v, set.Atoms, set.Samples, float64(maxNumbers))
+	}
+	return nil
+}
+
+// maxNumbers bounds the float64 numbers of the atoms and of one step's
+// matrices (16 GB each).
+const maxNumbers = 1 << 31

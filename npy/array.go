@@ -71,16 +71,21 @@ const (
 // Ints returns the elements of the array, in row-major order, converted to
 // int. Every element must be an integer value representable as an int;
 // otherwise the error names the first offending element's index and value.
-// NaN and infinite values are always an error.
+// NaN and infinite values are always an error. An array read from 64-bit
+// integers (DType i8 or u8) must hold values below 2⁵³ in magnitude: Data
+// holds them rounded to float64, so 2⁵³ and 2⁵³ + 1 would become one.
 func (a *Array) Ints() ([]int, error) {
 	if err := a.check(); err != nil {
 		return nil, fmt.Errorf("npy: %w", err)
 	}
+	wide := strings.HasSuffix(a.DType, "i8") || strings.HasSuffix(a.DType, "u8")
 	out := make([]int, len(a.Data))
 	for i, v := range a.Data {
 		switch {
 		case math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v):
 			return nil, fmt.Errorf("npy: value at %s is %v, not an integer", a.position(i), v)
+		case wide && math.Abs(v) >= 1<<53:
+			return nil, fmt.Errorf("npy: value at %s is about %.17g, beyond 2^53: a 64-bit integer that large may have been rounded when read (use values within ±9007199254740991)", a.position(i), v)
 		case v < minIntFloat || v >= maxIntFloat:
 			return nil, fmt.Errorf("npy: value at %s is %v, outside the range of int", a.position(i), v)
 		}

@@ -110,7 +110,12 @@ func TestIntsFromFile(t *testing.T) {
 		t.Errorf("Ints() = %v, %v; want %v", got, err, want)
 	}
 	a = mustRead(t, makeNPY("<u8", false, "(1,)", encodeRaw("<u8", 8, []uint64{math.MaxUint64})))
-	if _, err := a.Ints(); err == nil || !strings.Contains(err.Error(), "outside the range of int") {
+	if _, err := a.Ints(); err == nil || !strings.Contains(err.Error(), "beyond 2^53") {
 		t.Errorf("MaxUint64: err = %v", err)
+	}
+	// 2⁵³ + 1 is read as 2⁵³: it and 2⁵³ would become one label.
+	a = mustRead(t, makeNPY("<i8", false, "(2,)", encodeRaw("<i8", 8, []uint64{1 << 53, 1<<53 + 1})))
+	if _, err := a.Ints(); err == nil || !strings.Contains(err.Error(), "value at index 0 is about 9007199254740992, beyond 2^53") {
+		t.Errorf("2^53 + 1: err = %v", err)
 	}
 }

@@ -4,10 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -126,14 +125,10 @@ func writeAtomic(path string, fill func(io.Writer) error) error {
 	if _, base := filepath.Split(path); base == "" {
 		return fmt.Errorf("npy: %s: path names a directory", path)
 	}
-	perm := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("npy: %s: not a regular file", path)
+	if err := atomicfile.WriteFunc(path, 0o644, fill); err != nil {
+		if strings.HasPrefix(err.Error(), path) {
+			return fmt.Errorf("npy: %w", err) // it names the file
 		}
-		perm = fi.Mode().Perm()
-	}
-	if err := atomicfile.WriteFunc(path, perm, fill); err != nil {
 		return fileError(path, err)
 	}
 	return nil

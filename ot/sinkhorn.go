@@ -3,7 +3,6 @@ package ot
 import (
 	"fmt"
 	"math"
-	"runtime"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -39,7 +38,7 @@ const (
 type SinkhornSettings struct {
 	// Tol is the stopping tolerance on the L1 violation of the marginals,
 	// ‖π1_m − a‖₁ + ‖πᵀ1_n − b̃‖₁ (an absolute amount of mass). Zero means
-	// DefaultSinkhornTol; it must not be negative or NaN.
+	// DefaultSinkhornTol; it must be finite, not negative or NaN.
 	Tol float64
 
 	// MaxIter caps the number of iterations, one iteration being one update
@@ -155,25 +154,9 @@ func Sinkhorn(a, b []float64, C mat.Matrix, reg float64, s *SinkhornSettings) (*
 	if !(reg > 0) || math.IsInf(reg, 1) {
 		return nil, fmt.Errorf("ot: sinkhorn: reg must be positive and finite, got %g", reg)
 	}
-	tol, maxIter, workers := DefaultSinkhornTol, DefaultSinkhornMaxIter, runtime.GOMAXPROCS(0)
-	if s != nil {
-		switch {
-		case math.IsNaN(s.Tol) || s.Tol < 0:
-			return nil, fmt.Errorf("ot: sinkhorn: Tol must be non-negative, got %g", s.Tol)
-		case s.MaxIter < 0:
-			return nil, fmt.Errorf("ot: sinkhorn: MaxIter must be non-negative, got %d", s.MaxIter)
-		case s.Workers < 0:
-			return nil, fmt.Errorf("ot: sinkhorn: Workers must be non-negative, got %d", s.Workers)
-		}
-		if s.Tol > 0 {
-			tol = s.Tol
-		}
-		if s.MaxIter > 0 {
-			maxIter = s.MaxIter
-		}
-		if s.Workers > 0 {
-			workers = s.Workers
-		}
+	tol, maxIter, workers, err := sinkhornConfig(s)
+	if err != nil {
+		return nil, err
 	}
 	c, n, m, err := costData(C)
 	if err != nil {

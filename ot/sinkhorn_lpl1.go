@@ -285,8 +285,8 @@ func sinkhornConfig(s *SinkhornSettings) (tol float64, maxIter, workers int, err
 		return tol, maxIter, workers, nil
 	}
 	switch {
-	case math.IsNaN(s.Tol) || s.Tol < 0:
-		return 0, 0, 0, fmt.Errorf("ot: sinkhorn: Tol must be non-negative, got %g", s.Tol)
+	case math.IsNaN(s.Tol) || s.Tol < 0 || math.IsInf(s.Tol, 1):
+		return 0, 0, 0, fmt.Errorf("ot: sinkhorn: Tol must be non-negative and finite, got %g", s.Tol)
 	case s.MaxIter < 0:
 		return 0, 0, 0, fmt.Errorf("ot: sinkhorn: MaxIter must be non-negative, got %d", s.MaxIter)
 	case s.Workers < 0:

@@ -424,6 +424,7 @@ func TestSinkhornErrors(t *testing.T) {
 		{"nil cost", nil, nil, nil, 1, nil, "cost matrix is nil"},
 		{"negative Tol", nil, nil, C, 1, &SinkhornSettings{Tol: -1}, "Tol must be non-negative"},
 		{"NaN Tol", nil, nil, C, 1, &SinkhornSettings{Tol: nan}, "Tol must be non-negative"},
+		{"infinite Tol", nil, nil, C, 1, &SinkhornSettings{Tol: math.Inf(1)}, "Tol must be non-negative and finite"},
 		{"negative MaxIter", nil, nil, C, 1, &SinkhornSettings{MaxIter: -1}, "MaxIter must be non-negative"},
 		{"negative Workers", nil, nil, C, 1, &SinkhornSettings{Workers: -2}, "Workers must be non-negative"},
 	} {

@@ -193,11 +193,21 @@ func (s *Spectrum) Magnitudes(dst, x []float64) []float64 {
 	return dst
 }
 
+// MaxWindows bounds the number of windows RandomStarts draws from one
+// signal.
+const MaxWindows = 1 << 26
+
 // RandomStarts returns count start positions of windows of window samples
 // in a signal of n samples, drawn independently and uniformly from
 // 0 … n−window with rng. It is an error if the signal is shorter than a
-// window or count is negative.
+// window, count is negative or above MaxWindows, or rng is nil.
 func RandomStarts(rng *rand.Rand, n, window, count int) ([]int, error) {
+	if rng == nil {
+		return nil, fmt.Errorf("signal: no random source")
+	}
+	if count > MaxWindows {
+		return nil, fmt.Errorf("signal: %d windows, more than %d", count, MaxWindows)
+	}
 	if window < 1 {
 		return nil, fmt.Errorf("signal: window of %d samples", window)
 	}

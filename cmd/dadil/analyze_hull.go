@@ -35,8 +35,8 @@ func runAnalyzeHull(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	if *steps < 0 {
-		return usageError{fmt.Errorf("--steps %d", *steps)}
+	if err := inRange("--steps", *steps, 0, 200, "a grid of (m+1)(m+2)/2 points, one fit each; 0 skips it"); err != nil {
+		return err
 	}
 	K, err := parseInts("hull-atoms", *ks)
 	if err != nil {
@@ -46,12 +46,14 @@ func runAnalyzeHull(args []string, e *env) error {
 		K = []int{}
 	}
 	for _, k := range K {
-		if k < 2 {
-			return usageError{fmt.Errorf("--hull-atoms: K = %d (want ≥ 2)", k)}
+		if k < 2 || k > 1000 {
+			return usageError{fmt.Errorf("--hull-atoms: K = %d (want 2 … 1000)", k)}
 		}
 	}
-	if *draws < 1 && len(K) > 0 {
-		return usageError{fmt.Errorf("--draws %d (want ≥ 1)", *draws)}
+	if len(K) > 0 {
+		if err := inRange("--draws", *draws, 1, 100000, "one fit each"); err != nil {
+			return err
+		}
 	}
 	if *steps == 0 && len(K) == 0 {
 		return usageError{fmt.Errorf("nothing to do: --steps 0 and no --hull-atoms")}

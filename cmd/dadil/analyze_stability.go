@@ -33,8 +33,8 @@ func runAnalyzeStability(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	if *seeds < 2 {
-		return usageError{fmt.Errorf("--seeds %d: a band needs at least 2 runs", *seeds)}
+	if err := inRange("--seeds", *seeds, 2, 10000, "a band needs at least 2 runs"); err != nil {
+		return err
 	}
 	runs, err := analyze.Stability(ps, &analyze.StabilitySettings{Dictionary: set, Seeds: *seeds, Workers: a.workers, Progress: a.progress(e)})
 	if err != nil {

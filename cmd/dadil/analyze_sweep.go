@@ -54,7 +54,7 @@ func runAnalyzeSweep(args []string, e *env) error {
 		return usageError{fmt.Errorf("nothing to sweep: --sweep-atoms, --sweep-samples and --sweep-batches are all empty")}
 	}
 	if *neighbours < 1 {
-		return usageError{fmt.Errorf("--neighbours %d", *neighbours)}
+		return usageError{fmt.Errorf("--neighbours %d: the density score needs at least 1 nearest neighbour", *neighbours)}
 	}
 	runs, err := analyze.Sweep(ps, &analyze.SweepSettings{
 		Dictionary: set, Atoms: K, Samples: N, Batches: NB, Neighbours: *neighbours,

@@ -82,10 +82,21 @@ func runBenchEMD(args []string, e *env) error {
 		if err != nil || v < 1 {
 			return usageError{fmt.Errorf("--sizes: %q is not a positive integer", f)}
 		}
+		if err := inRange("--sizes", v, 1, maxDemoPoints, "an n×n cost matrix must fit in memory"); err != nil {
+			return err
+		}
 		ns = append(ns, v)
 	}
-	if *repeat < 1 || *dim < 1 {
-		return usageError{fmt.Errorf("--repeat and --dim must be positive")}
+	if err := inRange("--repeat", *repeat, 1, 1000, "timed runs per size"); err != nil {
+		return err
+	}
+	if err := inRange("--dim", *dim, 1, maxDemoDim, "the points must fit in memory"); err != nil {
+		return err
+	}
+	if *jsonPath != "" {
+		if err := checkOutput("--json", *jsonPath); err != nil {
+			return err
+		}
 	}
 	python, err := findPython(*pot, "ot", e)
 	if err != nil {
@@ -230,12 +241,10 @@ func writeJSON(path string, v any) error {
 // checkOutput reports, before a long run, whether path can be written
 // later: its folder must exist and accept new files.
 func checkOutput(flag, path string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".check*")
-	if err != nil {
-		return usageError{fmt.Errorf("%s %s: cannot write there: %w", flag, path, err)}
+	if err := atomicfile.Check(path); err != nil {
+		return usageError{fmt.Errorf("%s: %w", flag, err)}
 	}
-	f.Close()
-	return os.Remove(f.Name())
+	return nil
 }
 
 // checkOutputDir reports, before a long run, whether the output directory
@@ -258,5 +267,10 @@ func checkOutputDir(flag, dir string) error {
 		}
 		p = parent
 	}
-	return checkOutput(flag, filepath.Join(p, "x"))
+	f, err := os.CreateTemp(p, ".check*")
+	if err != nil {
+		return usageError{fmt.Errorf("%s %s: cannot write in %s: %w", flag, dir, p, err)}
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

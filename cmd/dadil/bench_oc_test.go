@@ -129,7 +129,7 @@ func TestBenchOfficeCaltechBadInput(t *testing.T) {
 		{"missing decaf", []string{"--data", dir, "--features", "decaf", "--json", js}, filepath.Join(dir, "decaf", "amazon_decaf.mat")},
 		{"method", []string{"--data", dir, "--methods", "dadil", "--json", js}, "dadil"},
 		{"target", []string{"--data", dir, "--targets", "X", "--methods", "source-only", "--json", js}, `"X"`},
-		{"json folder", []string{"--data", dir, "--json", filepath.Join(js, "no", "r.json")}, "cannot write there"},
+		{"json folder", []string{"--data", dir, "--json", filepath.Join(js, "no", "r.json")}, "cannot create a file beside it"},
 		{"held-out folds", []string{"--data", dir, "--held-out-sources", "--folds", "1", "--json", js}, "--folds has no meaning with --held-out-sources"},
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
+	"os"
 	"slices"
 
 	"github.com/dadil/dadil/adapt"
@@ -96,6 +98,9 @@ func (d *dataFlags) load(note func(format string, a ...any)) (*userData, error) 
 	if err != nil {
 		return nil, usageError{err}
 	}
+	if err := distinctFiles(append(append([]string(nil), d.sources...), d.target), "domain"); err != nil {
+		return nil, err
+	}
 	opt := d.rf.options()
 	var src []*dataset.Domain
 	for _, p := range d.sources {
@@ -152,6 +157,26 @@ func (d *dataFlags) load(note func(format string, a ...any)) (*userData, error) 
 	return u, nil
 }
 
+// distinctFiles reports two paths that name the same file: a domain given
+// twice would count twice (and a source given as the target would be
+// its own target).
+func distinctFiles(paths []string, what string) error {
+	infos := make([]os.FileInfo, len(paths))
+	for i, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue // the reader names the problem
+		}
+		for j := range i {
+			if infos[j] != nil && os.SameFile(infos[j], fi) {
+				return usageError{fmt.Errorf("%s and %s are the same file: give every %s once", paths[j], p, what)}
+			}
+		}
+		infos[i] = fi
+	}
+	return nil
+}
+
 // dictFlags are the DaDiL hyper-parameter flags of fit and analyze.
 type dictFlags struct {
 	atoms, samples, batch, epochs int
@@ -181,6 +206,12 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 func (f *dictFlags) check() error {
 	if f.atoms < 0 {
 		return usageError{fmt.Errorf("--atoms %d: need at least one atom", f.atoms)}
+	}
+	if !(f.lr > 0) || math.IsInf(f.lr, 0) {
+		return usageError{fmt.Errorf("--lr %g: the learning rate must be positive", f.lr)}
+	}
+	if math.IsNaN(f.plateau) || math.IsInf(f.plateau, 0) {
+		return usageError{fmt.Errorf("--plateau-tol %g: want a number (0 or negative: run exactly --epochs epochs)", f.plateau)}
 	}
 	if f.recBlock < -1 {
 		return usageError{fmt.Errorf("--reconstruction-block %d: need a block size, or -1 for one barycenter", f.recBlock)}
@@ -230,8 +261,8 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 // roundSamples rounds a support size n to a positive multiple of the
 // number of classes c (atoms hold n/c points per class), with a note.
 func roundSamples(flag string, n, c int, note func(format string, a ...any)) int {
-	if n <= 0 || n%c == 0 {
-		return n
+	if n <= 0 || n%c == 0 || n > math.MaxInt/2 {
+		return n // (sizes beyond any memory are refused by dictionary.Fit)
 	}
 	r := max(c, (n+c/2)/c*c)
 	note("%s %d is not a multiple of the %d classes: rounded to %d", flag, n, c, r)

@@ -34,6 +34,12 @@ func runDemo(args []string, e *env) error {
 	if *atoms < 0 {
 		return usageError{fmt.Errorf("--atoms %d: need at least one atom", *atoms)}
 	}
+	if *out == "" {
+		return usageError{fmt.Errorf("--out: give a directory for the figures")}
+	}
+	if err := checkOutputDir("--out", *out); err != nil {
+		return err
+	}
 	start := time.Now()
 	p := synth.Generate(synth.Default(), *seed)
 	c := p.Classes

@@ -15,6 +15,9 @@ import (
 	"github.com/dadil/dadil/signal"
 )
 
+// maxFeatureGB bounds the size of the feature matrix features fft builds.
+const maxFeatureGB = 16
+
 // runFeaturesFFT turns recordings into spectrum features: random windows,
 // FFT magnitudes, one .npz that dadil fit reads as a domain.
 func runFeaturesFFT(args []string, e *env) error {
@@ -191,6 +194,25 @@ func runFeaturesFFT(args []string, e *env) error {
 	default:
 		return usageError{fmt.Errorf("give the recordings with --input or --files")}
 	}
+	if len(recs) == 0 {
+		return fmt.Errorf("--files %s: none of the recordings of domain %q is present: nothing to write", *files, *domain)
+	}
+	// A recording given twice (the same file and signal) would count twice,
+	// perhaps under two labels.
+	byVariable := map[string][]string{}
+	for _, r := range recs {
+		byVariable[r.variable] = append(byVariable[r.variable], r.path)
+	}
+	for _, paths := range byVariable {
+		if err := distinctFiles(paths, "recording"); err != nil {
+			return err
+		}
+	}
+	// The features must fit in memory: refuse a typo such as --windows
+	// 100000000 before reading anything.
+	if gb := float64(*windows) * float64(len(recs)) * float64(cols) * 8 / 1e9; limit > 0 && gb > maxFeatureGB {
+		return usageError{fmt.Errorf("--windows %d: %d recordings × %d windows × %d columns make %.3g GB of features, more than %d GB", *windows, len(recs), *windows, cols, gb, maxFeatureGB)}
+	}
 	// Check every recording's options before reading any, and read them
 	// all before writing anything.
 	opts := make([]signal.ReadOptions, len(recs))
@@ -241,6 +263,9 @@ func runFeaturesFFT(args []string, e *env) error {
 		if *hop > 0 {
 			starts, err = signal.SlidingStarts(len(rec.Samples), *window, *hop, limit)
 		} else {
+			if positions := len(rec.Samples) - *window + 1; positions > 0 && positions < *windows {
+				fmt.Fprintf(e.stderr, "note: %s: %d samples leave %d distinct window positions for %d windows: rows repeat\n", what, len(rec.Samples), positions, *windows)
+			}
 			h := fnv.New64a()
 			h.Write([]byte(strconv.Itoa(i)))
 			starts, err = signal.RandomStarts(rand.New(rand.NewPCG(*seed, h.Sum64())), len(rec.Samples), *window, *windows)

@@ -132,10 +132,12 @@ func TestFeaturesFFTBadInput(t *testing.T) {
 	mp := cwruFixture(t, dir, []string{"a", "b"}, 1000)
 	rec := filepath.Join(dir, "sig", "201.mat")
 	out := filepath.Join(dir, "f.npz")
+	folderNPZ := filepath.Join(dir, "folder.npz")
+	os.Mkdir(folderNPZ, 0o755)
 	checkBadInput(t, []string{"features", "fft"}, out, []badInput{
 		{"no out", []string{"--input", rec}, "--out is required"},
 		{"not npz", []string{"--input", rec, "--out", filepath.Join(dir, "f.csv")}, "is a .npz archive"},
-		{"missing folder", []string{"--input", rec, "--out", filepath.Join(dir, "no", "f.npz")}, "cannot write there"},
+		{"missing folder", []string{"--input", rec, "--out", filepath.Join(dir, "no", "f.npz")}, "cannot create a file beside it"},
 		{"no input", []string{"--out", out}, "give the recordings"},
 		{"both", []string{"--input", rec, "--files", mp, "--domain", "a", "--out", out}, "not both"},
 		{"labels", []string{"--input", rec, "--input", rec, "--label", "1", "--out", out}, "1 --label for 2 --input"},
@@ -145,6 +147,9 @@ func TestFeaturesFFTBadInput(t *testing.T) {
 		{"variable", []string{"--input", rec, "--variable", "X999_DE_time", "--out", out}, "X999_DE_time"},
 		{"coeffs", []string{"--input", rec, "--window", "64", "--coeffs", "64", "--out", out}, "64"},
 		{"missing file", []string{"--input", filepath.Join(dir, "nope.mat"), "--out", out}, "nope.mat"},
+		{"same recording twice", []string{"--input", rec, "--label", "1", "--input", filepath.Join(dir, "sig", ".", "201.mat"), "--label", "2", "--out", out}, "are the same file: give every recording once"},
+		{"windows beyond memory", []string{"--input", rec, "--windows", "100000000", "--out", out}, "GB of features, more than 16 GB"},
+		{"out is a folder", []string{"--input", rec, "--out", folderNPZ}, "is a folder, not a regular file"},
 	})
 }
 
@@ -154,7 +159,7 @@ func TestBenchCWRUBadInput(t *testing.T) {
 	js := filepath.Join(dir, "r.json")
 	checkBadInput(t, []string{"bench", "cwru"}, js, []badInput{
 		{"no data", nil, "--data is required"},
-		{"json folder", []string{"--data", dir, "--files", mp, "--json", filepath.Join(dir, "no", "r.json")}, "cannot write there"},
+		{"json folder", []string{"--data", dir, "--files", mp, "--json", filepath.Join(dir, "no", "r.json")}, "cannot create a file beside it"},
 		{"map", []string{"--data", dir, "--files", filepath.Join(dir, "nomap.csv")}, "nomap.csv"},
 		{"paper map on other data", []string{"--data", dir, "--json", js}, "classes with recordings"},
 		{"short", []string{"--data", dir, "--files", mp, "--json", js}, "fewer than a window of 4096"},
@@ -175,7 +180,7 @@ func TestBenchCWRUEncoderBadInput(t *testing.T) {
 	small := []string{"--data", dir, "--files", mp, "--window", "256", "--coeffs", "64", "--windows", "40", "--train", "30", "--json", js}
 	checkBadInput(t, []string{"bench", "cwru-encoder"}, js, []badInput{
 		{"no data", nil, "--data is required"},
-		{"json folder", []string{"--data", dir, "--files", mp, "--json", filepath.Join(dir, "no", "r.json")}, "cannot write there"},
+		{"json folder", []string{"--data", dir, "--files", mp, "--json", filepath.Join(dir, "no", "r.json")}, "cannot create a file beside it"},
 		{"seeds", []string{"--data", dir, "--seeds", "0"}, "--seeds"},
 		{"epochs", []string{"--data", dir, "--epochs", "5,x"}, `--epochs: "x"`},
 		{"zero epochs", []string{"--data", dir, "--epochs", "0"}, `--epochs: "0"`},

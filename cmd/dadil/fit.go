@@ -261,8 +261,9 @@ func runFit(args []string, e *env) error {
 
 // writeDirAtomic creates the files of a command's output directory: each
 // writer fills a file in a fresh temporary directory next to dir; only when
-// all succeeded are the files renamed into dir (created if needed), so a
-// failure leaves dir as it was.
+// all succeeded, and every name in dir is free or a regular file, are the
+// files renamed into dir (created if needed), so a failure leaves dir as it
+// was.
 func writeDirAtomic(dir string, files map[string]func(path string) error) error {
 	parent := filepath.Dir(filepath.Clean(dir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -276,6 +277,14 @@ func writeDirAtomic(dir string, files map[string]func(path string) error) error 
 	for name, write := range files {
 		if err := write(filepath.Join(tmp, name)); err != nil {
 			return err
+		}
+	}
+	// Renames over folders, links or devices would fail half-way or destroy
+	// them: check every name first.
+	for name := range files {
+		fi, err := os.Lstat(filepath.Join(dir, name))
+		if err == nil && !fi.Mode().IsRegular() {
+			return fmt.Errorf("%s is not a regular file: refusing to replace it (nothing was written)", filepath.Join(dir, name))
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

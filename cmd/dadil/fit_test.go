@@ -244,6 +244,11 @@ func TestFitBadInput(t *testing.T) {
 	os.WriteFile(empty, nil, 0o644)
 	single := filepath.Join(dir, "single.csv")
 	writeCSV(t, single, p.Sources[1], true, func(i int, row []string) []string { row[2] = "10"; return row })
+	swapped := filepath.Join(dir, "swapped.csv")
+	writeCSV(t, swapped, p.Sources[1], true, func(i int, row []string) []string { return []string{row[1], row[0], row[2]} })
+	if b, err := os.ReadFile(swapped); err == nil {
+		os.WriteFile(swapped, []byte("x2,x1,label\n"+strings.SplitN(string(b), "\n", 2)[1]), 0o644)
+	}
 	base := func(extra ...string) []string {
 		a := []string{"fit", "--quiet", "--target", tgt}
 		return append(a, extra...)
@@ -268,6 +273,11 @@ func TestFitBadInput(t *testing.T) {
 		{"scale", base("--source", src[0], "--scale", "log", "--out", filepath.Join(dir, "o9")), 2, "log"},
 		{"missing", base("--source", filepath.Join(dir, "nope.csv"), "--out", filepath.Join(dir, "o10")), 1, "nope.csv"},
 		{"validate one source", base("--source", src[0], "--validate", "--out", filepath.Join(dir, "o11")), 2, "at least 2 --source"},
+		{"same file twice", base("--source", src[0], "--source", filepath.Join(dir, ".", filepath.Base(src[0])), "--out", filepath.Join(dir, "o13")), 2, "are the same file"},
+		{"source as target", base("--source", tgt, "--out", filepath.Join(dir, "o14")), 2, "are the same file"},
+		{"columns reordered", base("--source", src[0], "--source", swapped, "--out", filepath.Join(dir, "o15")), 1, `column 1 is "x1" in ` + src[0] + ` but "x2" in ` + swapped},
+		{"atoms beyond memory", base("--source", src[0], "--atoms", "9223372036854775807", "--out", filepath.Join(dir, "o16")), 1, "more than 2.15e+09 (16 GB)"},
+		{"samples beyond memory", base("--source", src[0], "--samples", "9223372036854775807", "--out", filepath.Join(dir, "o17")), 1, "more than 2.15e+09 (16 GB)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -345,4 +355,25 @@ func readReport(t *testing.T, dir string) *fitReport {
 		t.Fatal(err)
 	}
 	return &rep
+}
+
+// TestWriteDirAtomicChecksFirst: when one name of the output directory is
+// taken by something that is not a regular file, nothing is replaced.
+func TestWriteDirAtomicChecksFirst(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	os.MkdirAll(filepath.Join(dir, "b.txt", "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old"), 0o644)
+	write := func(s string) func(string) error {
+		return func(p string) error { return os.WriteFile(p, []byte(s), 0o644) }
+	}
+	err := writeDirAtomic(dir, map[string]func(string) error{"a.txt": write("new"), "b.txt": write("new")})
+	if err == nil || !strings.Contains(err.Error(), "b.txt is not a regular file") {
+		t.Fatalf("error %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "old" {
+		t.Errorf("a.txt now holds %q", b)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
 }

@@ -44,6 +44,15 @@ type env struct {
 	stdout, stderr io.Writer
 }
 
+// inRange returns a usage error unless lo ≤ v ≤ hi for the flag's value v;
+// why says what the bounds are.
+func inRange(flag string, v, lo, hi int, why string) error {
+	if v < lo || v > hi {
+		return usageError{fmt.Errorf("%s %d: want %d … %d (%s)", flag, v, lo, hi, why)}
+	}
+	return nil
+}
+
 // usageError marks errors caused by the command line itself (exit status 2).
 type usageError struct{ error }
 

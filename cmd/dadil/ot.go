@@ -121,6 +121,14 @@ func runEMD(args []string, e *env) error {
 	return nil
 }
 
+// Bounds of the generated problems of ot demo and bench emd: 20 000 points
+// make a 3.2 GB cost matrix; 20 000 points in 2¹⁶ dimensions 10 GB of
+// points.
+const (
+	maxDemoPoints = 20000
+	maxDemoDim    = 1 << 16
+)
+
 func runSinkhorn(args []string, e *env) error {
 	fs := newFlags("dadil ot sinkhorn", e)
 	cost := fs.String("cost", "", "cost matrix `C.npy` (n×m, float64 or float32)")
@@ -196,8 +204,11 @@ func runOTDemo(args []string, e *env) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *n < 1 || *d < 1 {
-		return usageError{fmt.Errorf("--n and --d must be positive")}
+	if err := inRange("--n", *n, 1, maxDemoPoints, "an n×n cost matrix must fit in memory"); err != nil {
+		return err
+	}
+	if err := inRange("--d", *d, 1, maxDemoDim, "the points must fit in memory"); err != nil {
+		return err
 	}
 	C, err := gaussianProblem(*n, *d, 0.5, *seed)
 	if err != nil {

@@ -16,15 +16,23 @@ import (
 )
 
 // WriteFunc creates or replaces the file at path with the bytes fill
-// writes (through a buffer), with permissions perm. On any error, and if
-// fill panics, the temporary file is removed and path is left as it was.
-// Errors of fill are returned as they are; the others say which step
-// failed.
+// writes (through a buffer). A new file gets permissions perm; a file that
+// is replaced keeps its own. A symbolic link is followed: the file it
+// points to is replaced and the link kept. Anything but a regular file at
+// path (or at the link's end) — a folder, device, pipe or socket — is an
+// error, and so is a dangling link: renaming over them would destroy them.
+// On any error, and if fill panics, the temporary file is removed and path
+// is left as it was. Errors of fill are returned as they are; the others
+// name path and say which step failed.
 func WriteFunc(path string, perm fs.FileMode, fill func(io.Writer) error) error {
+	path, perm, err := destination(path, perm)
+	if err != nil {
+		return err
+	}
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
-		return fmt.Errorf("creating temporary file: %w", err)
+		return fmt.Errorf("%s: creating a temporary file beside it: %w", path, unwrapPath(err))
 	}
 	tmp := f.Name()
 	closed, done := false, false
@@ -59,7 +67,7 @@ func WriteFunc(path string, perm fs.FileMode, fill func(io.Writer) error) error 
 		if errors.As(err, &le) {
 			err = le.Err
 		}
-		return fmt.Errorf("renaming temporary file: %w", err)
+		return fmt.Errorf("%s: renaming the temporary file over it: %w", path, err)
 	}
 	done = true
 	// Make the rename durable. Not every platform can sync a folder, and
@@ -71,8 +79,72 @@ func WriteFunc(path string, perm fs.FileMode, fill func(io.Writer) error) error 
 	return nil
 }
 
+// Check reports, before a long computation, whether WriteFunc could write
+// path: whether what is there (if anything) may be replaced and a
+// temporary file can be created beside it.
+func Check(path string) error {
+	path, _, err := destination(path, 0)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".check*")
+	if err != nil {
+		return fmt.Errorf("%s: cannot create a file beside it: %w", path, unwrapPath(err))
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// destination resolves symbolic links at path and returns the file to
+// replace and its permissions (perm for a new file), or an error if it is
+// not a regular file.
+func destination(path string, perm fs.FileMode) (string, fs.FileMode, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return path, perm, nil
+	}
+	if err != nil {
+		return "", 0, fmt.Errorf("%s: %w", path, unwrapPath(err))
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return "", 0, fmt.Errorf("%s is a symbolic link that does not lead to a file: %w", path, unwrapPath(err))
+		}
+		if fi, err = os.Stat(target); err != nil {
+			return "", 0, fmt.Errorf("%s: %w", path, unwrapPath(err))
+		}
+		path = target
+	}
+	if !fi.Mode().IsRegular() {
+		kind := "not a regular file"
+		switch {
+		case fi.IsDir():
+			kind = "a folder"
+		case fi.Mode()&fs.ModeDevice != 0:
+			kind = "a device"
+		case fi.Mode()&fs.ModeNamedPipe != 0:
+			kind = "a named pipe"
+		case fi.Mode()&fs.ModeSocket != 0:
+			kind = "a socket"
+		}
+		return "", 0, fmt.Errorf("%s is %s, not a regular file: refusing to replace it", path, kind)
+	}
+	return path, fi.Mode().Perm(), nil
+}
+
+// unwrapPath drops the operation and path of an *fs.PathError, which
+// would name a temporary file or repeat the path.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // Write creates or replaces the file at path with data, readable by all
-// (0644), as WriteFunc does.
+// (0644) when new, as WriteFunc does.
 func Write(path string, data []byte) error {
 	return WriteFunc(path, 0o644, func(w io.Writer) error {
 		_, err := w.Write(data)

@@ -189,7 +189,7 @@ func SaveGrid(path string, plots [][]*plot.Plot, w, h vg.Length) error {
 		return fmt.Errorf("figure: %s: %w", path, err)
 	}
 	if err := atomicfile.Write(path, buf.Bytes()); err != nil {
-		return fmt.Errorf("figure: %s: %w", path, err)
+		return fmt.Errorf("figure: %w", err) // it names the file
 	}
 	return nil
 }
