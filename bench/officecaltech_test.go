@@ -163,6 +163,9 @@ func TestSelectMethodsAndTable(t *testing.T) {
 	if _, err := selectMethods([]string{"dadil-r", "nope"}, MethodNames()); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("unknown method: %v", err)
 	}
+	if _, err := selectMethods([]string{"all", "sa"}, MethodNames()); err == nil || !strings.Contains(err.Error(), `"all" stands alone`) {
+		t.Errorf("all among others: %v", err)
+	}
 	all, err := selectMethods([]string{"all"}, MethodNames())
 	if err != nil || len(all) != len(MethodNames()) {
 		t.Errorf("all: %v, %d methods", err, len(all))

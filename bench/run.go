@@ -242,6 +242,9 @@ func selectMethods(names, all []string) (map[string]bool, error) {
 		known[n] = true
 	}
 	for _, n := range names {
+		if n == "all" {
+			return nil, errors.New("bench: method \"all\" stands alone (it means every method)")
+		}
 		if !known[n] {
 			return nil, fmt.Errorf("bench: unknown method %q (known: %s, all)", n, strings.Join(all, ", "))
 		}

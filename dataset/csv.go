@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -195,7 +196,7 @@ func parseFeature(s string) (float64, error) {
 		if errors.Is(err, strconv.ErrRange) {
 			return v, nil // underflow to zero or a subnormal number
 		}
-		return 0, fmt.Errorf("%q is not a number", s)
+		return 0, fmt.Errorf("%s is not a number", quoteCell(s))
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Errorf("%q is not a finite number", s)
@@ -213,10 +214,10 @@ func parseLabel(s string) (int, error) {
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("label %q is not an integer", s)
+		return 0, fmt.Errorf("label %s is not an integer", quoteCell(s))
 	}
 	if v != math.Trunc(v) {
-		return 0, fmt.Errorf("label %q is not an integer", s)
+		return 0, fmt.Errorf("label %s is not an integer", quoteCell(s))
 	}
 	if math.Abs(v) >= maxExactInt {
 		return 0, fmt.Errorf("label %q is too large", s)
@@ -231,4 +232,19 @@ func listNames(names []string) string {
 		return strings.Join(names, ", ")
 	}
 	return strings.Join(names[:max], ", ") + fmt.Sprintf(", ... (%d in all)", len(names))
+}
+
+// quoteCell quotes a cell for an error message, shortened to its first 40
+// bytes (and its length) when longer: a malformed file can hold megabytes
+// in one cell.
+func quoteCell(s string) string {
+	const max = 40
+	if len(s) <= max {
+		return strconv.Quote(s)
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
 }

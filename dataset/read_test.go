@@ -84,6 +84,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"duplicate after trim", "a, a\n1,2\n", nil, `columns 1 and 2 are both named "a"`},
 		{"pandas index", ",a,b\n0,1,2\n", nil, "line 1: column 1 has an empty name"},
 		{"fractional label", "a,label\n1,2.5\n", nil, `src.csv: line 2, column "label": label "2.5" is not an integer`},
+		{"huge cell", "f1,f2\n1," + strings.Repeat("x", 5000) + "\n", nil, `"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"… (5000 bytes) is not a number`},
 		{"text label", "a,label\n1,cat\n", nil, `line 2, column "label": label "cat" is not an integer`},
 		{"NaN label", "a,label\n1,nan\n", nil, `label "nan" is not an integer`},
 		{"empty label", "a,label\n1,\n", nil, `line 2, column "label": empty label`},

@@ -10,6 +10,8 @@
 //	  "labels": [1, 2, …],        class index → the user's label value
 //	  "features": d, "atoms": K, "classes": c,
 //	  "domains": ["src1", …, "target"], "target": N−1,
+//	  "feature_names": ["f1", …],  the training files' column names (CSV
+//	                              only; absent otherwise)
 //	  "scaling": "minmax",        none | minmax | standard
 //	  "settings": {…},            dictionary.Settings of the fit
 //	  "created": "2026-11-21T…Z", "dadil": "…"  (informative)
@@ -75,6 +77,9 @@ type File struct {
 	Scaler *dataset.Scaler
 	// Labels maps class indices to the user's label values.
 	Labels []int
+	// Features names the feature columns the model was fitted on, when
+	// the training files named them (CSV headers); nil otherwise.
+	Features []string
 }
 
 type manifest struct {
@@ -86,6 +91,7 @@ type manifest struct {
 	Classes  int                 `json:"classes"`
 	Domains  []string            `json:"domains"`
 	Target   int                 `json:"target"`
+	Names    []string            `json:"feature_names,omitempty"`
 	Scaling  dataset.Scaling     `json:"scaling"`
 	Settings dictionary.Settings `json:"settings"`
 	Created  string              `json:"created,omitempty"`
@@ -156,7 +162,7 @@ func write(w io.Writer, f *File) error {
 	man := manifest{
 		Format: Format, Version: Version,
 		Labels: f.Labels, Features: dim, Atoms: K, Classes: d.Classes,
-		Domains: d.Names, Target: f.Model.Target,
+		Domains: d.Names, Target: f.Model.Target, Names: f.Features,
 		Scaling:  f.Scaler.Kind,
 		Settings: d.Settings,
 		Created:  time.Now().UTC().Format(time.RFC3339),
@@ -241,7 +247,7 @@ func Load(path string) (*File, error) {
 func Read(b []byte) (*File, error) {
 	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
-		return nil, fmt.Errorf("not a dadil model file (not a ZIP archive: %v)", err)
+		return nil, fmt.Errorf("not a dadil model file, or a truncated one (not a readable ZIP archive: %v)", err)
 	}
 	members := map[string]*zip.File{}
 	for _, m := range zr.File {
@@ -281,6 +287,8 @@ func Read(b []byte) (*File, error) {
 		return nil, fmt.Errorf("manifest: target %d outside the %d domains", man.Target, N)
 	case len(man.Labels) != c:
 		return nil, fmt.Errorf("manifest: %d label values for %d classes", len(man.Labels), c)
+	case man.Names != nil && len(man.Names) != d:
+		return nil, fmt.Errorf("manifest: %d feature names for %d features", len(man.Names), d)
 
 	case K > 1<<16 || c > 1<<20 || d > 1<<26:
 		return nil, fmt.Errorf("manifest: implausible sizes (atoms %d, classes %d, features %d)", K, c, d)
@@ -394,7 +402,7 @@ func Read(b []byte) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &File{Model: m, Scaler: &dataset.Scaler{Kind: man.Scaling, Offset: off, Scale: sc}, Labels: man.Labels}, nil
+	return &File{Model: m, Scaler: &dataset.Scaler{Kind: man.Scaling, Offset: off, Scale: sc}, Labels: man.Labels, Features: man.Names}, nil
 }
 
 // readMember reads a ZIP member, refusing more than limit bytes.

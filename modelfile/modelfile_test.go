@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -110,6 +111,18 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if g.Model.Dict.Settings.Atoms != 3 || g.Model.Dict.Settings.Seed != 1 {
 		t.Errorf("settings %+v", g.Model.Dict.Settings)
+	}
+	if g.Features != nil {
+		t.Errorf("feature names %q from a model fitted without", g.Features)
+	}
+	// Feature names, when the training files had them, come back.
+	named := *f
+	named.Features = []string{"x", "y"}
+	if err := Save(path, &named); err != nil {
+		t.Fatal(err)
+	}
+	if g, err := Load(path); err != nil || !slices.Equal(g.Features, named.Features) {
+		t.Errorf("feature names %q, %v", g.Features, err)
 	}
 }
 
@@ -250,9 +263,9 @@ func TestCorrupted(t *testing.T) {
 		data []byte
 		want string
 	}{
-		{"empty", nil, "not a ZIP"},
-		{"garbage", []byte("this is not a model"), "not a ZIP"},
-		{"truncated", good[:len(good)/2], "not a ZIP"},
+		{"empty", nil, "or a truncated one (not a readable ZIP archive"},
+		{"garbage", []byte("this is not a model"), "or a truncated one (not a readable ZIP archive"},
+		{"truncated", good[:len(good)/2], "or a truncated one (not a readable ZIP archive"},
 		{"no manifest", rewrite(t, good, "manifest.json", nil), "no manifest.json"},
 		{"bad json", rewrite(t, good, "manifest.json", []byte("{")), "manifest.json"},
 		{"other format", manifestWith(func(v map[string]any) { v["format"] = "something" }), "format \"something\""},
@@ -266,6 +279,7 @@ func TestCorrupted(t *testing.T) {
 		{"NaN", rewrite(t, good, "alpha.npy", npyOf([]int{4, 3}, nanAlpha)), "entry 5 is NaN"},
 		{"bias length", rewrite(t, good, "e0_b.npy", npyOf([]int{2}, []float64{0, 0})), "e0_b.npy has shape"},
 		{"duplicate labels", manifestWith(func(v map[string]any) { v["labels"] = []int{1, 2, 1} }), "label value 1 appears twice"},
+		{"feature names", manifestWith(func(v map[string]any) { v["feature_names"] = []string{"x"} }), "1 feature names for 2 features"},
 		{"alpha off simplex", rewrite(t, good, "alpha.npy", npyOf([]int{4, 3}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1, 0.5, 0.25, 0.5})), "row 3 sums to 1.25"},
 		{"alpha negative", rewrite(t, good, "alpha.npy", npyOf([]int{4, 3}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1, 1.5, -0.5, 0})), "row 3 has a negative coordinate"},
 	}

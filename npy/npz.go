@@ -35,6 +35,9 @@ func ReadNPZ(path string) (map[string]*Array, error) {
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		// Member names are only used as map keys, never as file
 		// paths, so names that would be unsafe to extract are fine.
+		if errors.Is(err, zip.ErrFormat) {
+			return nil, fmt.Errorf("npy: %s: not a readable .npz archive (truncated, or not a ZIP file): %w", path, err)
+		}
 		return nil, fileError(path, err)
 	}
 	defer zr.Close()

@@ -164,7 +164,7 @@ func TestReadNPZErrors(t *testing.T) {
 	}{
 		{"not zip", []byte("definitely not a zip file"), "zip: not a valid zip file"},
 		{"empty file", nil, "zip: not a valid zip file"},
-		{"npy not npz", good, "zip: not a valid zip file"},
+		{"npy not npz", good, "not a readable .npz archive (truncated, or not a ZIP file)"},
 		{"member not npy", buildZip(t, []zipMember{{"a.npy", zip.Store, good}, {"readme.txt", zip.Deflate, []byte("hello")}}), `member "readme.txt": not a .npy file`},
 		{"member truncated", buildZip(t, []zipMember{{"a.npy", zip.Deflate, good[:len(good)-4]}}), `member "a.npy": truncated data: shape (2,) of <f8 needs 16 bytes, member has 12`},
 		{"member trailing", buildZip(t, []zipMember{{"a.npy", zip.Deflate, append(append([]byte{}, good...), 1, 2)}}), `member "a.npy": trailing data: found 2 bytes`},

@@ -156,7 +156,7 @@ func newMelBank(bands, window int, m Mel) (*melBank, error) {
 	hi := m.max()
 	switch {
 	case math.IsNaN(m.Min) || math.IsNaN(m.Max) || m.Min < 0:
-		return nil, fmt.Errorf("signal: mel bands from %v Hz to %v Hz (want 0 ≤ min < max)", m.Min, m.Max)
+		return nil, fmt.Errorf("signal: mel bands from %v Hz to %v Hz (want 0 ≤ min < max)", m.Min, hi)
 	case hi > nyq:
 		return nil, fmt.Errorf("signal: mel bands up to %g Hz, above the Nyquist frequency %g Hz of a %g Hz sampling rate", hi, nyq, m.Rate)
 	case m.Min >= hi:

@@ -121,6 +121,9 @@ func runAdapt(args []string, e *env) error {
 	if err := df.check(); err != nil {
 		return err
 	}
+	if *workers < 0 {
+		return usageError{fmt.Errorf("--workers %d: want 0 (one per core) or a positive number", *workers)}
+	}
 	want, err := requestedMethods(*methods)
 	if err != nil {
 		return usageError{err}
@@ -251,6 +254,9 @@ func requestedMethods(list string) (map[string]bool, error) {
 		return nil, errors.New("--methods is empty")
 	}
 	for _, n := range names {
+		if n == "all" {
+			return nil, errors.New("--methods: \"all\" stands alone (it means every method)")
+		}
 		if !slices.Contains(adapt.Names(), n) {
 			return nil, fmt.Errorf("--methods: unknown method %q (known: %s, all)", n, strings.Join(adapt.Names(), ", "))
 		}

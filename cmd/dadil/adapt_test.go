@@ -202,6 +202,7 @@ func TestAdaptErrors(t *testing.T) {
 		want string
 	}{
 		{"unknown method", adaptArgs(src, tgt, "--methods", "sa,dadil"), 2, `unknown method "dadil"`},
+		{"all among others", adaptArgs(src, tgt, "--methods", "all,sa"), 2, `"all" stands alone`},
 		{"empty methods", adaptArgs(src, tgt, "--methods", ","), 2, "--methods is empty"},
 		{"validate one source", adaptArgs(src[:1], tgt, "--validate"), 2, "at least 2 --source"},
 		{"no target", []string{"adapt", "--source", src[0]}, 2, "--target is required"},

@@ -84,7 +84,7 @@ func (a *analyzeFlags) problems(args []string) ([]analyze.Problem, dictionary.Se
 		return nil, dictionary.Settings{}, err
 	}
 	if a.workers < 0 {
-		return nil, dictionary.Settings{}, usageError{fmt.Errorf("--workers %d", a.workers)}
+		return nil, dictionary.Settings{}, usageError{fmt.Errorf("--workers %d: want 0 (one per core) or a positive number", a.workers)}
 	}
 	if a.bench == "" {
 		if a.benchDir != "" {

@@ -162,8 +162,11 @@ func runAnalyzeHull(args []string, e *env) error {
 				mr, sr := stat.MeanStdDev(r, nil)
 				me, se := stat.MeanStdDev(e2, nil)
 				mw, _ := stat.MeanStdDev(w, nil)
-				rows = append(rows, []string{p.Name, fmt.Sprint(d.Atoms),
-					fmt.Sprintf("%.2f ± %.2f / %.2f ± %.2f", mr, sr, me, se),
+				cell := fmt.Sprintf("%.2f ± %.2f / %.2f ± %.2f", mr, sr, me, se)
+				if len(r) == 1 { // no spread from one draw
+					cell = fmt.Sprintf("%.2f / %.2f", mr, me)
+				}
+				rows = append(rows, []string{p.Name, fmt.Sprint(d.Atoms), cell,
 					pct(d.Learned.AccuracyR) + " / " + pct(d.Learned.AccuracyE),
 					fmt.Sprintf("%.4g / %.4g", mw, d.Learned.W2),
 				})

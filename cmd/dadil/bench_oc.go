@@ -44,6 +44,9 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if *workers < 0 {
+		return usageError{fmt.Errorf("--workers %d: want 0 (one per core) or a positive number", *workers)}
+	}
 	if *data == "" {
 		return usageError{fmt.Errorf("--data is required")}
 	}

@@ -72,6 +72,8 @@ type userData struct {
 	scaler      *dataset.Scaler
 	scaling     dataset.Scaling
 	sourcePaths []string
+	// features names the feature columns when the files do (CSV).
+	features []string
 }
 
 // adaptSources returns the scaled labeled sources as adapt domains.
@@ -127,7 +129,26 @@ func (d *dataFlags) load(note func(format string, a ...any)) (*userData, error) 
 	if err != nil {
 		return nil, err
 	}
+	// A source without some class is legal (its coordinates then cannot
+	// draw on that class), but usually a mistake worth a note.
+	for _, dom := range src {
+		var missing []int
+		for _, v := range classes.Values {
+			if !slices.Contains(dom.Labels, v) {
+				missing = append(missing, v)
+			}
+		}
+		if len(missing) > 0 {
+			note("source %s has no rows of class %v (of %v)", dom.Path, missing, classes.Values)
+		}
+	}
 	u := &userData{classes: classes, scaling: kind}
+	for _, dom := range all {
+		if dom.Features != nil {
+			u.features = dom.Features
+			break
+		}
+	}
 	if tgt.Labeled() {
 		u.truth, u.unknown = classIndices(tgt.Labels, classes.Index)
 		note("the target %s carries labels: they are used only to report accuracy, never to fit", d.target)

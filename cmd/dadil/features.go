@@ -177,6 +177,9 @@ func runFeaturesFFT(args []string, e *env) error {
 			}
 		}
 	case len(inputs) > 0:
+		if *domain != "" || *data != "" {
+			return usageError{fmt.Errorf("--domain and --data select recordings of a --files map; with --input they have no meaning")}
+		}
 		if len(labels) > 0 && len(labels) != len(inputs) {
 			return usageError{fmt.Errorf("%d --label for %d --input: give one label per input, or none", len(labels), len(inputs))}
 		}

@@ -150,6 +150,7 @@ func TestFeaturesFFTBadInput(t *testing.T) {
 		{"same recording twice", []string{"--input", rec, "--label", "1", "--input", filepath.Join(dir, "sig", ".", "201.mat"), "--label", "2", "--out", out}, "are the same file: give every recording once"},
 		{"windows beyond memory", []string{"--input", rec, "--windows", "100000000", "--out", out}, "GB of features, more than 16 GB"},
 		{"out is a folder", []string{"--input", rec, "--out", folderNPZ}, "is a folder, not a regular file"},
+		{"domain with input", []string{"--input", rec, "--domain", "a", "--out", out}, "with --input they have no meaning"},
 	})
 }
 

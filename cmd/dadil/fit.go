@@ -236,7 +236,7 @@ func runFit(args []string, e *env) error {
 		"predictions.csv": func(p string) error { return os.WriteFile(p, csv.Bytes(), 0o644) },
 		"report.json":     func(p string) error { return os.WriteFile(p, append(js, '\n'), 0o644) },
 		"model.dadil": func(p string) error {
-			return modelfile.Save(p, &modelfile.File{Model: model, Scaler: scaler, Labels: classes.Values})
+			return modelfile.Save(p, &modelfile.File{Model: model, Scaler: scaler, Labels: classes.Values, Features: ld.features})
 		},
 	})
 	if err != nil {

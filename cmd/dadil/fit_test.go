@@ -126,6 +126,16 @@ func TestFitPredict(t *testing.T) {
 		!strings.Contains(perr, "note: labels [99] of "+odd+" are not among the model's classes [10 20 30]; those rows count as errors") {
 		t.Errorf("predict with unknown labels: exit %d, stderr %q", code, perr)
 	}
+	// Columns named otherwise than in the training files are an error.
+	swapped := filepath.Join(dir, "swapped.csv")
+	writeCSV(t, swapped, p.Target, false, nil)
+	if b, err := os.ReadFile(swapped); err == nil {
+		os.WriteFile(swapped, []byte(strings.Replace(string(b), "x1,x2", "x2,x1", 1)), 0o644)
+	}
+	code, _, perr = runCLI("predict", "--model", filepath.Join(out, "model.dadil"), "--data", swapped)
+	if want := `column 1 is "x2", but the model ` + filepath.Join(out, "model.dadil") + ` was fitted with "x1" there`; code != 1 || !strings.Contains(perr, want) {
+		t.Errorf("predict on renamed columns: exit %d, stderr %q", code, perr)
+	}
 	// --method e and --out.
 	pe := filepath.Join(dir, "e.csv")
 	if code, _, perr := runCLI("predict", "--model", filepath.Join(out, "model.dadil"), "--data", tgt, "--method", "e", "--out", pe); code != 0 {
@@ -286,6 +296,19 @@ func TestFitBadInput(t *testing.T) {
 				t.Fatalf("exit %d (want %d), stderr %q (want %q)", code, c.code, stderr, c.want)
 			}
 		})
+	}
+	// A source without some class gets a note (here printed before the
+	// settings are refused).
+	noThirty := filepath.Join(dir, "nothirty.csv")
+	writeCSV(t, noThirty, p.Sources[1], true, func(i int, row []string) []string {
+		if row[2] == "30" {
+			row[2] = "20"
+		}
+		return row
+	})
+	code, _, stderr := runCLI("fit", "--target", tgt, "--source", src[0], "--source", noThirty, "--samples", "30", "--batch", "60", "--out", filepath.Join(dir, "o18"))
+	if want := "note: source " + noThirty + " has no rows of class [30] (of [10 20 30])"; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("source without a class: exit %d, stderr %q, want %q", code, stderr, want)
 	}
 	// No failed run left an output directory or temporary files behind.
 	entries, _ := os.ReadDir(dir)

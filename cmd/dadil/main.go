@@ -103,6 +103,11 @@ func groups() map[string]map[string]command {
 // run executes the command line args and returns the exit status.
 func run(args []string, e *env) int {
 	g := groups()
+	// "dadil help fit" and "dadil help bench cwru" are "dadil fit --help"
+	// and "dadil bench cwru --help".
+	if len(args) > 1 && args[0] == "help" {
+		return run(append(append([]string(nil), args[1:]...), "--help"), e)
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(e.stdout, g)
 		if len(args) == 0 {

@@ -274,6 +274,13 @@ func TestHelp(t *testing.T) {
 	if code, _, _ := runCLI(); code != 2 {
 		t.Errorf("no arguments: exit %d, want 2", code)
 	}
+	// "dadil help CMD" is CMD's own help.
+	for _, args := range [][]string{{"help", "fit"}, {"help", "bench", "cwru"}} {
+		code, out, errOut := runCLI(args...)
+		if want := "usage: dadil " + strings.Join(args[1:], " "); code != 0 || !strings.Contains(out+errOut, want) {
+			t.Errorf("%v: exit %d, output %q, want %q", args, code, out+errOut, want)
+		}
+	}
 }
 
 func TestOTDemo(t *testing.T) {
