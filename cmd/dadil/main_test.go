@@ -223,6 +223,9 @@ func TestOTBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	npy.WriteMatrix(big, Cbig)
+	huge := filepath.Join(dir, "huge.npy")
+	npy.WriteMatrix(huge, mat.NewDense(2, 2, []float64{0, 1e300, 1e300, 0}))
+	plan2 := filepath.Join(dir, "P2.npy")
 
 	cases := []struct {
 		name string
@@ -246,6 +249,7 @@ func TestOTBadInput(t *testing.T) {
 		{"unknown flag", []string{"ot", "emd", "--bogus"}, 2, "bogus"},
 		{"unknown command", []string{"ot", "nope"}, 2, "unknown command"},
 		{"pivot limit", []string{"ot", "emd", "--cost", big, "--max-pivots", "3"}, 1, "pivot limit"},
+		{"sinkhorn beyond float64", []string{"ot", "sinkhorn", "--cost", huge, "--reg", "0.1", "--plan", plan2, "--json"}, 1, "too small for costs spread over"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -261,8 +265,10 @@ func TestOTBadInput(t *testing.T) {
 			}
 		})
 	}
-	if _, err := os.Stat(plan); !os.IsNotExist(err) {
-		t.Errorf("plan file exists after a failure: %v", err)
+	for _, p := range []string{plan, plan2} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("plan file %s exists after a failure: %v", p, err)
+		}
 	}
 }
 

@@ -160,14 +160,23 @@ func runSinkhorn(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
+	// The JSON is encoded before the plan is written, so that a failure
+	// (a cost beyond float64) leaves no plan file behind.
+	var js []byte
+	if *asJSON {
+		conv := r.Converged
+		if js, err = json.Marshal(otJSON{Cost: r.Cost, Seconds: secs, Iterations: r.Iterations, N: in.n, M: in.m, Converged: &conv}); err != nil {
+			return fmt.Errorf("the result (cost %g) cannot be written as JSON: %w", r.Cost, err)
+		}
+	}
 	if *planPath != "" {
 		if err := npy.WriteMatrix(*planPath, r.Plan); err != nil {
 			return err
 		}
 	}
 	if *asJSON {
-		conv := r.Converged
-		return printJSON(e, otJSON{Cost: r.Cost, Seconds: secs, Iterations: r.Iterations, N: in.n, M: in.m, Converged: &conv})
+		_, err := fmt.Fprintf(e.stdout, "%s\n", js)
+		return err
 	}
 	status := "converged"
 	if !r.Converged {
