@@ -30,12 +30,12 @@ package adapt
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // Domain is a labeled source domain: features and class indices.
@@ -106,13 +106,8 @@ func Check(sources []Domain, target *mat.Dense, classes int) error {
 }
 
 func finite(name string, X *mat.Dense) error {
-	r, _ := X.Dims()
-	for i := 0; i < r; i++ {
-		for j, v := range X.RawRowView(i) {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("adapt: %s: feature (%d, %d) is %g", name, i, j, v)
-			}
-		}
+	if i, j, ok := linalg.FirstNonFiniteEntry(X); !ok {
+		return fmt.Errorf("adapt: %s: feature (%d, %d) is %g", name, i, j, X.At(i, j))
 	}
 	return nil
 }

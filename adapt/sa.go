@@ -128,7 +128,7 @@ func (m *SA) Predict(X *mat.Dense) ([]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("adapt: sa: %w", err)
 	}
-	return named("sa")(m.model.Predict(Z))
+	return named(m.Name())(m.model.Predict(Z))
 }
 
 // projectRows returns (X − 1μᵀ) P, or an error when X is empty or has

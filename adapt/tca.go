@@ -153,7 +153,7 @@ func (m *TCA) Predict(X *mat.Dense) ([]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("adapt: tca: %w", err)
 	}
-	return named("tca")(m.model.Predict(Z))
+	return named(m.Name())(m.model.Predict(Z))
 }
 
 // tcaProjection returns the D×m' projection P of linear-kernel TCA (see

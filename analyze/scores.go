@@ -26,6 +26,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/ot"
 )
 
@@ -162,13 +163,8 @@ func points(X *mat.Dense) error {
 	if X == nil || X.IsEmpty() {
 		return errors.New("no points")
 	}
-	r, _ := X.Dims()
-	for i := 0; i < r; i++ {
-		for j, v := range X.RawRowView(i) {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("entry (%d, %d) is %g", i, j, v)
-			}
-		}
+	if i, j, ok := linalg.FirstNonFiniteEntry(X); !ok {
+		return fmt.Errorf("entry (%d, %d) is %g", i, j, X.At(i, j))
 	}
 	return nil
 }

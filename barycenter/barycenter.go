@@ -27,6 +27,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/internal/gbary"
+	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/ot"
 )
 
@@ -602,13 +603,8 @@ func probabilityRows(Y *mat.Dense) error {
 
 // finite reports the first NaN or infinite entry of A.
 func finite(A *mat.Dense) error {
-	r, _ := A.Dims()
-	for i := 0; i < r; i++ {
-		for j, v := range A.RawRowView(i) {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("entry (%d, %d) is %g", i, j, v)
-			}
-		}
+	if i, j, ok := linalg.FirstNonFiniteEntry(A); !ok {
+		return fmt.Errorf("entry (%d, %d) is %g", i, j, A.At(i, j))
 	}
 	return nil
 }

@@ -145,3 +145,23 @@ func TestCheckCompatible(t *testing.T) {
 func named(path string, names ...string) *Domain {
 	return &Domain{Path: path, X: mat.NewDense(1, len(names), nil), Features: names}
 }
+
+// TestFeatureMismatch: the first column named differently, and −1 when the
+// names agree or cannot be compared.
+func TestFeatureMismatch(t *testing.T) {
+	for _, tc := range []struct {
+		want, got []string
+		j         int
+	}{
+		{[]string{"a", "b", "c"}, []string{"a", "b", "c"}, -1},
+		{[]string{"a", "b", "c"}, []string{"a", "c", "b"}, 1},
+		{[]string{"a", "b"}, []string{"x", "b"}, 0},
+		{nil, []string{"a"}, -1},
+		{[]string{"a"}, nil, -1},
+		{[]string{"a"}, []string{"a", "b"}, -1},
+	} {
+		if j := FeatureMismatch(tc.want, tc.got); j != tc.j {
+			t.Errorf("FeatureMismatch(%q, %q) = %d, want %d", tc.want, tc.got, j, tc.j)
+		}
+	}
+}

@@ -203,12 +203,26 @@ func CheckCompatible(domains ...*Domain) error {
 			named, namedIdx = d, i
 			continue
 		}
-		for j, f := range d.Features {
-			if g := named.Features[j]; f != g {
-				return fmt.Errorf("dataset: feature columns differ: column %d is %q in %s but %q in %s (features are matched by position: put the columns in the same order)",
-					j+1, g, named.label(namedIdx), f, d.label(i))
-			}
+		if j := FeatureMismatch(named.Features, d.Features); j >= 0 {
+			return fmt.Errorf("dataset: feature columns differ: column %d is %q in %s but %q in %s (features are matched by position: put the columns in the same order)",
+				j+1, named.Features[j], named.label(namedIdx), d.Features[j], d.label(i))
 		}
 	}
 	return nil
+}
+
+// FeatureMismatch returns the index of the first column that want and got
+// name differently, or −1 when they agree — or when either is nil (files
+// that do not name their columns) or they differ in length (a mismatch of
+// dimensions, reported as such).
+func FeatureMismatch(want, got []string) int {
+	if want == nil || got == nil || len(want) != len(got) {
+		return -1
+	}
+	for j := range want {
+		if want[j] != got[j] {
+			return j
+		}
+	}
+	return -1
 }

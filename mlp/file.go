@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/npy"
 )
 
@@ -151,7 +152,7 @@ func (n *Network) validate() error {
 		}
 	}
 	for l, layer := range n.Layers {
-		if i, j, ok := firstNonFinite(layer.W); !ok {
+		if i, j, ok := linalg.FirstNonFiniteEntry(layer.W); !ok {
 			return fmt.Errorf("mlp: W%d[%d, %d] is %v", l+1, i+1, j+1, layer.W.At(i, j))
 		}
 		for k, v := range layer.B {

@@ -58,7 +58,7 @@ func (n *Network) check(X *mat.Dense) error {
 	if c != n.Inputs() {
 		return fmt.Errorf("mlp: data has %d features, the network %d", c, n.Inputs())
 	}
-	if i, j, ok := firstNonFinite(X); !ok {
+	if i, j, ok := linalg.FirstNonFiniteEntry(X); !ok {
 		return fmt.Errorf("mlp: row %d, column %d is %v (counting from 1)", i+1, j+1, X.At(i, j))
 	}
 	return nil
@@ -189,18 +189,4 @@ func argmax(z []float64) int {
 		}
 	}
 	return best
-}
-
-// firstNonFinite returns the position of the first NaN or infinite entry
-// and false, or true if there is none.
-func firstNonFinite(X *mat.Dense) (int, int, bool) {
-	r, _ := X.Dims()
-	for i := range r {
-		for j, v := range X.RawRowView(i) {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return i, j, false
-			}
-		}
-	}
-	return 0, 0, true
 }

@@ -118,7 +118,7 @@ func Train(X *mat.Dense, y []int, classes int, s *Settings) (*Network, error) {
 			return nil, fmt.Errorf("mlp: label of row %d is %d, not a class in 0 … %d", i+1, c, classes-1)
 		}
 	}
-	if i, j, ok := firstNonFinite(X); !ok {
+	if i, j, ok := linalg.FirstNonFiniteEntry(X); !ok {
 		return nil, fmt.Errorf("mlp: row %d, column %d is %v (counting from 1)", i+1, j+1, X.At(i, j))
 	}
 

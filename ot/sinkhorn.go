@@ -166,12 +166,8 @@ func Sinkhorn(a, b []float64, C mat.Matrix, reg float64, s *SinkhornSettings) (*
 	if err != nil {
 		return nil, err
 	}
-	var mass float64
-	for _, v := range a {
-		mass += v
-	}
-	if !(mass >= minMass && mass <= maxMass) {
-		return nil, fmt.Errorf("ot: sinkhorn: the weights sum to %g, outside [%g, %g]: rescale them (the plan scales with them)", mass, minMass, maxMass)
+	if _, err := checkMass("sinkhorn", a); err != nil {
+		return nil, err
 	}
 	invReg := 1 / reg
 	maxAbs := maxAbsOf(c)
@@ -228,6 +224,20 @@ func Sinkhorn(a, b []float64, C mat.Matrix, reg float64, s *SinkhornSettings) (*
 	return res, nil
 }
 
+// checkMass returns Σa, or an error (naming the solver) when it lies
+// outside [minMass, maxMass].
+func checkMass(solver string, a []float64) (float64, error) {
+	var mass float64
+	for _, v := range a {
+		mass += v
+	}
+	if !(mass >= minMass && mass <= maxMass) {
+		return 0, fmt.Errorf("ot: %s: the weights sum to %g, outside [%g, %g]: rescale them (the plan scales with them)", solver, mass, minMass, maxMass)
+	}
+	return mass, nil
+}
+
+// maxAbsOf returns max_k |c_k|.
 func maxAbsOf(c []float64) float64 {
 	var mx float64
 	for _, v := range c {

@@ -170,19 +170,13 @@ func SinkhornLpl1(a, b []float64, C mat.Matrix, labels []int, regE, regCl float6
 	}
 	ng := len(index)
 
-	var sa float64
-	for _, v := range a {
-		sa += v
+	sa, err := checkMass("sinkhorn lpl1", a)
+	if err != nil {
+		return nil, err
 	}
 	eps *= sa
 	invReg := 1 / regE
-	var maxAbs float64
-	for _, v := range c {
-		maxAbs = math.Max(maxAbs, math.Abs(v))
-	}
-	if !(sa >= minMass && sa <= maxMass) {
-		return nil, fmt.Errorf("ot: sinkhorn lpl1: the weights sum to %g, outside [%g, %g]: rescale them (the plan scales with them)", sa, minMass, maxMass)
-	}
+	maxAbs := maxAbsOf(c)
 	// Largest weight of the majoriser: at an empty group.
 	wMax := regCl * p * math.Pow(eps, p-1)
 	if !((maxAbs+wMax)*invReg <= math.MaxFloat64/16) {

@@ -121,8 +121,8 @@ func runAdapt(args []string, e *env) error {
 	if err := df.check(); err != nil {
 		return err
 	}
-	if *workers < 0 {
-		return usageError{fmt.Errorf("--workers %d: want 0 (one per core) or a positive number", *workers)}
+	if err := checkWorkers(*workers); err != nil {
+		return err
 	}
 	want, err := requestedMethods(*methods)
 	if err != nil {

@@ -83,8 +83,8 @@ func (a *analyzeFlags) problems(args []string) ([]analyze.Problem, dictionary.Se
 	if err := a.dict.check(); err != nil {
 		return nil, dictionary.Settings{}, err
 	}
-	if a.workers < 0 {
-		return nil, dictionary.Settings{}, usageError{fmt.Errorf("--workers %d: want 0 (one per core) or a positive number", a.workers)}
+	if err := checkWorkers(a.workers); err != nil {
+		return nil, dictionary.Settings{}, err
 	}
 	if a.bench == "" {
 		if a.benchDir != "" {

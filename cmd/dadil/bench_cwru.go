@@ -31,8 +31,8 @@ func runBenchCWRU(args []string, e *env) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *workers < 0 {
-		return usageError{fmt.Errorf("--workers %d: want 0 (one per core) or a positive number", *workers)}
+	if err := checkWorkers(*workers); err != nil {
+		return err
 	}
 	if err := cf.check(); err != nil {
 		return err

@@ -267,10 +267,8 @@ func checkOutputDir(flag, dir string) error {
 		}
 		p = parent
 	}
-	f, err := os.CreateTemp(p, ".check*")
-	if err != nil {
+	if err := atomicfile.CanCreateIn(p); err != nil {
 		return usageError{fmt.Errorf("%s %s: cannot write in %s: %w", flag, dir, p, err)}
 	}
-	f.Close()
-	return os.Remove(f.Name())
+	return nil
 }

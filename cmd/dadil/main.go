@@ -53,6 +53,14 @@ func inRange(flag string, v, lo, hi int, why string) error {
 	return nil
 }
 
+// checkWorkers returns a usage error for a negative --workers.
+func checkWorkers(v int) error {
+	if v < 0 {
+		return usageError{fmt.Errorf("--workers %d: want 0 (one per core) or a positive number", v)}
+	}
+	return nil
+}
+
 // usageError marks errors caused by the command line itself (exit status 2).
 type usageError struct{ error }
 

@@ -51,12 +51,8 @@ func runPredict(args []string, e *env) error {
 	if _, dim := d.X.Dims(); dim != len(f.Scaler.Offset) {
 		return fmt.Errorf("%s has %d features but the model %s was fitted on %d", *data, dim, *model, len(f.Scaler.Offset))
 	}
-	if f.Features != nil && d.Features != nil {
-		for j, name := range d.Features {
-			if name != f.Features[j] {
-				return fmt.Errorf("%s: column %d is %q, but the model %s was fitted with %q there (features are matched by position: put the columns in the same order)", *data, j+1, name, *model, f.Features[j])
-			}
-		}
+	if j := dataset.FeatureMismatch(f.Features, d.Features); j >= 0 {
+		return fmt.Errorf("%s: column %d is %q, but the model %s was fitted with %q there (features are matched by position: put the columns in the same order)", *data, j+1, d.Features[j], *model, f.Features[j])
 	}
 	sd, err := f.Scaler.TransformDomain(d)
 	if err != nil {

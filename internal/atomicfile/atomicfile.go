@@ -87,9 +87,18 @@ func Check(path string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".check*")
+	if err := CanCreateIn(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("%s: cannot create a file beside it: %w", path, err)
+	}
+	return nil
+}
+
+// CanCreateIn reports whether a file can be created in the folder dir, by
+// creating and removing one. Its error carries no path.
+func CanCreateIn(dir string) error {
+	f, err := os.CreateTemp(dir, ".check*")
 	if err != nil {
-		return fmt.Errorf("%s: cannot create a file beside it: %w", path, unwrapPath(err))
+		return unwrapPath(err)
 	}
 	f.Close()
 	return os.Remove(f.Name())

@@ -444,3 +444,16 @@ func KernelName() string {
 	k := dotKernel()
 	return fmt.Sprintf("%s %d×%d", k.name, k.rows, k.cols)
 }
+
+// FirstNonFiniteEntry is FirstNonFinite for the rows of A: the position of
+// the first NaN or infinite entry in row-major order and false, or true
+// when every entry is finite.
+func FirstNonFiniteEntry(A *mat.Dense) (i, j int, ok bool) {
+	r, _ := A.Dims()
+	for i := 0; i < r; i++ {
+		if j := FirstNonFinite(A.RawRowView(i)); j >= 0 {
+			return i, j, false
+		}
+	}
+	return 0, 0, true
+}

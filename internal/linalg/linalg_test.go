@@ -229,6 +229,24 @@ func TestFirstNonFinite(t *testing.T) {
 	}
 }
 
+// TestFirstNonFiniteEntry finds the first non-finite entry of a matrix in
+// row-major order, also in a strided view (the padding is not read).
+func TestFirstNonFiniteEntry(t *testing.T) {
+	A := mat.NewDense(3, 5, nil)
+	if _, _, ok := FirstNonFiniteEntry(A); !ok {
+		t.Fatal("a zero matrix has a non-finite entry")
+	}
+	A.Set(2, 1, math.Inf(-1))
+	A.Set(1, 4, math.NaN())
+	if i, j, ok := FirstNonFiniteEntry(A); ok || i != 1 || j != 4 {
+		t.Errorf("found (%d, %d, %v), want (1, 4)", i, j, ok)
+	}
+	view := A.Slice(0, 3, 0, 3).(*mat.Dense) // hides (1, 4)
+	if i, j, ok := FirstNonFiniteEntry(view); ok || i != 2 || j != 1 {
+		t.Errorf("view: found (%d, %d, %v), want (2, 1)", i, j, ok)
+	}
+}
+
 // TestFirstAbove finds the first entry above a bound in absolute value (or
 // NaN) at every position, on both kernel paths; entries equal to ±bound
 // pass.
