@@ -237,6 +237,19 @@ func TestSubsampled(t *testing.T) {
 	if _, err := empty.Predict(tgt); err != ErrNotFitted || empty.Name() != "subsampled" {
 		t.Errorf("no Method: Predict error %v, name %q", err, empty.Name())
 	}
+	// A failure on a draw says so; a failure on whole domains does not.
+	for _, tc := range []struct {
+		maxRows  int
+		wantDraw bool
+	}{{1, true}, {100, false}} {
+		wbr, _ := New("wbr-r", 1)
+		sub := &Subsampled{Method: wbr, MaxRows: tc.maxRows, Seed: 1}
+		one := []Domain{line("a", 0, 1, 0, 1), {Name: "b", X: mat.NewDense(1, 2, nil), Y: []int{0}}}
+		err := sub.Fit(one, tgt, 2)
+		if err == nil || strings.Contains(err.Error(), "random draw of at most 1 rows") != tc.wantDraw {
+			t.Errorf("MaxRows %d: error %v (want a mention of the draw: %v)", tc.maxRows, err, tc.wantDraw)
+		}
+	}
 	// The predictors are the wrapped method's, sibling included.
 	d := &Subsampled{Method: NewDaDiLE(nil), MaxRows: 10}
 	ps := Predictors(d)

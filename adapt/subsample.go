@@ -2,6 +2,7 @@ package adapt
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 
@@ -45,7 +46,26 @@ func (s *Subsampled) Fit(sources []Domain, target *mat.Dense, classes int) error
 		return err
 	}
 	src, tgt := Subsample(sources, target, s.MaxRows, s.Seed)
-	return s.Method.Fit(src, tgt, classes)
+	err := s.Method.Fit(src, tgt, classes)
+	if err != nil && reduced(sources, target, s.MaxRows) {
+		// The draw, not the data, may be at fault (a class it missed).
+		return fmt.Errorf("%w (in a random draw of at most %d rows of every domain)", err, s.MaxRows)
+	}
+	return err
+}
+
+// reduced reports whether Subsample draws from any of the domains, that
+// is, whether one has more than n rows.
+func reduced(sources []Domain, target *mat.Dense, n int) bool {
+	if target.RawMatrix().Rows > n {
+		return true
+	}
+	for _, s := range sources {
+		if s.X.RawMatrix().Rows > n {
+			return true
+		}
+	}
+	return false
 }
 
 // Predict classifies the rows of X with the wrapped method.

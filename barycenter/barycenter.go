@@ -492,14 +492,9 @@ func check(measures []Measure, alpha []float64, s *Settings, labeled bool) (d, c
 	if len(alpha) != K {
 		return 0, 0, fmt.Errorf("barycenter: %d weights α for %d measures", len(alpha), K)
 	}
-	var sum float64
-	for k, a := range alpha {
-		if math.IsNaN(a) || math.IsInf(a, 0) || a < 0 {
-			return 0, 0, fmt.Errorf("barycenter: α[%d] = %g is not a non-negative number", k, a)
-		}
-		sum += a
-	}
-	if math.Abs(sum-1) > 1e-9 {
+	if ok, k, sum := linalg.OnSimplex(alpha); k >= 0 {
+		return 0, 0, fmt.Errorf("barycenter: α[%d] = %g is not a non-negative number", k, alpha[k])
+	} else if !ok {
 		return 0, 0, fmt.Errorf("barycenter: α must lie on the simplex, but Σα = %.17g", sum)
 	}
 	for k := range measures {

@@ -66,7 +66,7 @@ func ReadCWRUFiles(path string) ([]CWRUFile, error) {
 func parseCWRUFiles(name string, r io.Reader) ([]CWRUFile, error) {
 	cr := csv.NewReader(r)
 	cr.Comment = '#'
-	cr.FieldsPerRecord = 5
+	cr.FieldsPerRecord = -1 // checked below, so that errors can name the header
 	cr.TrimLeadingSpace = true
 	head, err := cr.Read()
 	if err != nil {
@@ -75,7 +75,8 @@ func parseCWRUFiles(name string, r io.Reader) ([]CWRUFile, error) {
 		}
 		return nil, fmt.Errorf("bench: %s: %w", name, err)
 	}
-	if want := []string{"file", "label", "class", "domain", "variable"}; !slices.Equal(head, want) {
+	want := []string{"file", "label", "class", "domain", "variable"}
+	if !slices.Equal(head, want) {
 		return nil, fmt.Errorf("bench: %s: header %q, want %q", name, strings.Join(head, ","), strings.Join(want, ","))
 	}
 	var files []CWRUFile
@@ -89,6 +90,9 @@ func parseCWRUFiles(name string, r io.Reader) ([]CWRUFile, error) {
 			return nil, fmt.Errorf("bench: %s: %w", name, err)
 		}
 		line, _ := cr.FieldPos(0)
+		if len(rec) != len(want) {
+			return nil, fmt.Errorf("bench: %s: line %d: %d fields, want %d (%s)", name, line, len(rec), len(want), strings.Join(want, ","))
+		}
 		label, err := strconv.Atoi(rec[1])
 		if err != nil {
 			return nil, fmt.Errorf("bench: %s: line %d: label %q is not an integer", name, line, rec[1])

@@ -88,8 +88,8 @@ type Settings struct {
 	// (the paper searches {50, 100, 200}·n_c and uses 1000 for 10 classes).
 	Samples int
 	// Batch is n_b, the mini-batch size. Default 20 per class (the paper
-	// searches {5, 10, 20}·n_c and uses 200 for 10 classes), at most
-	// Samples.
+	// searches {5, 10, 20}·n_c and uses 200 for 10 classes); at least the
+	// number of classes and at most Samples.
 	Batch int
 	// LearningRate is η of Adam. Default 0.1 for the label logits and the
 	// barycentric coordinates; see FeatureScale for the atom features.
@@ -939,6 +939,14 @@ func validate(domains []Domain, classes int, s *Settings) (Settings, error) {
 		return set, fmt.Errorf("dictionary: n = %d and n_b = %d must be positive", set.Samples, set.Batch)
 	case set.Batch > set.Samples:
 		return set, fmt.Errorf("dictionary: batch size n_b = %d is larger than the atoms' support n = %d", set.Batch, set.Samples)
+	case set.Batch < classes:
+		// Balanced batches give the remainder to the first classes, so
+		// the others would never be drawn.
+		left := fmt.Sprintf("classes %d to %d", set.Batch, classes-1)
+		if set.Batch == classes-1 {
+			left = fmt.Sprintf("class %d", set.Batch)
+		}
+		return set, fmt.Errorf("dictionary: batch size n_b = %d is smaller than the %d classes: class-balanced batches would never hold %s", set.Batch, classes, left)
 	case !(set.LearningRate > 0) || math.IsInf(set.LearningRate, 0):
 		return set, fmt.Errorf("dictionary: learning rate %g must be positive", set.LearningRate)
 	case set.FeatureScale < 0 || math.IsNaN(set.FeatureScale):

@@ -227,6 +227,8 @@ func TestFitErrors(t *testing.T) {
 		{"unlabeled", []Domain{ds[3]}, 3, nil, "no labeled domain"},
 		{"K", ds, 3, &Settings{Atoms: -1}, "K = -1"},
 		{"batch", ds, 3, &Settings{Samples: 30, Batch: 60}, "larger than"},
+		{"batch below classes", ds, 3, &Settings{Samples: 30, Batch: 2}, "never hold class 2"},
+		{"batch far below classes", ds, 3, &Settings{Samples: 30, Batch: 1}, "never hold classes 1 to 2"},
 		{"lr", ds, 3, &Settings{LearningRate: -1}, "learning rate"},
 		{"barycenter tol", ds, 3, &Settings{BarycenterTol: -1}, "τ = -1"},
 		{"barycenter tol NaN", ds, 3, &Settings{BarycenterTol: math.NaN()}, "τ = NaN"},

@@ -3,7 +3,6 @@ package dictionary
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -130,14 +129,9 @@ func checkWeights(alpha []float64, K int) error {
 	if len(alpha) != K {
 		return fmt.Errorf("dictionary: %d weights for %d atoms", len(alpha), K)
 	}
-	var sum float64
-	for k, a := range alpha {
-		if !(a >= 0) || math.IsInf(a, 1) {
-			return fmt.Errorf("dictionary: weight %d is %g, not a non-negative number", k, a)
-		}
-		sum += a
-	}
-	if math.Abs(sum-1) > 1e-9 {
+	if ok, k, sum := linalg.OnSimplex(alpha); k >= 0 {
+		return fmt.Errorf("dictionary: weight %d is %g, not a non-negative number", k, alpha[k])
+	} else if !ok {
 		return fmt.Errorf("dictionary: the weights must lie on the simplex, but they sum to %.17g", sum)
 	}
 	return nil

@@ -58,6 +58,7 @@ import (
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/npy"
 )
 
@@ -348,14 +349,10 @@ func Read(b []byte) (*File, error) {
 		return nil, err
 	}
 	for l := 0; l < N; l++ {
-		var sum float64
-		for _, v := range alpha.RawRowView(l) {
-			if v < 0 {
-				return nil, fmt.Errorf("alpha.npy: row %d has a negative coordinate %g", l, v)
-			}
-			sum += v
-		}
-		if math.Abs(sum-1) > 1e-9 {
+		row := alpha.RawRowView(l)
+		if ok, k, sum := linalg.OnSimplex(row); k >= 0 {
+			return nil, fmt.Errorf("alpha.npy: row %d has a negative coordinate %g", l, row[k])
+		} else if !ok {
 			return nil, fmt.Errorf("alpha.npy: row %d sums to %.17g, not 1", l, sum)
 		}
 	}

@@ -57,6 +57,25 @@ func DecodeFLAC(r io.Reader, channel int) ([]float64, FLACInfo, error) {
 	return x, info, nil
 }
 
+// headReader passes reads through and keeps the stream's first four bytes
+// and its length so far, so that a stream cut inside its header can be told
+// from one that is not FLAC at all.
+type headReader struct {
+	r     io.Reader
+	head  [4]byte
+	n     int // bytes of head filled
+	total int64
+}
+
+func (h *headReader) Read(p []byte) (int, error) {
+	k, err := h.r.Read(p)
+	if h.n < len(h.head) {
+		h.n += copy(h.head[h.n:], p[:k])
+	}
+	h.total += int64(k)
+	return k, err
+}
+
 // errFLACPanic reports a panic inside the FLAC decoder (a malformed stream
 // it does not guard against).
 var errFLACPanic = errors.New("malformed FLAC stream")
@@ -68,8 +87,12 @@ func decodeFLAC(r io.Reader, channel int) (x []float64, info FLACInfo, err error
 			x, err = nil, fmt.Errorf("%w (%v)", errFLACPanic, p)
 		}
 	}()
-	stream, err := flac.New(r)
+	head := &headReader{r: r}
+	stream, err := flac.New(head)
 	if err != nil {
+		if bytes.HasPrefix(head.head[:head.n], []byte("fLaC")) && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
+			return nil, info, fmt.Errorf("the file is truncated: it ends inside its header (metadata blocks), after %d bytes", head.total)
+		}
 		return nil, info, fmt.Errorf("not a FLAC file: %w", err)
 	}
 	si := stream.Info

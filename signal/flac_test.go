@@ -212,6 +212,8 @@ func TestDecodeFLACErrors(t *testing.T) {
 	}{
 		{"not flac", []byte("RIFF....WAVEfmt "), 1, "not a FLAC file"},
 		{"empty", nil, 1, "not a FLAC file"},
+		{"magic only", good[:4], 1, "truncated: it ends inside its header"},
+		{"cut in the header", good[:20], 1, "truncated: it ends inside its header"},
 		{"header only", good[:42], 1, "truncated"},
 		{"cut in a frame", good[:len(good)-100], 1, "truncated"},
 		{"cut between frames", good[:len(good)/2], 1, "truncated"},

@@ -323,6 +323,24 @@ func adaptJob(members []string, build func() adapt.Method, sources []adapt.Domai
 	return o
 }
 
+// shortNames names files for a table's columns: by base name without
+// extension, or, for files whose short names would collide (a/s.csv and
+// b/s.csv), by their paths as given.
+func shortNames(paths []string) []string {
+	out := make([]string, len(paths))
+	count := map[string]int{}
+	for i, p := range paths {
+		out[i] = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+		count[out[i]]++
+	}
+	for i, p := range paths {
+		if count[out[i]] > 1 {
+			out[i] = p
+		}
+	}
+	return out
+}
+
 // adaptTable formats the report as a Markdown table: one row per method,
 // the target accuracy when known, the held-out-source scores when
 // validated (one column per source, named by its file), and the seconds.
@@ -337,8 +355,8 @@ func adaptTable(rep *adaptReport) string {
 	}
 	if hasHeld {
 		b.WriteString(" held-out sources, mean (%) |")
-		for _, p := range rep.Sources {
-			b.WriteString(" " + strings.TrimSuffix(filepath.Base(p), filepath.Ext(p)) + " held out |")
+		for _, name := range shortNames(rep.Sources) {
+			b.WriteString(" " + name + " held out |")
 		}
 	}
 	b.WriteString(" seconds |\n|---|")

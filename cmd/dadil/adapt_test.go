@@ -252,3 +252,17 @@ func TestAdaptMaxRows(t *testing.T) {
 		t.Errorf("capping changed SA: %v, WB: %v; want false, true", !sameSA, !sameWB)
 	}
 }
+
+func TestShortNames(t *testing.T) {
+	for _, tc := range []struct {
+		paths, want []string
+	}{
+		{[]string{"d/s0.csv", "d/s1.npz"}, []string{"s0", "s1"}},
+		{[]string{"a/s.csv", "b/s.csv", "c/t.csv"}, []string{"a/s.csv", "b/s.csv", "t"}},
+		{[]string{"a/s.csv", "b/s.npz"}, []string{"a/s.csv", "b/s.npz"}},
+	} {
+		if got := shortNames(tc.paths); !slices.Equal(got, tc.want) {
+			t.Errorf("shortNames(%q) = %q, want %q", tc.paths, got, tc.want)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
@@ -159,6 +161,13 @@ func (d *dataFlags) load(note func(format string, a ...any)) (*userData, error) 
 	if u.scaler, err = dataset.FitScaler(kind, all...); err != nil {
 		return nil, err
 	}
+	if kind == dataset.ScaleNone {
+		for _, dom := range all {
+			if v, i, j := largestEntry(dom.X); v > maxUnscaled {
+				return nil, usageError{fmt.Errorf("%s: row %d, feature %d is %g: with --scale none, features beyond ±%g make squared distances overflow; use --scale minmax or standard", dom.Path, i+1, j+1, dom.X.At(i, j), maxUnscaled)}
+			}
+		}
+	}
 	for _, dom := range src {
 		sd, err := u.scaler.TransformDomain(dom)
 		if err != nil {
@@ -176,6 +185,24 @@ func (d *dataFlags) load(note func(format string, a ...any)) (*userData, error) 
 	}
 	u.domains = append(u.domains, dictionary.Domain{Name: tgt.Path, X: u.target.X})
 	return u, nil
+}
+
+// maxUnscaled bounds the magnitude of unscaled features: squared
+// distances between points of 10⁵ such features stay far below float64's
+// largest value, 1.8·10³⁰⁸.
+const maxUnscaled = 1e100
+
+// largestEntry returns the largest magnitude in X and its position.
+func largestEntry(X *mat.Dense) (v float64, i, j int) {
+	raw := X.RawMatrix()
+	for r := range raw.Rows {
+		for c, x := range raw.Data[r*raw.Stride : r*raw.Stride+raw.Cols] {
+			if a := math.Abs(x); a > v {
+				v, i, j = a, r, c
+			}
+		}
+	}
+	return v, i, j
 }
 
 // distinctFiles reports two paths that name the same file: a domain given
@@ -211,7 +238,7 @@ type dictFlags struct {
 func (f *dictFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.atoms, "atoms", 0, "number of atoms `K` (default: the number of sources)")
 	fs.IntVar(&f.samples, "samples", 0, "support size `n` of every atom (default 100 per class; rounded to a multiple of the number of classes)")
-	fs.IntVar(&f.batch, "batch", 0, "mini-batch size `n_b` (default 20 per class)")
+	fs.IntVar(&f.batch, "batch", 0, "mini-batch size `n_b` (default 20 per class; rounded to a multiple of the number of classes)")
 	fs.Float64Var(&f.lr, "lr", 0.1, "Adam learning rate `η` (for the features, scaled by the data's spread unless --init gaussian)")
 	fs.IntVar(&f.epochs, "epochs", 100, "maximal number of epochs `N`")
 	fs.Float64Var(&f.plateau, "plateau-tol", 0.01, "stop when the loss of the last 5 epochs is within `r` (relative) of the 5 before; 0 runs exactly --epochs epochs")
@@ -276,11 +303,13 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 		set.HardLabels = true
 	}
 	set.Samples = roundSamples("--samples", set.Samples, classes, note)
+	set.Batch = roundSamples("--batch", set.Batch, classes, note)
 	return set, nil
 }
 
-// roundSamples rounds a support size n to a positive multiple of the
-// number of classes c (atoms hold n/c points per class), with a note.
+// roundSamples rounds a support or batch size n to a positive multiple of
+// the number of classes c (atoms hold n/c points per class, batches draw
+// n/c per class), with a note.
 func roundSamples(flag string, n, c int, note func(format string, a ...any)) int {
 	if n <= 0 || n%c == 0 || n > math.MaxInt/2 {
 		return n // (sizes beyond any memory are refused by dictionary.Fit)

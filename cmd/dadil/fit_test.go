@@ -54,7 +54,7 @@ func TestFitPredict(t *testing.T) {
 	dir := t.TempDir()
 	src, tgt := synthFiles(t, dir, true)
 	out := filepath.Join(dir, "out")
-	args := []string{"fit", "--out", out, "--target", tgt, "--atoms", "4", "--samples", "100", "--quiet"}
+	args := []string{"fit", "--out", out, "--target", tgt, "--atoms", "4", "--samples", "100", "--batch", "59", "--quiet"}
 	for _, s := range src {
 		args = append(args, "--source", s)
 	}
@@ -72,8 +72,9 @@ func TestFitPredict(t *testing.T) {
 	if len(rep.Alpha) != 4 || len(rep.Loss) != rep.Epochs || rep.Epochs < 1 || len(rep.DomainLoss[tgt]) != rep.Epochs {
 		t.Errorf("report: %d α rows, %d losses for %d epochs", len(rep.Alpha), len(rep.Loss), rep.Epochs)
 	}
-	if len(rep.Notes) == 0 || !strings.Contains(strings.Join(rep.Notes, " "), "rounded to 99") {
-		t.Errorf("notes %q lack the rounding of --samples 100 to 99", rep.Notes)
+	if notes := strings.Join(rep.Notes, " "); !strings.Contains(notes, "--samples 100 is not a multiple of the 3 classes: rounded to 99") ||
+		!strings.Contains(notes, "--batch 59 is not a multiple of the 3 classes: rounded to 60") {
+		t.Errorf("notes %q lack the rounding of --samples 100 to 99 and of --batch 59 to 60", rep.Notes)
 	}
 	// predictions.csv: one line per target row, the user's label values.
 	pb, err := os.ReadFile(filepath.Join(out, "predictions.csv"))
@@ -259,6 +260,13 @@ func TestFitBadInput(t *testing.T) {
 	if b, err := os.ReadFile(swapped); err == nil {
 		os.WriteFile(swapped, []byte("x2,x1,label\n"+strings.SplitN(string(b), "\n", 2)[1]), 0o644)
 	}
+	huge := filepath.Join(dir, "huge.csv")
+	writeCSV(t, huge, p.Sources[1], true, func(i int, row []string) []string {
+		if i == 4 {
+			row[1] = "-3e120"
+		}
+		return row
+	})
 	base := func(extra ...string) []string {
 		a := []string{"fit", "--quiet", "--target", tgt}
 		return append(a, extra...)
@@ -281,6 +289,7 @@ func TestFitBadInput(t *testing.T) {
 		{"block", base("--source", src[0], "--reconstruction-block", "-3", "--out", filepath.Join(dir, "o12")), 2, "--reconstruction-block -3"},
 		{"batch", base("--source", src[0], "--samples", "30", "--batch", "60", "--out", filepath.Join(dir, "o8")), 1, "larger than"},
 		{"scale", base("--source", src[0], "--scale", "log", "--out", filepath.Join(dir, "o9")), 2, "log"},
+		{"huge unscaled", base("--source", src[0], "--source", huge, "--scale", "none", "--out", filepath.Join(dir, "o18")), 2, "huge.csv: row 5, feature 2 is -3e+120: with --scale none"},
 		{"missing", base("--source", filepath.Join(dir, "nope.csv"), "--out", filepath.Join(dir, "o10")), 1, "nope.csv"},
 		{"validate one source", base("--source", src[0], "--validate", "--out", filepath.Join(dir, "o11")), 2, "at least 2 --source"},
 		{"same file twice", base("--source", src[0], "--source", filepath.Join(dir, ".", filepath.Base(src[0])), "--out", filepath.Join(dir, "o13")), 2, "are the same file"},

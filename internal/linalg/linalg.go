@@ -457,3 +457,21 @@ func FirstNonFiniteEntry(A *mat.Dense) (i, j int, ok bool) {
 	}
 	return 0, 0, true
 }
+
+// SimplexTol is the tolerance on the sum of a vector of weights on the
+// probability simplex, within which OnSimplex accepts it.
+const SimplexTol = 1e-9
+
+// OnSimplex reports whether x lies on the probability simplex: every entry
+// a finite non-negative number and |Σx − 1| ≤ SimplexTol. When it does
+// not, bad is the index of the first entry that is negative, NaN or
+// infinite (−1 if none) and sum is Σx, for the caller's message.
+func OnSimplex(x []float64) (ok bool, bad int, sum float64) {
+	for k, v := range x {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return false, k, math.NaN()
+		}
+		sum += v
+	}
+	return math.Abs(sum-1) <= SimplexTol, -1, sum
+}

@@ -359,3 +359,32 @@ func TestKernelName(t *testing.T) {
 		}
 	}
 }
+
+func TestOnSimplex(t *testing.T) {
+	for _, tc := range []struct {
+		x   []float64
+		ok  bool
+		bad int
+	}{
+		{[]float64{1}, true, -1},
+		{[]float64{0.25, 0.75, 0}, true, -1},
+		{[]float64{0.5, 0.5 + 5e-10}, true, -1},
+		{[]float64{0.5, 0.5 + 2e-9}, false, -1},
+		{[]float64{5, -4}, false, 1},
+		{[]float64{0.5, math.NaN()}, false, 1},
+		{[]float64{math.Inf(1), 0}, false, 0},
+		{nil, false, -1},
+	} {
+		ok, bad, sum := OnSimplex(tc.x)
+		want := math.NaN()
+		if tc.bad < 0 {
+			want = 0
+			for _, v := range tc.x {
+				want += v
+			}
+		}
+		if ok != tc.ok || bad != tc.bad || !(sum == want || math.IsNaN(sum) && math.IsNaN(want)) {
+			t.Errorf("OnSimplex(%v) = %v, %d, %g; want %v, %d, %g", tc.x, ok, bad, sum, tc.ok, tc.bad, want)
+		}
+	}
+}
