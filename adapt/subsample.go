@@ -47,21 +47,21 @@ func (s *Subsampled) Fit(sources []Domain, target *mat.Dense, classes int) error
 	}
 	src, tgt := Subsample(sources, target, s.MaxRows, s.Seed)
 	err := s.Method.Fit(src, tgt, classes)
-	if err != nil && reduced(sources, target, s.MaxRows) {
+	if err != nil && drewRows(sources, target, src, tgt) {
 		// The draw, not the data, may be at fault (a class it missed).
 		return fmt.Errorf("%w (in a random draw of at most %d rows of every domain)", err, s.MaxRows)
 	}
 	return err
 }
 
-// reduced reports whether Subsample draws from any of the domains, that
-// is, whether one has more than n rows.
-func reduced(sources []Domain, target *mat.Dense, n int) bool {
-	if target.RawMatrix().Rows > n {
+// drewRows reports whether Subsample drew rows from any domain: it returns
+// the domains it leaves whole as they are, and copies of the others.
+func drewRows(sources []Domain, target *mat.Dense, src []Domain, tgt *mat.Dense) bool {
+	if tgt != target {
 		return true
 	}
-	for _, s := range sources {
-		if s.X.RawMatrix().Rows > n {
+	for k := range sources {
+		if src[k].X != sources[k].X {
 			return true
 		}
 	}

@@ -492,7 +492,7 @@ func check(measures []Measure, alpha []float64, s *Settings, labeled bool) (d, c
 	if len(alpha) != K {
 		return 0, 0, fmt.Errorf("barycenter: %d weights α for %d measures", len(alpha), K)
 	}
-	if ok, k, sum := linalg.OnSimplex(alpha); k >= 0 {
+	if ok, k, sum := linalg.OnSimplex(alpha, linalg.SimplexTol); k >= 0 {
 		return 0, 0, fmt.Errorf("barycenter: α[%d] = %g is not a non-negative number", k, alpha[k])
 	} else if !ok {
 		return 0, 0, fmt.Errorf("barycenter: α must lie on the simplex, but Σα = %.17g", sum)
@@ -582,14 +582,10 @@ const labelTol = 1e-6
 func probabilityRows(Y *mat.Dense) error {
 	r, _ := Y.Dims()
 	for i := 0; i < r; i++ {
-		var sum float64
-		for j, v := range Y.RawRowView(i) {
-			if v < 0 {
-				return fmt.Errorf("entry (%d, %d) is %g: each row must be a probability vector", i, j, v)
-			}
-			sum += v
-		}
-		if math.Abs(sum-1) > labelTol {
+		row := Y.RawRowView(i)
+		if ok, j, sum := linalg.OnSimplex(row, labelTol); j >= 0 {
+			return fmt.Errorf("entry (%d, %d) is %g: each row must be a probability vector", i, j, row[j])
+		} else if !ok {
 			return fmt.Errorf("row %d sums to %g: each row must be a probability vector", i, sum)
 		}
 	}

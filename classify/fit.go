@@ -8,6 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // Default values used by Fit and FitLabels for zero fields of Settings.
@@ -111,20 +113,17 @@ func Fit(X, T *mat.Dense, weights []float64, s *Settings) (*Softmax, *Result, er
 	tr := T.RawMatrix()
 	for i := range nt {
 		row := tr.Data[i*tr.Stride : i*tr.Stride+c]
-		var sum float64
-		for k, v := range row {
-			switch {
-			case math.IsNaN(v):
-				return nil, nil, fmt.Errorf("classify: T[%d, %d] is NaN", i, k)
-			case v < 0:
-				return nil, nil, fmt.Errorf("classify: T[%d, %d] = %g is negative", i, k, v)
-			case math.IsInf(v, 0):
-				return nil, nil, fmt.Errorf("classify: T[%d, %d] is infinite", i, k)
-			}
-			sum += v
-		}
-		if math.Abs(sum-1) > targetTol {
+		ok, k, sum := linalg.OnSimplex(row, targetTol)
+		switch {
+		case ok:
+		case k < 0:
 			return nil, nil, fmt.Errorf("classify: row %d of T sums to %.17g, not 1", i, sum)
+		case math.IsNaN(row[k]):
+			return nil, nil, fmt.Errorf("classify: T[%d, %d] is NaN", i, k)
+		case row[k] < 0:
+			return nil, nil, fmt.Errorf("classify: T[%d, %d] = %g is negative", i, k, row[k])
+		default:
+			return nil, nil, fmt.Errorf("classify: T[%d, %d] is infinite", i, k)
 		}
 	}
 	sumW, err := checkWeights(weights, xr.Rows)

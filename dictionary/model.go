@@ -129,7 +129,7 @@ func checkWeights(alpha []float64, K int) error {
 	if len(alpha) != K {
 		return fmt.Errorf("dictionary: %d weights for %d atoms", len(alpha), K)
 	}
-	if ok, k, sum := linalg.OnSimplex(alpha); k >= 0 {
+	if ok, k, sum := linalg.OnSimplex(alpha, linalg.SimplexTol); k >= 0 {
 		return fmt.Errorf("dictionary: weight %d is %g, not a non-negative number", k, alpha[k])
 	} else if !ok {
 		return fmt.Errorf("dictionary: the weights must lie on the simplex, but they sum to %.17g", sum)

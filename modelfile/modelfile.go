@@ -350,7 +350,7 @@ func Read(b []byte) (*File, error) {
 	}
 	for l := 0; l < N; l++ {
 		row := alpha.RawRowView(l)
-		if ok, k, sum := linalg.OnSimplex(row); k >= 0 {
+		if ok, k, sum := linalg.OnSimplex(row, linalg.SimplexTol); k >= 0 {
 			return nil, fmt.Errorf("alpha.npy: row %d has a negative coordinate %g", l, row[k])
 		} else if !ok {
 			return nil, fmt.Errorf("alpha.npy: row %d sums to %.17g, not 1", l, sum)

@@ -8,11 +8,10 @@ import (
 	"os"
 	"slices"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // dataFlags are the flags of the commands that read a user's domains:
@@ -163,7 +162,7 @@ func (d *dataFlags) load(note func(format string, a ...any)) (*userData, error) 
 	}
 	if kind == dataset.ScaleNone {
 		for _, dom := range all {
-			if v, i, j := largestEntry(dom.X); v > maxUnscaled {
+			if i, j, ok := linalg.FirstEntryAbove(dom.X, maxUnscaled); !ok {
 				return nil, usageError{fmt.Errorf("%s: row %d, feature %d is %g: with --scale none, features beyond ±%g make squared distances overflow; use --scale minmax or standard", dom.Path, i+1, j+1, dom.X.At(i, j), maxUnscaled)}
 			}
 		}
@@ -191,19 +190,6 @@ func (d *dataFlags) load(note func(format string, a ...any)) (*userData, error) 
 // distances between points of 10⁵ such features stay far below float64's
 // largest value, 1.8·10³⁰⁸.
 const maxUnscaled = 1e100
-
-// largestEntry returns the largest magnitude in X and its position.
-func largestEntry(X *mat.Dense) (v float64, i, j int) {
-	raw := X.RawMatrix()
-	for r := range raw.Rows {
-		for c, x := range raw.Data[r*raw.Stride : r*raw.Stride+raw.Cols] {
-			if a := math.Abs(x); a > v {
-				v, i, j = a, r, c
-			}
-		}
-	}
-	return v, i, j
-}
 
 // distinctFiles reports two paths that name the same file: a domain given
 // twice would count twice (and a source given as the target would be

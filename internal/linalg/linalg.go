@@ -449,29 +449,37 @@ func KernelName() string {
 // the first NaN or infinite entry in row-major order and false, or true
 // when every entry is finite.
 func FirstNonFiniteEntry(A *mat.Dense) (i, j int, ok bool) {
+	return FirstEntryAbove(A, math.MaxFloat64)
+}
+
+// FirstEntryAbove is FirstAbove for a matrix: it returns the row and
+// column of the first entry of A, in row-major order, that is NaN or
+// larger than bound in absolute value, and ok = false; or ok = true if
+// there is none.
+func FirstEntryAbove(A *mat.Dense, bound float64) (i, j int, ok bool) {
 	r, _ := A.Dims()
 	for i := 0; i < r; i++ {
-		if j := FirstNonFinite(A.RawRowView(i)); j >= 0 {
+		if j := firstAbove(A.RawRowView(i), bound); j >= 0 {
 			return i, j, false
 		}
 	}
 	return 0, 0, true
 }
 
-// SimplexTol is the tolerance on the sum of a vector of weights on the
-// probability simplex, within which OnSimplex accepts it.
+// SimplexTol is the tolerance on the sum of a vector of weights (such as
+// barycentric coordinates α) on the probability simplex.
 const SimplexTol = 1e-9
 
 // OnSimplex reports whether x lies on the probability simplex: every entry
-// a finite non-negative number and |Σx − 1| ≤ SimplexTol. When it does
-// not, bad is the index of the first entry that is negative, NaN or
-// infinite (−1 if none) and sum is Σx, for the caller's message.
-func OnSimplex(x []float64) (ok bool, bad int, sum float64) {
+// a finite non-negative number and |Σx − 1| ≤ tol. When it does not, bad
+// is the index of the first entry that is negative, NaN or infinite (−1 if
+// none) and sum is Σx, for the caller's message.
+func OnSimplex(x []float64, tol float64) (ok bool, bad int, sum float64) {
 	for k, v := range x {
 		if !(v >= 0) || math.IsInf(v, 1) {
 			return false, k, math.NaN()
 		}
 		sum += v
 	}
-	return math.Abs(sum-1) <= SimplexTol, -1, sum
+	return math.Abs(sum-1) <= tol, -1, sum
 }

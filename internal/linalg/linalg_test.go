@@ -245,6 +245,14 @@ func TestFirstNonFiniteEntry(t *testing.T) {
 	if i, j, ok := FirstNonFiniteEntry(view); ok || i != 2 || j != 1 {
 		t.Errorf("view: found (%d, %d, %v), want (2, 1)", i, j, ok)
 	}
+	// FirstEntryAbove: ±bound passes, beyond it does not.
+	B := mat.NewDense(2, 3, []float64{1, -2, 2, 0, -2.5, 2})
+	if i, j, ok := FirstEntryAbove(B, 2); ok || i != 1 || j != 1 {
+		t.Errorf("FirstEntryAbove(B, 2) = (%d, %d, %v), want (1, 1)", i, j, ok)
+	}
+	if _, _, ok := FirstEntryAbove(B, 2.5); !ok {
+		t.Error("FirstEntryAbove(B, 2.5) found an entry beyond 2.5")
+	}
 }
 
 // TestFirstAbove finds the first entry above a bound in absolute value (or
@@ -375,7 +383,7 @@ func TestOnSimplex(t *testing.T) {
 		{[]float64{math.Inf(1), 0}, false, 0},
 		{nil, false, -1},
 	} {
-		ok, bad, sum := OnSimplex(tc.x)
+		ok, bad, sum := OnSimplex(tc.x, SimplexTol)
 		want := math.NaN()
 		if tc.bad < 0 {
 			want = 0
