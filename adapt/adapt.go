@@ -31,6 +31,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/dadil/dadil/dataset"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
@@ -38,21 +40,15 @@ import (
 	"github.com/dadil/dadil/internal/linalg"
 )
 
-// Domain is a labeled source domain: features and class indices.
-type Domain struct {
-	Name string
-	X    *mat.Dense // n×d features
-	Y    []int      // class index of every row
-}
-
 // Method is a multi-source domain-adaptation method.
 type Method interface {
 	// Name returns the method's name as used on the command line
 	// ("source-only", "sa", "dadil-r", …).
 	Name() string
-	// Fit adapts to the target, given the labeled sources and the
-	// unlabeled target rows (never its labels).
-	Fit(sources []Domain, target *mat.Dense, classes int) error
+	// Fit adapts to the problem's target, given its labeled sources and
+	// its unlabeled target rows; it never reads p.Test. It starts with
+	// p.Check.
+	Fit(p *dataset.Problem) error
 	// Predict returns the class index of every row of X, target-domain
 	// data (the rows given to Fit or new ones).
 	Predict(X *mat.Dense) ([]int, error)
@@ -61,77 +57,22 @@ type Method interface {
 // ErrNotFitted is returned by Predict before a successful Fit.
 var ErrNotFitted = errors.New("adapt: method not fitted")
 
-// Check validates the inputs of Fit: at least one source, every source
-// labeled with indices in [0, classes) and of the target's dimension, all
-// features finite. Methods call it first.
-func Check(sources []Domain, target *mat.Dense, classes int) error {
-	if len(sources) == 0 {
-		return errors.New("adapt: no source domain")
-	}
-	if classes < 2 {
-		return fmt.Errorf("adapt: %d classes; need at least 2", classes)
-	}
-	if target == nil || target.IsEmpty() {
-		return errors.New("adapt: the target has no rows")
-	}
-	_, d := target.Dims()
-	if err := finite("target", target); err != nil {
-		return err
-	}
-	for k, s := range sources {
-		name := s.Name
-		if name == "" {
-			name = fmt.Sprintf("source %d", k)
-		}
-		if s.X == nil || s.X.IsEmpty() {
-			return fmt.Errorf("adapt: %s has no rows", name)
-		}
-		n, ds := s.X.Dims()
-		if ds != d {
-			return fmt.Errorf("adapt: %s has %d features, the target %d", name, ds, d)
-		}
-		if len(s.Y) != n {
-			return fmt.Errorf("adapt: %s has %d rows but %d labels", name, n, len(s.Y))
-		}
-		for i, y := range s.Y {
-			if y < 0 || y >= classes {
-				return fmt.Errorf("adapt: %s: label %d of row %d is outside [0, %d)", name, y, i, classes)
-			}
-		}
-		if err := finite(name, s.X); err != nil {
-			return err
-		}
+// checkProblem returns the error of p.Check, prefixed with "adapt: " and
+// the method's name: the first step of every Fit.
+func checkProblem(m Method, p *dataset.Problem) error {
+	if err := p.Check(); err != nil {
+		return fmt.Errorf("adapt: %s: %w", m.Name(), err)
 	}
 	return nil
 }
 
+// finite returns an error naming X and the first entry of X that is not
+// finite, if any.
 func finite(name string, X *mat.Dense) error {
 	if i, j, ok := linalg.FirstNonFiniteEntry(X); !ok {
 		return fmt.Errorf("adapt: %s: feature (%d, %d) is %g", name, i, j, X.At(i, j))
 	}
 	return nil
-}
-
-// Pool stacks the sources into one matrix and one label vector. The
-// sources must be valid (see Check): Pool panics on an empty list or
-// domains without features, as slices of a wrong length do.
-func Pool(sources []Domain) (*mat.Dense, []int) {
-	n := 0
-	_, d := sources[0].X.Dims()
-	for _, s := range sources {
-		r, _ := s.X.Dims()
-		n += r
-	}
-	X := mat.NewDense(n, d, nil)
-	y := make([]int, 0, n)
-	at := 0
-	for _, s := range sources {
-		r, _ := s.X.Dims()
-		X.Slice(at, at+r, 0, d).(*mat.Dense).Copy(s.X)
-		y = append(y, s.Y...)
-		at += r
-	}
-	return X, y
 }
 
 // SourceOnly trains the classifier on all sources pooled, without
@@ -146,12 +87,12 @@ func (m *SourceOnly) Name() string { return "source-only" }
 
 // Fit trains the classifier on the pooled sources; the target is only
 // checked.
-func (m *SourceOnly) Fit(sources []Domain, target *mat.Dense, classes int) error {
-	if err := Check(sources, target, classes); err != nil {
+func (m *SourceOnly) Fit(p *dataset.Problem) error {
+	if err := checkProblem(m, p); err != nil {
 		return err
 	}
-	X, y := Pool(sources)
-	model, _, err := classify.FitLabels(X, y, classes, nil, m.Classifier)
+	X, y := p.PoolSources()
+	model, _, err := classify.FitLabels(X, y, p.Classes, nil, m.Classifier)
 	if err != nil {
 		return fmt.Errorf("adapt: source-only: %w", err)
 	}
@@ -206,21 +147,15 @@ func (m *DaDiL) Name() string {
 
 // Fit learns the dictionary on the sources and the target, then the
 // classifiers of the target's model.
-func (m *DaDiL) Fit(sources []Domain, target *mat.Dense, classes int) error {
-	if err := Check(sources, target, classes); err != nil {
+func (m *DaDiL) Fit(p *dataset.Problem) error {
+	if err := checkProblem(m, p); err != nil {
 		return err
 	}
-	doms := toDictionary(sources)
-	doms = append(doms, dictionary.Domain{Name: "target", X: target})
-	d, err := dictionary.Fit(doms, classes, m.Settings)
+	model, err := dictionary.FitModel(p, m.Settings, m.Classifier)
 	if err != nil {
 		return fmt.Errorf("adapt: %s: %w", m.Name(), err)
 	}
-	model, err := dictionary.NewModel(d, len(doms)-1, m.Classifier, d.Settings.Seed)
-	if err != nil {
-		return fmt.Errorf("adapt: %s: %w", m.Name(), err)
-	}
-	m.Dict, m.Model = d, model
+	m.Dict, m.Model = model.Dict, model
 	return nil
 }
 
@@ -234,6 +169,10 @@ func (m *DaDiL) Predict(X *mat.Dense) ([]int, error) {
 	}
 	return named(m.Name())(m.Model.PredictR(X))
 }
+
+// Predictors returns DaDiL's two predictors of one dictionary: the
+// method's own (DaDiL-R or DaDiL-E), then its sibling.
+func (m *DaDiL) Predictors() []Predictor { return dictionaryPredictors(m, m.Model, m.Ensemble) }
 
 // WBR regresses the target's barycentric coordinates on the sources
 // (dictionary.WBR, paper Algorithm 3) and classifies like DaDiL-R (WBR-R)
@@ -255,11 +194,11 @@ func (m *WBR) Name() string {
 }
 
 // Fit regresses α_T and trains the classifiers.
-func (m *WBR) Fit(sources []Domain, target *mat.Dense, classes int) error {
-	if err := Check(sources, target, classes); err != nil {
+func (m *WBR) Fit(p *dataset.Problem) error {
+	if err := checkProblem(m, p); err != nil {
 		return err
 	}
-	d, err := dictionary.WBR(toDictionary(sources), dictionary.Domain{Name: "target", X: target}, classes, m.Settings)
+	d, err := dictionary.WBR(p, m.Settings)
 	if err != nil {
 		return fmt.Errorf("adapt: %s: %w", m.Name(), err)
 	}
@@ -282,10 +221,6 @@ func (m *WBR) Predict(X *mat.Dense) ([]int, error) {
 	return named(m.Name())(m.Model.PredictR(X))
 }
 
-func toDictionary(sources []Domain) []dictionary.Domain {
-	out := make([]dictionary.Domain, len(sources))
-	for k, s := range sources {
-		out[k] = dictionary.Domain{Name: s.Name, X: s.X, Y: s.Y}
-	}
-	return out
-}
+// Predictors returns WBR's two predictors of one regression: the method's
+// own (WBR-R or WBR-E), then its sibling.
+func (m *WBR) Predictors() []Predictor { return dictionaryPredictors(m, m.Model, m.Ensemble) }

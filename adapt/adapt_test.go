@@ -6,17 +6,18 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/dadil/dadil/internal/synth"
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/synth"
 )
 
 // synthProblem returns the demo problem as adapt inputs.
-func synthProblem(seed uint64) ([]Domain, *mat.Dense, []int) {
+func synthProblem(seed uint64) ([]dataset.Domain, *mat.Dense, []int) {
 	p := synth.Generate(synth.Default(), seed)
-	var src []Domain
+	var src []dataset.Domain
 	for _, s := range p.Sources {
-		src = append(src, Domain{Name: s.Name, X: s.X, Y: s.Labels})
+		src = append(src, dataset.Domain{Name: s.Name, X: s.X, Y: s.Y})
 	}
-	return src, p.Target.X, p.Target.Labels
+	return src, p.Target.X, p.Test.Y
 }
 
 func accuracy(pred, truth []int) float64 {
@@ -38,7 +39,7 @@ func TestMethodsOnSynthetic(t *testing.T) {
 		if _, err := m.Predict(tgt); err != ErrNotFitted {
 			t.Errorf("%s: Predict before Fit: %v", m.Name(), err)
 		}
-		if err := m.Fit(src, tgt, 3); err != nil {
+		if err := fit(m, src, tgt, 3); err != nil {
 			t.Fatalf("%s: %v", m.Name(), err)
 		}
 		p, err := m.Predict(tgt)
@@ -62,7 +63,7 @@ func TestCheck(t *testing.T) {
 	bad := mat.NewDense(3, 5, nil)
 	cases := []struct {
 		name string
-		src  []Domain
+		src  []dataset.Domain
 		tgt  *mat.Dense
 		c    int
 		want string
@@ -70,13 +71,24 @@ func TestCheck(t *testing.T) {
 		{"no sources", nil, tgt, 3, "no source"},
 		{"classes", src, tgt, 1, "1 classes"},
 		{"empty target", src, &mat.Dense{}, 3, "target has no rows"},
-		{"dims", []Domain{{Name: "s", X: bad, Y: []int{0, 1, 2}}}, tgt, 3, "5 features"},
-		{"labels", []Domain{{Name: "s", X: src[0].X, Y: src[0].Y[:4]}}, tgt, 3, "4 labels"},
-		{"range", []Domain{{Name: "s", X: src[0].X, Y: append([]int{7}, src[0].Y[1:]...)}}, tgt, 3, "label 7"},
+		{"dims", []dataset.Domain{{Name: "s", X: bad, Y: []int{0, 1, 2}}}, tgt, 3, "5 features"},
+		{"labels", []dataset.Domain{{Name: "s", X: src[0].X, Y: src[0].Y[:4]}}, tgt, 3, "4 labels"},
+		{"range", []dataset.Domain{{Name: "s", X: src[0].X, Y: append([]int{7}, src[0].Y[1:]...)}}, tgt, 3, "label 7"},
 	}
 	for _, c := range cases {
-		if err := Check(c.src, c.tgt, c.c); err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := problem(c.src, c.tgt, c.c).Check(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
 	}
+}
+
+// problem returns the problem of the sources src and the unlabeled target
+// rows tgt with classes classes.
+func problem(src []dataset.Domain, tgt *mat.Dense, classes int) *dataset.Problem {
+	return &dataset.Problem{Classes: classes, Sources: src, Target: dataset.Domain{Name: "target", X: tgt}}
+}
+
+// fit fits m on problem(src, tgt, classes).
+func fit(m Method, src []dataset.Domain, tgt *mat.Dense, classes int) error {
+	return m.Fit(problem(src, tgt, classes))
 }

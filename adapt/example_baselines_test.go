@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/dataset"
 )
 
 // Two labeled sources and a target that is the same two classes moved
@@ -15,7 +16,7 @@ import (
 func Example_baselines() {
 	// Class 0 around (0, 0) and class 1 around (3, 0), 20 points each per
 	// source, on small circles; the second source is slightly lower.
-	source := func(dy float64) adapt.Domain {
+	source := func(dy float64) dataset.Domain {
 		X := mat.NewDense(40, 2, nil)
 		y := make([]int, 40)
 		for i := range 40 {
@@ -24,9 +25,8 @@ func Example_baselines() {
 			X.Set(i, 0, 3*float64(y[i])+0.4*math.Cos(a))
 			X.Set(i, 1, 0.4*math.Sin(a)+dy)
 		}
-		return adapt.Domain{X: X, Y: y}
+		return dataset.Domain{X: X, Y: y}
 	}
-	sources := []adapt.Domain{source(0), source(-0.2)}
 	target := mat.NewDense(30, 2, nil)
 	truth := make([]int, 30)
 	for i := range 30 {
@@ -35,6 +35,7 @@ func Example_baselines() {
 		target.Set(i, 0, 4.5+3*float64(truth[i])+0.3*math.Cos(a))
 		target.Set(i, 1, 0.3*math.Sin(a))
 	}
+	p := &dataset.Problem{Classes: 2, Sources: []dataset.Domain{source(0), source(-0.2)}, Target: dataset.Domain{X: target}}
 
 	for _, m := range []adapt.Method{
 		&adapt.SourceOnly{},
@@ -43,7 +44,7 @@ func Example_baselines() {
 		adapt.NewOTDASinkhorn(),
 		&adapt.WBT{},
 	} {
-		if err := m.Fit(sources, target, 2); err != nil {
+		if err := m.Fit(p); err != nil {
 			fmt.Println(err)
 			return
 		}

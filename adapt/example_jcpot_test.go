@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/dataset"
 )
 
 // jcpotBlobs returns counts[c] points around the centre of each class c,
@@ -36,8 +37,12 @@ func ExampleJCPOT() {
 	target, truth := jcpotBlobs([]int{30, 10}, [2]float64{0.1, -0.2}) // 75% class 0
 
 	m := &adapt.JCPOT{}
-	sources := []adapt.Domain{{Name: "s1", X: x1, Y: y1}, {Name: "s2", X: x2, Y: y2}}
-	if err := m.Fit(sources, target, 2); err != nil {
+	p := &dataset.Problem{
+		Classes: 2,
+		Sources: []dataset.Domain{{Name: "s1", X: x1, Y: y1}, {Name: "s2", X: x2, Y: y2}},
+		Target:  dataset.Domain{Name: "target", X: target},
+	}
+	if err := m.Fit(p); err != nil {
 		log.Fatal(err)
 	}
 	pred, err := m.Predict(target)

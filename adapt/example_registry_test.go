@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/dataset"
 )
 
 // Methods by name, as on the command line: each is fitted on three labeled
@@ -25,19 +26,20 @@ func ExampleNew() {
 		}
 		return X, y
 	}
-	var sources []adapt.Domain
+	p := &dataset.Problem{Classes: 2}
 	for k, dx := range []float64{0, 0.4, 0.8} {
 		X, y := domain(dx)
-		sources = append(sources, adapt.Domain{Name: fmt.Sprint("source ", k), X: X, Y: y})
+		p.Sources = append(p.Sources, dataset.Domain{Name: fmt.Sprint("source ", k), X: X, Y: y})
 	}
 	target, truth := domain(2)
+	p.Target = dataset.Domain{Name: "target", X: target}
 	for _, name := range []string{"source-only", "otda-emd", "dadil-r"} {
 		m, err := adapt.New(name, 1)
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
-		if err := m.Fit(sources, target, 2); err != nil {
+		if err := m.Fit(p); err != nil {
 			fmt.Println(err)
 			return
 		}

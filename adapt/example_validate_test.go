@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/dataset"
 )
 
 // Choosing a method without target labels: each source is held out in turn
@@ -15,7 +16,7 @@ import (
 // on the held-out domains at the ends, while exact OTDA, which transports
 // the held-out domain onto the others, does not. No target data is used.
 func ExampleValidateOnSources() {
-	domain := func(name string, dx float64) adapt.Domain {
+	domain := func(name string, dx float64) dataset.Domain {
 		X := mat.NewDense(40, 2, nil)
 		y := make([]int, 40)
 		for i := range 40 {
@@ -24,14 +25,14 @@ func ExampleValidateOnSources() {
 			X.Set(i, 0, dx+3*float64(y[i])+0.4*math.Cos(a))
 			X.Set(i, 1, 0.4*math.Sin(a))
 		}
-		return adapt.Domain{Name: name, X: X, Y: y}
+		return dataset.Domain{Name: name, X: X, Y: y}
 	}
-	sources := []adapt.Domain{domain("a", 0), domain("b", 2.5), domain("c", 5)}
+	sources := []dataset.Domain{domain("a", 0), domain("b", 2.5), domain("c", 5)}
 	for _, build := range []func() adapt.Method{
 		func() adapt.Method { return &adapt.SourceOnly{} },
 		func() adapt.Method { return adapt.NewOTDAEMD() },
 	} {
-		scores, err := adapt.ValidateOnSources(sources, 2, build)
+		scores, err := adapt.ValidateOnSources(&dataset.Problem{Classes: 2, Sources: sources}, build)
 		if err != nil {
 			fmt.Println(err)
 			return

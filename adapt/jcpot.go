@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dadil/dadil/dataset"
+
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -264,10 +266,11 @@ func jcpotSourceWeights(method string, w []float64, sources int) ([]float64, err
 }
 
 // Fit estimates the target's class proportions and the couplings.
-func (m *JCPOT) Fit(sources []Domain, target *mat.Dense, classes int) error {
-	if err := Check(sources, target, classes); err != nil {
+func (m *JCPOT) Fit(p *dataset.Problem) error {
+	if err := checkProblem(m, p); err != nil {
 		return err
 	}
+	sources, target, classes := p.Sources, p.Target.X, p.Classes
 	reg, maxIter, tol, lambda, err := m.settings(len(sources))
 	if err != nil {
 		return err
@@ -373,19 +376,19 @@ func (m *JCPOT) Fit(sources []Domain, target *mat.Dense, classes int) error {
 	switch {
 	case m.Map:
 		var ys []int
-		doms := make([]Domain, len(srcs))
+		doms := make([]dataset.Domain, len(srcs))
 		for k, s := range srcs {
-			doms[k] = Domain{X: mapped[k], Y: s.y}
+			doms[k] = dataset.Domain{X: mapped[k], Y: s.y}
 			ys = append(ys, s.y...)
 		}
-		X, _ := Pool(doms)
+		X, _ := dataset.Pool(doms)
 		clf, _, err := classify.FitLabels(X, ys, classes, mapW, m.Classifier)
 		if err != nil {
 			return fmt.Errorf("adapt: jcpot: %w", err)
 		}
 		m.classifier = clf
 	case m.Reweight:
-		X, y := Pool(sources)
+		X, y := p.PoolSources()
 		w := make([]float64, 0, len(y))
 		for k, s := range sources {
 			counts := make([]int, classes)
@@ -426,7 +429,7 @@ func jcpotNormalise(dst, logh []float64) bool {
 
 // newJCPOTSource builds the normalised cost of one source and its
 // counters.
-func newJCPOTSource(s Domain, target *mat.Dense, classes int, lambda, reg float64) (*jcpotSource, error) {
+func newJCPOTSource(s dataset.Domain, target *mat.Dense, classes int, lambda, reg float64) (*jcpotSource, error) {
 	n, _ := s.X.Dims()
 	nt, _ := target.Dims()
 	var C mat.Dense

@@ -11,7 +11,7 @@ import (
 func TestJCPOTMap(t *testing.T) {
 	src, tgt, truth := synthProblem(3)
 	m := &JCPOT{Map: true, Reg: 0.1}
-	if err := m.Fit(src, tgt, 3); err != nil {
+	if err := fit(m, src, tgt, 3); err != nil {
 		t.Fatal(err)
 	}
 	p, err := m.Predict(tgt)
@@ -20,7 +20,7 @@ func TestJCPOTMap(t *testing.T) {
 	}
 	acc := accuracy(p, truth)
 	so := &SourceOnly{}
-	if err := so.Fit(src, tgt, 3); err != nil {
+	if err := fit(so, src, tgt, 3); err != nil {
 		t.Fatal(err)
 	}
 	ps, _ := so.Predict(tgt)

@@ -11,8 +11,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
-	"github.com/dadil/dadil/internal/synth"
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/ot"
+	"github.com/dadil/dadil/synth"
 )
 
 // jwTargetShiftProblem returns three balanced sources and a target whose
@@ -21,7 +22,7 @@ import (
 // rotations (a mild covariate shift on top of the target shift), and the
 // target is sub-sampled from a balanced draw, keeping the first
 // props[c]·perClass rows of class c.
-func jwTargetShiftProblem(seed uint64, props []float64, perClass int) ([]Domain, *mat.Dense, []int) {
+func jwTargetShiftProblem(seed uint64, props []float64, perClass int) ([]dataset.Domain, *mat.Dense, []int) {
 	l := synth.Layout{
 		Classes:     len(props),
 		Radius:      3,
@@ -33,9 +34,9 @@ func jwTargetShiftProblem(seed uint64, props []float64, perClass int) ([]Domain,
 		PerClass:    perClass,
 	}
 	p := synth.Generate(l, seed)
-	var src []Domain
+	var src []dataset.Domain
 	for _, s := range p.Sources {
-		src = append(src, Domain{Name: s.Name, X: s.X, Y: s.Labels})
+		src = append(src, dataset.Domain{Name: s.Name, X: s.X, Y: s.Y})
 	}
 	_, d := p.Target.X.Dims()
 	var rows []float64
@@ -82,10 +83,10 @@ func jwCheckPredictions(t *testing.T, pred []int, rows, classes int) {
 }
 
 // jwSourceOnlyAccuracy returns the accuracy of the source-only baseline.
-func jwSourceOnlyAccuracy(t *testing.T, src []Domain, tgt *mat.Dense, truth []int, classes int) float64 {
+func jwSourceOnlyAccuracy(t *testing.T, src []dataset.Domain, tgt *mat.Dense, truth []int, classes int) float64 {
 	t.Helper()
 	so := &SourceOnly{}
-	if err := so.Fit(src, tgt, classes); err != nil {
+	if err := fit(so, src, tgt, classes); err != nil {
 		t.Fatal(err)
 	}
 	p, err := so.Predict(tgt)
@@ -106,7 +107,7 @@ func TestJCPOTSynthetic(t *testing.T) {
 			t.Errorf("Name() = %q", m.Name())
 		}
 		start := time.Now()
-		if err := m.Fit(src, tgt, 3); err != nil {
+		if err := fit(m, src, tgt, 3); err != nil {
 			t.Fatal(err)
 		}
 		elapsed := time.Since(start)
@@ -127,7 +128,7 @@ func TestJCPOTTargetShift(t *testing.T) {
 		src, tgt, truth := jwTargetShiftProblem(seed, props, 150)
 		for _, m := range []*JCPOT{{}, {Reweight: true}} {
 			start := time.Now()
-			if err := m.Fit(src, tgt, 3); err != nil {
+			if err := fit(m, src, tgt, 3); err != nil {
 				t.Fatal(err)
 			}
 			elapsed := time.Since(start)
@@ -156,7 +157,7 @@ func TestJCPOTTargetShift(t *testing.T) {
 // dense Gibbs kernels, for moderate ε: iters iterations of the projections
 // onto C₁ and C₂, then one onto C₁. It returns h/Σh and the propagated
 // class scores L_cj/b_j (target rows × classes).
-func jwNaiveJCPOT(src []Domain, tgt *mat.Dense, classes int, reg float64, iters int) ([]float64, *mat.Dense) {
+func jwNaiveJCPOT(src []dataset.Domain, tgt *mat.Dense, classes int, reg float64, iters int) ([]float64, *mat.Dense) {
 	m, _ := tgt.Dims()
 	var gammas []*mat.Dense
 	for _, s := range src {
@@ -243,7 +244,7 @@ func TestJCPOTMatchesNaive(t *testing.T) {
 		iters int
 	}{{0.05, 1}, {0.05, 7}, {0.02, 30}, {0.2, 5}} {
 		m := &JCPOT{Reg: tc.reg, MaxIter: tc.iters, Tol: 1e-300}
-		if err := m.Fit(src, tgt, 3); err != nil {
+		if err := fit(m, src, tgt, 3); err != nil {
 			t.Fatal(err)
 		}
 		if m.Iterations != tc.iters || m.Converged {
@@ -281,7 +282,7 @@ func TestJCPOTSmallReg(t *testing.T) {
 	src, tgt, truth := jwTargetShiftProblem(1, props, 60)
 	for _, reg := range []float64{1e-4, 1e-5, 1e-7} {
 		m := &JCPOT{Reg: reg, MaxIter: 300}
-		if err := m.Fit(src, tgt, 3); err != nil {
+		if err := fit(m, src, tgt, 3); err != nil {
 			t.Fatalf("reg %g: %v", reg, err)
 		}
 		jwSimplex(t, "Proportions", m.Proportions, 3)
@@ -306,7 +307,7 @@ func TestJCPOTDeterministic(t *testing.T) {
 		var preds [][]int
 		for range 2 {
 			m := &JCPOT{Reweight: reweight}
-			if err := m.Fit(src, tgt, 3); err != nil {
+			if err := fit(m, src, tgt, 3); err != nil {
 				t.Fatal(err)
 			}
 			p, err := m.Predict(tgt)
@@ -326,9 +327,9 @@ func TestJCPOTDeterministic(t *testing.T) {
 // and that weights are normalised.
 func TestJCPOTSourceWeights(t *testing.T) {
 	src, tgt, _ := jwTargetShiftProblem(2, []float64{0.6, 0.3, 0.1}, 60)
-	fit := func(m *JCPOT, s []Domain) ([]float64, []int) {
+	fit := func(m *JCPOT, s []dataset.Domain) ([]float64, []int) {
 		t.Helper()
-		if err := m.Fit(s, tgt, 3); err != nil {
+		if err := fit(m, s, tgt, 3); err != nil {
 			t.Fatal(err)
 		}
 		p, err := m.Predict(tgt)
@@ -338,7 +339,7 @@ func TestJCPOTSourceWeights(t *testing.T) {
 		return m.Proportions, p
 	}
 	h1, p1 := fit(&JCPOT{Weights: []float64{2, 0, 2}}, src)
-	h2, p2 := fit(&JCPOT{}, []Domain{src[0], src[2]})
+	h2, p2 := fit(&JCPOT{}, []dataset.Domain{src[0], src[2]})
 	if !slices.Equal(h1, h2) || !slices.Equal(p1, p2) {
 		t.Errorf("weights (2, 0, 2): %v, sources 1 and 3 alone: %v", h1, h2)
 	}
@@ -349,7 +350,7 @@ func TestJCPOTSourceWeights(t *testing.T) {
 // is never predicted.
 func TestJCPOTMissingClass(t *testing.T) {
 	src, tgt, _ := jwTargetShiftProblem(3, []float64{0.5, 0.3, 0.2}, 60)
-	drop := func(s Domain, c int) Domain {
+	drop := func(s dataset.Domain, c int) dataset.Domain {
 		_, d := s.X.Dims()
 		var rows []float64
 		var y []int
@@ -359,19 +360,19 @@ func TestJCPOTMissingClass(t *testing.T) {
 				y = append(y, l)
 			}
 		}
-		return Domain{Name: s.Name, X: mat.NewDense(len(y), d, rows), Y: y}
+		return dataset.Domain{Name: s.Name, X: mat.NewDense(len(y), d, rows), Y: y}
 	}
-	one := []Domain{drop(src[0], 2), src[1], src[2]}
+	one := []dataset.Domain{drop(src[0], 2), src[1], src[2]}
 	m := &JCPOT{}
-	if err := m.Fit(one, tgt, 3); err != nil {
+	if err := fit(m, one, tgt, 3); err != nil {
 		t.Fatal(err)
 	}
 	jwSimplex(t, "Proportions", m.Proportions, 3)
 	if math.Abs(m.Proportions[2]-0.2) > 0.1 {
 		t.Errorf("class 2 missing from source 1: proportions %.3f", m.Proportions)
 	}
-	all := []Domain{drop(src[0], 2), drop(src[1], 2), drop(src[2], 2)}
-	if err := m.Fit(all, tgt, 3); err != nil {
+	all := []dataset.Domain{drop(src[0], 2), drop(src[1], 2), drop(src[2], 2)}
+	if err := fit(m, all, tgt, 3); err != nil {
 		t.Fatal(err)
 	}
 	jwSimplex(t, "Proportions", m.Proportions, 3)
@@ -394,7 +395,7 @@ func TestJCPOTNewRows(t *testing.T) {
 	src, tgt, _ := jwTargetShiftProblem(5, props, 100)
 	_, fresh, truth := jwTargetShiftProblem(6, props, 100)
 	m := &JCPOT{}
-	if err := m.Fit(src, tgt, 3); err != nil {
+	if err := fit(m, src, tgt, 3); err != nil {
 		t.Fatal(err)
 	}
 	pred, err := m.Predict(fresh)
@@ -413,7 +414,7 @@ func TestJCPOTErrors(t *testing.T) {
 	cases := []struct {
 		name string
 		m    *JCPOT
-		src  []Domain
+		src  []dataset.Domain
 		tgt  *mat.Dense
 		c    int
 		want string
@@ -422,13 +423,13 @@ func TestJCPOTErrors(t *testing.T) {
 		{"classes", &JCPOT{}, src, tgt, 1, "1 classes"},
 		{"empty target", &JCPOT{}, src, &mat.Dense{}, 3, "target has no rows"},
 		{"nil target", &JCPOT{}, src, nil, 3, "target has no rows"},
-		{"label", &JCPOT{}, []Domain{{X: src[0].X, Y: append([]int{5}, src[0].Y[1:]...)}}, tgt, 3, "label 5"},
+		{"label", &JCPOT{}, []dataset.Domain{{X: src[0].X, Y: append([]int{5}, src[0].Y[1:]...)}}, tgt, 3, "label 5"},
 		{"NaN feature", &JCPOT{}, src, mat.NewDense(1, 2, []float64{0, math.NaN()}), 3, "NaN"},
 		{"negative reg", &JCPOT{Reg: -1}, src, tgt, 3, "Reg"},
 		{"NaN reg", &JCPOT{Reg: math.NaN()}, src, tgt, 3, "Reg"},
 		{"infinite reg", &JCPOT{Reg: math.Inf(1)}, src, tgt, 3, "Reg"},
 		{"tiny reg", &JCPOT{Reg: 1e-310}, src, tgt, 3, "too small"},
-		{"overflow", &JCPOT{}, []Domain{{X: mat.NewDense(1, 2, []float64{1e300, 0}), Y: []int{0}}}, tgt, 3, "overflow"},
+		{"overflow", &JCPOT{}, []dataset.Domain{{X: mat.NewDense(1, 2, []float64{1e300, 0}), Y: []int{0}}}, tgt, 3, "overflow"},
 		{"negative MaxIter", &JCPOT{MaxIter: -1}, src, tgt, 3, "MaxIter"},
 		{"NaN tol", &JCPOT{Tol: math.NaN()}, src, tgt, 3, "Tol"},
 		{"negative tol", &JCPOT{Tol: -1}, src, tgt, 3, "Tol"},
@@ -439,7 +440,7 @@ func TestJCPOTErrors(t *testing.T) {
 		{"classifier", &JCPOT{Reweight: true, Classifier: &classify.Settings{MaxIter: -1}}, src, tgt, 3, "classify"},
 	}
 	for _, c := range cases {
-		err := c.m.Fit(c.src, c.tgt, c.c)
+		err := fit(c.m, c.src, c.tgt, c.c)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "adapt: ") {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
@@ -450,7 +451,7 @@ func TestJCPOTErrors(t *testing.T) {
 
 	for _, reweight := range []bool{false, true} {
 		m := &JCPOT{Reweight: reweight}
-		if err := m.Fit(src, tgt, 3); err != nil {
+		if err := fit(m, src, tgt, 3); err != nil {
 			t.Fatal(err)
 		}
 		for _, bad := range []struct {
@@ -474,12 +475,12 @@ func TestJCPOTErrors(t *testing.T) {
 
 func TestJCPOTWJDOTOfficeCaltech(t *testing.T) {
 	doms, _ := baselinesOfficeSURF(t)
-	src := []Domain{doms["amazon"], doms["caltech"], doms["dslr"]}
+	src := []dataset.Domain{doms["amazon"], doms["caltech"], doms["dslr"]}
 	tgt, truth := doms["webcam"].X, doms["webcam"].Y
 	t.Logf("source-only: %.2f%%", 100*jwSourceOnlyAccuracy(t, src, tgt, truth, 10))
 	for _, m := range []Method{&JCPOT{}, &JCPOT{Reweight: true}, &WJDOT{}} {
 		start := time.Now()
-		if err := m.Fit(src, tgt, 10); err != nil {
+		if err := fit(m, src, tgt, 10); err != nil {
 			t.Fatal(err)
 		}
 		elapsed := time.Since(start)
@@ -515,9 +516,9 @@ func TestJCPOTWJDOTStridedInputs(t *testing.T) {
 		wide.Slice(0, r, 1, c+1).(*mat.Dense).Copy(X)
 		return wide.Slice(0, r, 1, c+1).(*mat.Dense)
 	}
-	var vsrc []Domain
+	var vsrc []dataset.Domain
 	for _, s := range src {
-		vsrc = append(vsrc, Domain{Name: s.Name, X: view(s.X), Y: s.Y})
+		vsrc = append(vsrc, dataset.Domain{Name: s.Name, X: view(s.X), Y: s.Y})
 	}
 	vtgt := view(tgt)
 	for _, mk := range []func() Method{
@@ -526,10 +527,10 @@ func TestJCPOTWJDOTStridedInputs(t *testing.T) {
 		func() Method { return &WJDOT{MaxIter: 5} },
 	} {
 		a, b := mk(), mk()
-		if err := a.Fit(src, tgt, 3); err != nil {
+		if err := fit(a, src, tgt, 3); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.Fit(vsrc, vtgt, 3); err != nil {
+		if err := fit(b, vsrc, vtgt, 3); err != nil {
 			t.Fatal(err)
 		}
 		pa, err := a.Predict(tgt)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dadil/dadil/dataset"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
@@ -108,15 +110,16 @@ func (m *OTDA) Name() string {
 
 // Fit transports the pooled sources onto the target and trains the
 // classifier on the mapped sources.
-func (m *OTDA) Fit(sources []Domain, target *mat.Dense, classes int) error {
-	if err := Check(sources, target, classes); err != nil {
+func (m *OTDA) Fit(p *dataset.Problem) error {
+	if err := checkProblem(m, p); err != nil {
 		return err
 	}
+	target, classes := p.Target.X, p.Classes
 	regE, regCl, err := entropicStrengths(m.RegE, m.RegCl)
 	if err != nil {
 		return fmt.Errorf("adapt: %s: %w", m.Name(), err)
 	}
-	Xs, ys := Pool(sources)
+	Xs, ys := p.PoolSources()
 	var mapped *mat.Dense
 	if m.Sinkhorn {
 		mapped, err = mapLpl1(Xs, ys, target, regE, regCl, m.Lpl1)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/dadil/dadil/dataset"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -13,9 +14,9 @@ import (
 // points per class and source, so that the pooled sources are separable),
 // and a target made of the pooled source rows translated by t, with its
 // labels. drop target rows are left out from the end.
-func translatedProblem(seed uint64, perClass int, t [2]float64, drop int) ([]Domain, *mat.Dense, []int) {
+func translatedProblem(seed uint64, perClass int, t [2]float64, drop int) ([]dataset.Domain, *mat.Dense, []int) {
 	rng := rand.New(rand.NewPCG(seed, 11))
-	var src []Domain
+	var src []dataset.Domain
 	for k := range 2 {
 		n := 2 * perClass
 		X := mat.NewDense(n, 2, nil)
@@ -25,9 +26,9 @@ func translatedProblem(seed uint64, perClass int, t [2]float64, drop int) ([]Dom
 			X.Set(i, 0, 3*float64(y[i])+0.3*rng.NormFloat64())
 			X.Set(i, 1, 0.3*rng.NormFloat64())
 		}
-		src = append(src, Domain{Name: string(rune('a' + k)), X: X, Y: y})
+		src = append(src, dataset.Domain{Name: string(rune('a' + k)), X: X, Y: y})
 	}
-	Xs, ys := Pool(src)
+	Xs, ys := dataset.Pool(src)
 	n, _ := Xs.Dims()
 	Xt := mat.NewDense(n-drop, 2, nil)
 	for i := range n - drop {
@@ -45,10 +46,10 @@ func translatedProblem(seed uint64, perClass int, t [2]float64, drop int) ([]Dom
 func TestOTDATranslation(t *testing.T) {
 	shift := [2]float64{4.5, -1}
 	src, tgt, truth := translatedProblem(1, 40, shift, 0)
-	Xs, _ := Pool(src)
+	Xs, _ := dataset.Pool(src)
 
 	so := &SourceOnly{}
-	if err := so.Fit(src, tgt, 2); err != nil {
+	if err := fit(so, src, tgt, 2); err != nil {
 		t.Fatal(err)
 	}
 	p, _ := so.Predict(tgt)
@@ -58,7 +59,7 @@ func TestOTDATranslation(t *testing.T) {
 	}
 
 	emd := NewOTDAEMD()
-	if err := emd.Fit(src, tgt, 2); err != nil {
+	if err := fit(emd, src, tgt, 2); err != nil {
 		t.Fatal(err)
 	}
 	n, _ := Xs.Dims()
@@ -72,7 +73,7 @@ func TestOTDATranslation(t *testing.T) {
 
 	for _, m := range []*OTDA{emd, NewOTDASinkhorn()} {
 		if m.Mapped == nil {
-			if err := m.Fit(src, tgt, 2); err != nil {
+			if err := fit(m, src, tgt, 2); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -95,10 +96,10 @@ func TestOTDAUnequalSizes(t *testing.T) {
 	shift := [2]float64{4.5, -1}
 	src, tgt, truth := translatedProblem(2, 30, shift, 20) // 20 rows: 10 per class
 	for _, m := range []*OTDA{NewOTDAEMD(), NewOTDASinkhorn()} {
-		if err := m.Fit(src, tgt, 2); err != nil {
+		if err := fit(m, src, tgt, 2); err != nil {
 			t.Fatal(err)
 		}
-		Xs, ys := Pool(src)
+		Xs, ys := dataset.Pool(src)
 		n, _ := Xs.Dims()
 		if r, _ := m.Mapped.Dims(); r != n {
 			t.Fatalf("%s: %d mapped rows, want %d", m.Name(), r, n)
@@ -126,11 +127,11 @@ func TestOTDAUnequalSizes(t *testing.T) {
 func TestOTDASinkhornClassTerm(t *testing.T) {
 	shift := [2]float64{4.5, -1}
 	src, tgt, truth := translatedProblem(3, 40, shift, 0)
-	_, ys := Pool(src)
+	_, ys := dataset.Pool(src)
 	dist := map[float64]float64{}
 	for _, regCl := range []float64{1e-12, 1} {
 		m := &OTDA{Sinkhorn: true, RegE: 1, RegCl: regCl}
-		if err := m.Fit(src, tgt, 2); err != nil {
+		if err := fit(m, src, tgt, 2); err != nil {
 			t.Fatal(err)
 		}
 		// Mean distance of the mapped rows to their class's target centre.

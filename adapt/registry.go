@@ -87,38 +87,67 @@ type Predictor struct {
 	Predict func(X *mat.Dense) ([]int, error)
 }
 
-// Predictors returns the predictors of a fitted method: the method itself
-// first, then, for DaDiL and WBR, the sibling that shares its fit
-// (DaDiL-E for DaDiL-R and the reverse, WBR-E for WBR-R and the reverse;
-// through Subsampled, those of the wrapped method):
-// one dictionary, or one regression of the target's coordinates, serves
-// both the reconstruction (-R) and the ensemble (-E) predictors, so a
-// caller that wants both fits once.
+// A MultiPredictor is a method whose one fit gives several predictors:
+// one dictionary serves both the reconstruction (-R) and the ensemble (-E)
+// predictors of DaDiL and of WBR.
+type MultiPredictor interface {
+	Method
+	// Predictors returns the method's own predictor first, then the
+	// siblings that share its fit.
+	Predictors() []Predictor
+}
+
+// Predictors returns the predictors of a fitted method: those of a
+// MultiPredictor (DaDiL-R and DaDiL-E for either; through Subsampled, those
+// of the wrapped method), else the method itself alone. A caller that wants
+// both -R and -E fits once.
 func Predictors(m Method) []Predictor {
-	if s, ok := m.(*Subsampled); ok {
-		return Predictors(s.Method)
+	if mp, ok := m.(MultiPredictor); ok {
+		return mp.Predictors()
 	}
-	out := []Predictor{{m.Name(), m.Predict}}
-	var model *dictionary.Model
-	var ensemble bool
-	switch x := m.(type) {
-	case *DaDiL:
-		model, ensemble = x.Model, x.Ensemble
-	case *WBR:
-		model, ensemble = x.Model, x.Ensemble
-	default:
-		return out
+	return []Predictor{{m.Name(), m.Predict}}
+}
+
+// Group splits the named methods (names of New) into fits, in the order of
+// Names: a method alone, or a method followed by the siblings among names
+// that share its fit (Predictors).
+func Group(names []string) [][]string {
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
 	}
+	var fits [][]string
+	seen := map[string]bool{}
+	for _, name := range Names() {
+		if !want[name] || seen[name] {
+			continue
+		}
+		m, _ := New(name, 0)
+		fit := []string{name}
+		for _, p := range Predictors(m)[1:] {
+			if want[p.Name] {
+				fit = append(fit, p.Name)
+				seen[p.Name] = true
+			}
+		}
+		fits = append(fits, fit)
+	}
+	return fits
+}
+
+// dictionaryPredictors returns the predictors of a dictionary method m:
+// m itself, then the sibling that shares its fit (DaDiL-R for DaDiL-E and
+// the reverse), which fails with ErrNotFitted before Fit.
+func dictionaryPredictors(m Method, model *dictionary.Model, ensemble bool) []Predictor {
+	own := Predictor{m.Name(), m.Predict}
 	sib := siblingName(m.Name())
 	switch {
 	case model == nil:
-		out = append(out, Predictor{sib, func(*mat.Dense) ([]int, error) { return nil, ErrNotFitted }})
+		return []Predictor{own, {sib, func(*mat.Dense) ([]int, error) { return nil, ErrNotFitted }}}
 	case ensemble:
-		out = append(out, Predictor{sib, model.PredictR})
-	default:
-		out = append(out, Predictor{sib, model.PredictE})
+		return []Predictor{own, {sib, model.PredictR}}
 	}
-	return out
+	return []Predictor{own, {sib, model.PredictE}}
 }
 
 // siblingName swaps the -r and -e suffixes of a dictionary method's name.

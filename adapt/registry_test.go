@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 )
 
@@ -81,7 +82,7 @@ func TestPredictors(t *testing.T) {
 		if !slices.Equal(names, tc.names) {
 			t.Errorf("Predictors(%s) = %v, want %v", tc.m.Name(), names, tc.names)
 		}
-		if err := tc.m.Fit(src, tgt, 3); err != nil {
+		if err := fit(tc.m, src, tgt, 3); err != nil {
 			t.Fatal(err)
 		}
 		ps := Predictors(tc.m)
@@ -127,7 +128,7 @@ func TestValidatePredictors(t *testing.T) {
 		}
 	}
 	var calls []int
-	got, err := ValidatePredictors(src, 3, build(false), func(k int, s []Scores) {
+	got, err := ValidatePredictors(problem(src, src[0].X, 3), build(false), func(k int, s []Scores) {
 		calls = append(calls, k)
 		if len(s) != 2 || len(s[0].HeldOut) != k+1 || len(s[1].HeldOut) != k+1 {
 			t.Errorf("done(%d) sees %d predictors", k, len(s))
@@ -146,7 +147,7 @@ func TestValidatePredictors(t *testing.T) {
 	// validations give: the fits are deterministic and E's dictionary is
 	// R's.
 	for i, ensemble := range []bool{false, true} {
-		one, err := ValidateOnSources(src, 3, build(ensemble))
+		one, err := ValidateOnSources(problem(src, src[0].X, 3), build(ensemble))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,15 +160,16 @@ func TestValidatePredictors(t *testing.T) {
 			t.Errorf("%s: mean held-out accuracy %.3f", got[i].Predictor, m)
 		}
 	}
-	if _, err := ValidatePredictors(src[:1], 3, build(false), nil); err == nil || !strings.Contains(err.Error(), "at least 2") {
+	if _, err := ValidatePredictors(problem(src[:1], src[0].X, 3), build(false), nil); err == nil || !strings.Contains(err.Error(), "at least 2") {
 		t.Errorf("one source: error %v", err)
 	}
 }
 
 func TestSubsample(t *testing.T) {
-	src := []Domain{line("a", 0, 1, 0, 1, 0, 1, 0, 1), line("b", 1, 0, 1)}
+	src := []dataset.Domain{line("a", 0, 1, 0, 1, 0, 1, 0, 1), line("b", 1, 0, 1)}
 	tgt := mat.NewDense(6, 2, []float64{0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5})
-	s, T := Subsample(src, tgt, 4, 1)
+	q, _ := problem(src, tgt, 2).Subsample(4, 1)
+	s, T := q.Sources, q.Target.X
 	if s[1].X != src[1].X || len(s[1].Y) != 3 {
 		t.Error("a domain within the cap was not returned as it is")
 	}
@@ -188,13 +190,15 @@ func TestSubsample(t *testing.T) {
 		t.Errorf("target: %d rows, want a copy of 4", r)
 	}
 	// Deterministic for a seed, and the seed matters.
-	s2, T2 := Subsample(src, tgt, 4, 1)
+	q2, _ := problem(src, tgt, 2).Subsample(4, 1)
+	s2, T2 := q2.Sources, q2.Target.X
 	if !mat.Equal(s[0].X, s2[0].X) || !mat.Equal(T, T2) {
 		t.Error("same seed, other rows")
 	}
 	differ := false
 	for seed := uint64(2); seed < 6 && !differ; seed++ {
-		s3, _ := Subsample(src, tgt, 4, seed)
+		q3, _ := problem(src, tgt, 2).Subsample(4, seed)
+		s3 := q3.Sources
 		differ = !mat.Equal(s[0].X, s3[0].X)
 	}
 	if !differ {
@@ -203,14 +207,14 @@ func TestSubsample(t *testing.T) {
 }
 
 func TestSubsampled(t *testing.T) {
-	src := []Domain{line("a", 0, 1, 0, 1, 0, 1, 0, 1), line("b", 1, 0, 1)}
+	src := []dataset.Domain{line("a", 0, 1, 0, 1, 0, 1, 0, 1), line("b", 1, 0, 1)}
 	tgt := mat.NewDense(6, 2, nil)
 	rec := &recorder{class: 1}
 	m := &Subsampled{Method: rec, MaxRows: 5, Seed: 3}
 	if m.Name() != "recorder" {
 		t.Errorf("name %q", m.Name())
 	}
-	if err := m.Fit(src, tgt, 2); err != nil {
+	if err := fit(m, src, tgt, 2); err != nil {
 		t.Fatal(err)
 	}
 	if r, _ := rec.sources[0].X.Dims(); r != 5 || rec.sources[1].X != src[1].X {
@@ -224,14 +228,14 @@ func TestSubsampled(t *testing.T) {
 	if err != nil || len(p) != 9 || p[0] != 1 {
 		t.Errorf("Predict: %v, %v", p, err)
 	}
-	if err := (&Subsampled{Method: rec}).Fit(src, tgt, 2); err == nil || !strings.Contains(err.Error(), "MaxRows") {
+	if err := fit((&Subsampled{Method: rec}), src, tgt, 2); err == nil || !strings.Contains(err.Error(), "MaxRows") {
 		t.Errorf("MaxRows 0: error %v", err)
 	}
-	if err := m.Fit(src, mat.NewDense(2, 3, nil), 2); err == nil {
+	if err := fit(m, src, mat.NewDense(2, 3, nil), 2); err == nil {
 		t.Error("mismatched target accepted")
 	}
 	empty := &Subsampled{MaxRows: 5}
-	if err := empty.Fit(src, tgt, 2); err == nil || !strings.Contains(err.Error(), "no Method") {
+	if err := fit(empty, src, tgt, 2); err == nil || !strings.Contains(err.Error(), "no Method") {
 		t.Errorf("no Method: error %v", err)
 	}
 	if _, err := empty.Predict(tgt); err != ErrNotFitted || empty.Name() != "subsampled" {
@@ -244,8 +248,8 @@ func TestSubsampled(t *testing.T) {
 	}{{1, true}, {100, false}} {
 		wbr, _ := New("wbr-r", 1)
 		sub := &Subsampled{Method: wbr, MaxRows: tc.maxRows, Seed: 1}
-		one := []Domain{line("a", 0, 1, 0, 1), {Name: "b", X: mat.NewDense(1, 2, nil), Y: []int{0}}}
-		err := sub.Fit(one, tgt, 2)
+		one := []dataset.Domain{line("a", 0, 1, 0, 1), {Name: "b", X: mat.NewDense(1, 2, nil), Y: []int{0}}}
+		err := fit(sub, one, tgt, 2)
 		if err == nil || strings.Contains(err.Error(), "random draw of at most 1 rows") != tc.wantDraw {
 			t.Errorf("MaxRows %d: error %v (want a mention of the draw: %v)", tc.maxRows, err, tc.wantDraw)
 		}

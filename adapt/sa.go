@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/dadil/dadil/dataset"
+
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -74,10 +76,11 @@ func (m *SA) Name() string { return "sa" }
 
 // Fit computes the two subspaces and the alignment and trains the
 // classifier on the aligned pooled sources.
-func (m *SA) Fit(sources []Domain, target *mat.Dense, classes int) error {
-	if err := Check(sources, target, classes); err != nil {
+func (m *SA) Fit(p *dataset.Problem) error {
+	if err := checkProblem(m, p); err != nil {
 		return err
 	}
+	target, classes := p.Target.X, p.Classes
 	if m.Components < 0 {
 		return fmt.Errorf("adapt: sa: Components = %d is negative", m.Components)
 	}
@@ -85,7 +88,7 @@ func (m *SA) Fit(sources []Domain, target *mat.Dense, classes int) error {
 	if d == 0 {
 		d = DefaultSAComponents
 	}
-	Xs, ys := Pool(sources)
+	Xs, ys := p.PoolSources()
 	muS, Xsc := centreRows(Xs)
 	muT, Xtc := centreRows(target)
 	Ps, err := principalBasis(Xsc, d)

@@ -33,7 +33,7 @@ func baselines() []Method {
 func TestBaselinesSynthetic(t *testing.T) {
 	src, tgt, truth := synthProblem(1)
 	so := &SourceOnly{}
-	if err := so.Fit(src, tgt, 3); err != nil {
+	if err := fit(so, src, tgt, 3); err != nil {
 		t.Fatal(err)
 	}
 	p, err := so.Predict(tgt)
@@ -54,7 +54,7 @@ func TestBaselinesSynthetic(t *testing.T) {
 			t.Errorf("%s: Predict before Fit: %v", name, err)
 		}
 		start := time.Now()
-		if err := m.Fit(src, tgt, 3); err != nil {
+		if err := fit(m, src, tgt, 3); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		elapsed := time.Since(start)
@@ -78,7 +78,7 @@ func TestBaselinesSynthetic(t *testing.T) {
 
 		// Determinism: a fresh instance gives the same predictions.
 		again := baselines()[i]
-		if err := again.Fit(src, tgt, 3); err != nil {
+		if err := fit(again, src, tgt, 3); err != nil {
 			t.Fatal(err)
 		}
 		pred2, err := again.Predict(tgt)
@@ -114,7 +114,7 @@ func TestBaselinesBadInput(t *testing.T) {
 	wide := mat.NewDense(5, 3, nil)
 	data := []struct {
 		name    string
-		src     []Domain
+		src     []dataset.Domain
 		tgt     *mat.Dense
 		classes int
 		want    string
@@ -124,11 +124,11 @@ func TestBaselinesBadInput(t *testing.T) {
 		{"nil target", src, nil, 3, "target has no rows"},
 		{"dimensions", src, wide, 3, "features"},
 		{"NaN target", src, nan, 3, "NaN"},
-		{"label range", []Domain{{X: src[0].X, Y: append([]int{5}, src[0].Y[1:]...)}}, tgt, 3, "label 5"},
+		{"label range", []dataset.Domain{{X: src[0].X, Y: append([]int{5}, src[0].Y[1:]...)}}, tgt, 3, "label 5"},
 	}
 	for _, m := range baselines() {
 		for _, d := range data {
-			err := m.Fit(d.src, d.tgt, d.classes)
+			err := fit(m, d.src, d.tgt, d.classes)
 			if err == nil || !strings.HasPrefix(err.Error(), "adapt: ") || !strings.Contains(err.Error(), d.want) {
 				t.Errorf("%s, %s: error %v, want one containing %q", m.Name(), d.name, err, d.want)
 			}
@@ -158,7 +158,7 @@ func TestBaselinesBadInput(t *testing.T) {
 		{&WBT{Lpl1: &ot.SinkhornLpl1Settings{OuterIter: -1}}, "OuterIter must be non-negative"},
 	}
 	for _, s := range settings {
-		err := s.m.Fit(src, tgt, 3)
+		err := fit(s.m, src, tgt, 3)
 		if err == nil || !strings.HasPrefix(err.Error(), "adapt: "+s.m.Name()+": ") || !strings.Contains(err.Error(), s.want) {
 			t.Errorf("%s: error %v, want one containing %q", s.m.Name(), err, s.want)
 		}
@@ -166,7 +166,7 @@ func TestBaselinesBadInput(t *testing.T) {
 
 	// Predict on bad rows after a successful fit.
 	for _, m := range baselines() {
-		if err := m.Fit(src, tgt, 3); err != nil {
+		if err := fit(m, src, tgt, 3); err != nil {
 			t.Fatal(err)
 		}
 		for _, X := range []*mat.Dense{nil, {}, wide, nan} {
@@ -195,8 +195,8 @@ func TestSASameData(t *testing.T) {
 	for _, c := range []struct{ d, wantK int }{{0, 6}, {4, 4}, {6, 6}} {
 		d := c.d
 		m := &SA{Components: d}
-		src := []Domain{{Name: "s", X: X, Y: y}}
-		if err := m.Fit(src, X, 3); err != nil {
+		src := []dataset.Domain{{Name: "s", X: X, Y: y}}
+		if err := fit(m, src, X, 3); err != nil {
 			t.Fatal(err)
 		}
 		_, k := m.Alignment.Dims()
@@ -211,7 +211,7 @@ func TestSASameData(t *testing.T) {
 		if k == 6 {
 			// Full rank: SA predicts like source-only.
 			so := &SourceOnly{}
-			if err := so.Fit(src, X, 3); err != nil {
+			if err := fit(so, src, X, 3); err != nil {
 				t.Fatal(err)
 			}
 			p1, _ := m.Predict(X)
@@ -262,7 +262,7 @@ func TestSABases(t *testing.T) {
 	}
 	for _, c := range cases {
 		m := &SA{Components: c.d}
-		if err := m.Fit([]Domain{{X: Xs, Y: ys}}, c.tgt, 2); err != nil {
+		if err := fit(m, []dataset.Domain{{X: Xs, Y: ys}}, c.tgt, 2); err != nil {
 			t.Fatal(err)
 		}
 		for _, P := range []*mat.Dense{m.SourceBasis, m.TargetBasis} {
@@ -295,7 +295,7 @@ func TestSABases(t *testing.T) {
 
 // baselinesOfficeSURF reads the four Caltech-Office SURF domains, min-max scaled
 // together, with their class indices, or skips the test.
-func baselinesOfficeSURF(t *testing.T) (map[string]Domain, int) {
+func baselinesOfficeSURF(t *testing.T) (map[string]dataset.Domain, int) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("skipping the Caltech-Office smoke test in short mode")
@@ -308,7 +308,7 @@ func baselinesOfficeSURF(t *testing.T) (map[string]Domain, int) {
 		"webcam":  "webcam_SURF_L10.mat",
 	}
 	names := []string{"amazon", "caltech", "dslr", "webcam"}
-	var doms []*dataset.Domain
+	var doms []*dataset.File
 	for _, n := range names {
 		path := filepath.Join(dir, files[n])
 		if _, err := os.Stat(path); err != nil {
@@ -328,9 +328,9 @@ func baselinesOfficeSURF(t *testing.T) (map[string]Domain, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]Domain{}
+	out := map[string]dataset.Domain{}
 	for i, d := range doms {
-		s, err := sc.TransformDomain(d)
+		s, err := sc.TransformFile(d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -338,7 +338,7 @@ func baselinesOfficeSURF(t *testing.T) (map[string]Domain, int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[names[i]] = Domain{Name: names[i], X: s.X, Y: y}
+		out[names[i]] = dataset.Domain{Name: names[i], X: s.X, Y: y}
 	}
 	return out, cl.Len()
 }
@@ -350,11 +350,11 @@ func baselinesOfficeSURF(t *testing.T) (map[string]Domain, int) {
 // OTDA (EMD) 46.5%.
 func TestBaselinesOfficeCaltechSURF(t *testing.T) {
 	doms, classes := baselinesOfficeSURF(t)
-	src := []Domain{doms["amazon"], doms["caltech"], doms["dslr"]}
+	src := []dataset.Domain{doms["amazon"], doms["caltech"], doms["dslr"]}
 	tgt := doms["webcam"]
 	for _, m := range append([]Method{&SourceOnly{}}, baselines()...) {
 		start := time.Now()
-		if err := m.Fit(src, tgt.X, classes); err != nil {
+		if err := fit(m, src, tgt.X, classes); err != nil {
 			t.Fatalf("%s: %v", m.Name(), err)
 		}
 		elapsed := time.Since(start)
@@ -408,7 +408,7 @@ func TestLeadingEigenPaths(t *testing.T) {
 
 // highDimProblem returns a 1024-dimensional source of 4000 rows and a
 // target of 2000, with decaying feature scales.
-func highDimProblem() ([]Domain, *mat.Dense) {
+func highDimProblem() ([]dataset.Domain, *mat.Dense) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	domain := func(n int) *mat.Dense {
 		X := mat.NewDense(n, 1024, nil)
@@ -421,7 +421,7 @@ func highDimProblem() ([]Domain, *mat.Dense) {
 	for i := range y {
 		y[i] = i % 3
 	}
-	return []Domain{{X: domain(4000), Y: y}}, domain(2000)
+	return []dataset.Domain{{X: domain(4000), Y: y}}, domain(2000)
 }
 
 // BenchmarkSAHighDim fits SA on 1024-dimensional domains, where finding
@@ -430,7 +430,7 @@ func BenchmarkSAHighDim(b *testing.B) {
 	src, tgt := highDimProblem()
 	b.ResetTimer()
 	for range b.N {
-		if err := (&SA{}).Fit(src, tgt, 3); err != nil {
+		if err := fit((&SA{}), src, tgt, 3); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -441,7 +441,7 @@ func BenchmarkTCAHighDim(b *testing.B) {
 	src, tgt := highDimProblem()
 	b.ResetTimer()
 	for range b.N {
-		if err := (&TCA{}).Fit(src, tgt, 3); err != nil {
+		if err := fit((&TCA{}), src, tgt, 3); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -449,7 +449,7 @@ func BenchmarkTCAHighDim(b *testing.B) {
 
 // rankDeficientProblem is highDimProblem with its last 64 features zero
 // and feature 1 repeated in feature 2, so that XᵀX is singular.
-func rankDeficientProblem() ([]Domain, *mat.Dense) {
+func rankDeficientProblem() ([]dataset.Domain, *mat.Dense) {
 	src, tgt := highDimProblem()
 	for _, X := range []*mat.Dense{src[0].X, tgt} {
 		r, c := X.Dims()
@@ -468,7 +468,7 @@ func BenchmarkTCARankDeficient(b *testing.B) {
 	src, tgt := rankDeficientProblem()
 	b.ResetTimer()
 	for range b.N {
-		if err := (&TCA{}).Fit(src, tgt, 3); err != nil {
+		if err := fit((&TCA{}), src, tgt, 3); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -496,7 +496,7 @@ func BenchmarkTCARepeatedRows(b *testing.B) {
 	tgt := domain(800, 0.1)
 	b.ResetTimer()
 	for range b.N {
-		if err := (&TCA{}).Fit([]Domain{{X: src, Y: y}}, tgt, 3); err != nil {
+		if err := fit((&TCA{}), []dataset.Domain{{X: src, Y: y}}, tgt, 3); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dadil/dadil/dataset"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
@@ -111,10 +113,11 @@ func (m *TCA) Name() string { return "tca" }
 
 // Fit computes the transfer components of the pooled sources and the
 // target and trains the classifier on the embedded sources.
-func (m *TCA) Fit(sources []Domain, target *mat.Dense, classes int) error {
-	if err := Check(sources, target, classes); err != nil {
+func (m *TCA) Fit(p *dataset.Problem) error {
+	if err := checkProblem(m, p); err != nil {
 		return err
 	}
+	target, classes := p.Target.X, p.Classes
 	if m.Components < 0 {
 		return fmt.Errorf("adapt: tca: Components = %d is negative", m.Components)
 	}
@@ -128,7 +131,7 @@ func (m *TCA) Fit(sources []Domain, target *mat.Dense, classes int) error {
 	if mu == 0 {
 		mu = DefaultTCAMu
 	}
-	Xs, ys := Pool(sources)
+	Xs, ys := p.PoolSources()
 	P, err := tcaProjection(Xs, target, k, mu)
 	if err != nil {
 		return fmt.Errorf("adapt: tca: %w", err)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/dadil/dadil/dataset"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -219,7 +220,7 @@ func TestTCAReducesMMD(t *testing.T) {
 	const D = 10
 	// Two sources and a target: classes apart along the first axis,
 	// domains shifted along the second and third.
-	var src []Domain
+	var src []dataset.Domain
 	for k, shift := range []float64{0, 1} {
 		X := mat.NewDense(100, D, nil)
 		y := make([]int, 100)
@@ -231,7 +232,7 @@ func TestTCAReducesMMD(t *testing.T) {
 			X.Set(i, 0, X.At(i, 0)+4*float64(y[i]))
 			X.Set(i, 1, X.At(i, 1)+3*shift)
 		}
-		src = append(src, Domain{Name: string(rune('a' + k)), X: X, Y: y})
+		src = append(src, dataset.Domain{Name: string(rune('a' + k)), X: X, Y: y})
 	}
 	off := make([]float64, D)
 	off[1], off[2] = -4, 3
@@ -239,11 +240,11 @@ func TestTCAReducesMMD(t *testing.T) {
 	for i := range 80 {
 		Xt.Set(i, 0, Xt.At(i, 0)+4*float64(i%2))
 	}
-	Xs, _ := Pool(src)
+	Xs, _ := dataset.Pool(src)
 	before := normalisedMMD(Xs, Xt)
 	for _, m := range []int{1, 2, 5} {
 		tca := &TCA{Components: m}
-		if err := tca.Fit(src, Xt, 2); err != nil {
+		if err := fit(tca, src, Xt, 2); err != nil {
 			t.Fatal(err)
 		}
 		var Zs, Zt mat.Dense
@@ -289,7 +290,7 @@ func TestTCAReducesMMD(t *testing.T) {
 func TestTCAComponentsCap(t *testing.T) {
 	src, tgt, _ := synthProblem(3)
 	tca := &TCA{}
-	if err := tca.Fit(src, tgt, 3); err != nil {
+	if err := fit(tca, src, tgt, 3); err != nil {
 		t.Fatal(err)
 	}
 	if r, c := tca.Projection.Dims(); r != 2 || c != 2 {

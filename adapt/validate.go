@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/dadil/dadil/dataset"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
@@ -14,18 +16,6 @@ import (
 type HeldOut struct {
 	Source   string  // the held-out domain's Name, or "source k" (0-based) when it has none
 	Accuracy float64 // fraction of its rows classified right, in [0, 1]
-}
-
-// HoldOut splits the sources for held-out-source validation: rest are the
-// sources without source k, and X, y are source k's features and labels,
-// which play the unlabeled target and its hidden truth. rest shares no
-// slice with sources. k must index sources: HoldOut panics otherwise, as
-// an index out of range does.
-func HoldOut(sources []Domain, k int) (rest []Domain, X *mat.Dense, y []int) {
-	rest = make([]Domain, 0, len(sources)-1)
-	rest = append(rest, sources[:k]...)
-	rest = append(rest, sources[k+1:]...)
-	return rest, sources[k].X, sources[k].Y
 }
 
 // ValidateOnSources scores a method without using any target data, labels
@@ -44,8 +34,8 @@ func HoldOut(sources []Domain, k int) (rest []Domain, X *mat.Dense, y []int) {
 // than it will have on the real target. Fits run one after the other, in
 // the order of the sources; with a deterministic build the scores are
 // deterministic.
-func ValidateOnSources(sources []Domain, classes int, build func() Method) ([]HeldOut, error) {
-	s, err := validate(sources, classes, build, func(m Method) []Predictor {
+func ValidateOnSources(p *dataset.Problem, build func() Method) ([]HeldOut, error) {
+	s, err := validate(p, build, func(m Method) []Predictor {
 		return []Predictor{{m.Name(), m.Predict}}
 	}, nil)
 	if err != nil {
@@ -66,62 +56,74 @@ type Scores struct {
 // by every predictor, so DaDiL-R and DaDiL-E are validated together. The
 // scores come in the order of Predictors. done, if not nil, is called
 // after each held-out source k, with the scores so far.
-func ValidatePredictors(sources []Domain, classes int, build func() Method, done func(k int, s []Scores)) ([]Scores, error) {
-	return validate(sources, classes, build, Predictors, done)
+func ValidatePredictors(p *dataset.Problem, build func() Method, done func(k int, s []Scores)) ([]Scores, error) {
+	return validate(p, build, Predictors, done)
 }
 
-// validate holds out each source in turn, fits a method from build on the
-// others with the held-out features as the target, and scores the
-// predictors preds returns for it.
-func validate(sources []Domain, classes int, build func() Method, preds func(Method) []Predictor, done func(int, []Scores)) ([]Scores, error) {
+// validate holds out each source of p in turn (dataset.Problem.HoldOut),
+// fits a method from build on the others with the held-out features as the
+// target, and scores the predictors preds returns for it.
+func validate(p *dataset.Problem, build func() Method, preds func(Method) []Predictor, done func(int, []Scores)) ([]Scores, error) {
 	if build == nil {
 		return nil, errors.New("adapt: validate: no method")
 	}
-	if len(sources) < 2 {
-		return nil, fmt.Errorf("adapt: validate: holding a source out needs at least 2 source domains, got %d", len(sources))
+	if p == nil || len(p.Sources) < 2 {
+		n := 0
+		if p != nil {
+			n = len(p.Sources)
+		}
+		return nil, fmt.Errorf("adapt: validate: holding a source out needs at least 2 source domains, got %d", n)
 	}
-	// The whole set must be valid; a held-out domain is checked as a
-	// source here, since Fit sees it only as a target.
-	if err := Check(sources, sources[0].X, classes); err != nil {
-		return nil, err
+	// Every held-out problem must be valid before the first fit; p's own
+	// target is not used and may be empty.
+	for k := range p.Sources {
+		if err := p.HoldOut(k).Check(); err != nil {
+			return nil, fmt.Errorf("adapt: validate: %w", err)
+		}
 	}
 	var out []Scores
-	for k := range sources {
-		name := sources[k].Name
-		if name == "" {
-			name = fmt.Sprintf("source %d", k)
-		}
-		rest, X, y := HoldOut(sources, k)
+	for k := range p.Sources {
+		q := p.HoldOut(k)
 		m := build()
 		if m == nil {
 			return nil, errors.New("adapt: validate: build returned no method")
 		}
-		if err := m.Fit(rest, X, classes); err != nil {
-			return nil, fmt.Errorf("adapt: validate: %s held out: %w", name, err)
+		if err := m.Fit(q); err != nil {
+			return nil, fmt.Errorf("adapt: validate: %s: %w", q.Name, err)
 		}
 		ps := preds(m)
 		if out == nil {
 			out = make([]Scores, len(ps))
-			for i, p := range ps {
-				out[i] = Scores{Predictor: p.Name, HeldOut: make([]HeldOut, 0, len(sources))}
+			for i, pr := range ps {
+				out[i] = Scores{Predictor: pr.Name, HeldOut: make([]HeldOut, 0, len(p.Sources))}
 			}
 		}
-		for i, p := range ps {
-			pred, err := p.Predict(X)
+		for i, pr := range ps {
+			acc, err := Score(pr.Predict, q.Test)
 			if err != nil {
-				return nil, fmt.Errorf("adapt: validate: %s held out: %s: %w", name, p.Name, err)
+				return nil, fmt.Errorf("adapt: validate: %s: %s: %w", q.Name, pr.Name, err)
 			}
-			acc, err := classify.Accuracy(pred, y)
-			if err != nil {
-				return nil, fmt.Errorf("adapt: validate: %s held out: %s: %w", name, p.Name, err)
-			}
-			out[i].HeldOut = append(out[i].HeldOut, HeldOut{Source: name, Accuracy: acc})
+			out[i].HeldOut = append(out[i].HeldOut, HeldOut{Source: q.Target.Name, Accuracy: acc})
 		}
 		if done != nil {
 			done(k, out)
 		}
 	}
 	return out, nil
+}
+
+// Score returns the accuracy of predict on the labeled rows test, in
+// [0, 1]; a label of −1 (a class unknown to the sources) counts as an
+// error.
+func Score(predict func(*mat.Dense) ([]int, error), test *dataset.Domain) (float64, error) {
+	if test == nil {
+		return 0, errors.New("adapt: no labeled rows to score")
+	}
+	pred, err := predict(test.X)
+	if err != nil {
+		return 0, err
+	}
+	return classify.Accuracy(pred, test.Y)
 }
 
 // MeanAccuracy is the mean accuracy of held-out scores (NaN for none).

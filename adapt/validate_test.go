@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dadil/dadil/dataset"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -12,14 +13,14 @@ import (
 // a fixed class.
 type recorder struct {
 	class   int
-	sources []Domain
+	sources []dataset.Domain
 	target  *mat.Dense
 }
 
 func (r *recorder) Name() string { return "recorder" }
-func (r *recorder) Fit(sources []Domain, target *mat.Dense, classes int) error {
-	r.sources, r.target = sources, target
-	return Check(sources, target, classes)
+func (r *recorder) Fit(p *dataset.Problem) error {
+	r.sources, r.target = p.Sources, p.Target.X
+	return p.Check()
 }
 func (r *recorder) Predict(X *mat.Dense) ([]int, error) {
 	n, _ := X.Dims()
@@ -31,19 +32,19 @@ func (r *recorder) Predict(X *mat.Dense) ([]int, error) {
 }
 
 // line returns a named domain of n rows on a line, with labels y.
-func line(name string, y ...int) Domain {
+func line(name string, y ...int) dataset.Domain {
 	X := mat.NewDense(len(y), 2, nil)
 	for i := range y {
 		X.Set(i, 0, float64(i))
 		X.Set(i, 1, float64(len(name)))
 	}
-	return Domain{Name: name, X: X, Y: y}
+	return dataset.Domain{Name: name, X: X, Y: y}
 }
 
 func TestValidateOnSourcesHoldsEachOut(t *testing.T) {
-	sources := []Domain{line("a", 0, 0, 1, 1), line("bb", 0, 1, 1), line("", 0, 0, 0, 0, 1)}
+	sources := []dataset.Domain{line("a", 0, 0, 1, 1), line("bb", 0, 1, 1), line("", 0, 0, 0, 0, 1)}
 	var fits []*recorder
-	got, err := ValidateOnSources(sources, 2, func() Method {
+	got, err := ValidateOnSources(problem(sources, sources[0].X, 2), func() Method {
 		r := &recorder{class: 0}
 		fits = append(fits, r)
 		return r
@@ -86,8 +87,8 @@ func TestValidateOnSourcesHoldsEachOut(t *testing.T) {
 		}
 	}
 	// HoldOut does not alias the caller's slice.
-	rest, _, _ := HoldOut(sources, 0)
-	rest[0] = Domain{Name: "changed"}
+	rest := problem(sources, sources[0].X, 2).HoldOut(0).Sources
+	rest[0] = dataset.Domain{Name: "changed"}
 	if sources[1].Name != "bb" {
 		t.Error("HoldOut's result aliases the sources")
 	}
@@ -96,7 +97,7 @@ func TestValidateOnSourcesHoldsEachOut(t *testing.T) {
 func TestValidateOnSourcesLearns(t *testing.T) {
 	// Three sources with the same two classes, slightly shifted: a
 	// classifier trained on two of them carries to the third.
-	src := func(name string, dx float64) Domain {
+	src := func(name string, dx float64) dataset.Domain {
 		X := mat.NewDense(40, 2, nil)
 		y := make([]int, 40)
 		for i := range y {
@@ -105,10 +106,10 @@ func TestValidateOnSourcesLearns(t *testing.T) {
 			X.Set(i, 0, 4*float64(y[i])+dx+0.5*math.Cos(a))
 			X.Set(i, 1, 0.5*math.Sin(a))
 		}
-		return Domain{Name: name, X: X, Y: y}
+		return dataset.Domain{Name: name, X: X, Y: y}
 	}
-	sources := []Domain{src("a", 0), src("b", 0.3), src("c", -0.3)}
-	got, err := ValidateOnSources(sources, 2, func() Method { return &SourceOnly{} })
+	sources := []dataset.Domain{src("a", 0), src("b", 0.3), src("c", -0.3)}
+	got, err := ValidateOnSources(problem(sources, sources[0].X, 2), func() Method { return &SourceOnly{} })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,7 @@ func TestValidateOnSourcesLearns(t *testing.T) {
 	for i := range flipped.Y {
 		flipped.Y[i] = 1 - flipped.Y[i]
 	}
-	got, err = ValidateOnSources([]Domain{sources[0], sources[1], flipped}, 2, func() Method { return &SourceOnly{} })
+	got, err = ValidateOnSources(problem([]dataset.Domain{sources[0], sources[1], flipped}, sources[0].X, 2), func() Method { return &SourceOnly{} })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,20 +142,20 @@ func TestValidateOnSourcesBadInput(t *testing.T) {
 	nan.X.Set(1, 1, math.NaN())
 	for _, tc := range []struct {
 		name    string
-		sources []Domain
+		sources []dataset.Domain
 		classes int
 		build   func() Method
 		want    string
 	}{
-		{"no build", []Domain{a, b}, 2, nil, "no method"},
-		{"one source", []Domain{a}, 2, ok, "at least 2 source domains, got 1"},
-		{"nil method", []Domain{a, b}, 2, func() Method { return nil }, "build returned no method"},
-		{"dimensions", []Domain{a, short}, 2, ok, "short has 3 features"},
-		{"label", []Domain{a, line("c", 0, 2)}, 2, ok, "c: label 2"},
-		{"nan", []Domain{a, nan}, 2, ok, "nan: feature (1, 1) is NaN"},
-		{"classes", []Domain{a, b}, 1, ok, "1 classes"},
+		{"no build", []dataset.Domain{a, b}, 2, nil, "no method"},
+		{"one source", []dataset.Domain{a}, 2, ok, "at least 2 source domains, got 1"},
+		{"nil method", []dataset.Domain{a, b}, 2, func() Method { return nil }, "build returned no method"},
+		{"dimensions", []dataset.Domain{a, short}, 2, ok, "short has 3 features"},
+		{"label", []dataset.Domain{a, line("c", 0, 2)}, 2, ok, "c: label 2"},
+		{"nan", []dataset.Domain{a, nan}, 2, ok, "nan: feature (1, 1) is NaN"},
+		{"classes", []dataset.Domain{a, b}, 1, ok, "1 classes"},
 	} {
-		_, err := ValidateOnSources(tc.sources, tc.classes, tc.build)
+		_, err := ValidateOnSources(problem(tc.sources, tc.sources[0].X, tc.classes), tc.build)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "adapt: ") {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}

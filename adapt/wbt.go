@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/dadil/dadil/dataset"
+
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
@@ -36,7 +38,7 @@ type BarycenterSettings struct {
 // one-hot labels, drawn without replacement from the pooled sources
 // (barycenter.Settings.InitSamples) with a generator seeded by s.Seed.
 // Rows of the returned soft labels are renormalised to sum to 1.
-func labeledBarycenter(sources []Domain, classes int, s BarycenterSettings) (*barycenter.Result, error) {
+func labeledBarycenter(sources []dataset.Domain, classes int, s BarycenterSettings) (*barycenter.Result, error) {
 	if s.Support < 0 || s.MaxIter < 0 {
 		return nil, fmt.Errorf("negative barycenter setting (Support %d, MaxIter %d)", s.Support, s.MaxIter)
 	}
@@ -112,10 +114,11 @@ func (m *WB) Name() string { return "wb" }
 
 // Fit computes the barycenter of the sources and trains the classifier on
 // it.
-func (m *WB) Fit(sources []Domain, target *mat.Dense, classes int) error {
-	if err := Check(sources, target, classes); err != nil {
+func (m *WB) Fit(p *dataset.Problem) error {
+	if err := checkProblem(m, p); err != nil {
 		return err
 	}
+	sources, classes := p.Sources, p.Classes
 	b, err := labeledBarycenter(sources, classes, m.Bary)
 	if err != nil {
 		return fmt.Errorf("adapt: wb: %w", err)
@@ -193,10 +196,11 @@ func (m *WBT) Name() string { return "wbt-reg" }
 
 // Fit computes the barycenter of the sources, transports it to the target
 // and trains the classifier on the transported barycenter.
-func (m *WBT) Fit(sources []Domain, target *mat.Dense, classes int) error {
-	if err := Check(sources, target, classes); err != nil {
+func (m *WBT) Fit(p *dataset.Problem) error {
+	if err := checkProblem(m, p); err != nil {
 		return err
 	}
+	sources, target, classes := p.Sources, p.Target.X, p.Classes
 	regE, regCl, err := entropicStrengths(m.RegE, m.RegCl)
 	if err != nil {
 		return fmt.Errorf("adapt: wbt-reg: %w", err)

@@ -7,7 +7,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/dadil/dadil/internal/synth"
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/synth"
 )
 
 // TestWBSynthetic compares WB and WBT with source-only on the demo
@@ -20,7 +21,7 @@ func TestWBSynthetic(t *testing.T) {
 		src, tgt, truth := synthProblem(seed)
 		acc := map[string]float64{}
 		for _, m := range []Method{&SourceOnly{}, &WB{Bary: BarycenterSettings{Seed: seed}}, &WBT{Bary: BarycenterSettings{Seed: seed}}} {
-			if err := m.Fit(src, tgt, 3); err != nil {
+			if err := fit(m, src, tgt, 3); err != nil {
 				t.Fatal(err)
 			}
 			p, err := m.Predict(tgt)
@@ -52,25 +53,25 @@ func TestWBInsideHull(t *testing.T) {
 	l.TargetShift = [2]float64{0, 3}
 	p := synth.Generate(l, 5)
 	big := p.Sources[0]
-	small := Domain{Name: "small", X: mat.NewDense(30, 2, nil), Y: make([]int, 30)}
+	small := dataset.Domain{Name: "small", X: mat.NewDense(30, 2, nil), Y: make([]int, 30)}
 	for c := range 3 {
 		for i := range 10 { // rows are grouped by class, 100 per class
 			r := c*l.PerClass + i
 			small.X.SetRow(c*10+i, p.Sources[1].X.RawRowView(r))
-			small.Y[c*10+i] = p.Sources[1].Labels[r]
+			small.Y[c*10+i] = p.Sources[1].Y[r]
 		}
 	}
-	src := []Domain{{Name: big.Name, X: big.X, Y: big.Labels}, small}
+	src := []dataset.Domain{big, small}
 	acc := map[string]float64{}
 	for _, m := range []Method{&SourceOnly{}, &WB{}, &WBT{}} {
-		if err := m.Fit(src, p.Target.X, 3); err != nil {
+		if err := fit(m, src, p.Target.X, 3); err != nil {
 			t.Fatal(err)
 		}
 		pred, err := m.Predict(p.Target.X)
 		if err != nil {
 			t.Fatal(err)
 		}
-		acc[m.Name()] = accuracy(pred, p.Target.Labels)
+		acc[m.Name()] = accuracy(pred, p.Test.Y)
 	}
 	t.Logf("accuracies %v", acc)
 	if acc["wb"] < 0.95 || acc["wbt-reg"] < 0.95 || acc["source-only"] > 0.8 {
@@ -83,8 +84,8 @@ func TestWBInsideHull(t *testing.T) {
 func TestWBBarycenter(t *testing.T) {
 	src, tgt, _ := synthProblem(4)
 	// Unequal source sizes: 300, 200 and 100 rows; mean 200.
-	src[1] = Domain{Name: src[1].Name, X: src[1].X.Slice(0, 200, 0, 2).(*mat.Dense), Y: src[1].Y[:200]}
-	src[2] = Domain{Name: src[2].Name, X: src[2].X.Slice(0, 100, 0, 2).(*mat.Dense), Y: src[2].Y[:100]}
+	src[1] = dataset.Domain{Name: src[1].Name, X: src[1].X.Slice(0, 200, 0, 2).(*mat.Dense), Y: src[1].Y[:200]}
+	src[2] = dataset.Domain{Name: src[2].Name, X: src[2].X.Slice(0, 100, 0, 2).(*mat.Dense), Y: src[2].Y[:100]}
 	cases := []struct {
 		bary  BarycenterSettings
 		wantN int
@@ -95,10 +96,10 @@ func TestWBBarycenter(t *testing.T) {
 	}
 	for _, c := range cases {
 		m1, m2 := &WB{Bary: c.bary}, &WBT{Bary: c.bary}
-		if err := m1.Fit(src, tgt, 3); err != nil {
+		if err := fit(m1, src, tgt, 3); err != nil {
 			t.Fatal(err)
 		}
-		if err := m2.Fit(src, tgt, 3); err != nil {
+		if err := fit(m2, src, tgt, 3); err != nil {
 			t.Fatal(err)
 		}
 		b := m1.Barycenter
@@ -124,10 +125,10 @@ func TestWBBarycenter(t *testing.T) {
 	}
 	// Another seed, another initial support.
 	a, b := &WB{Bary: BarycenterSettings{Seed: 1, MaxIter: 1}}, &WB{Bary: BarycenterSettings{Seed: 2, MaxIter: 1}}
-	if err := a.Fit(src, tgt, 3); err != nil {
+	if err := fit(a, src, tgt, 3); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Fit(src, tgt, 3); err != nil {
+	if err := fit(b, src, tgt, 3); err != nil {
 		t.Fatal(err)
 	}
 	if mat.Equal(a.Barycenter.X, b.Barycenter.X) {

@@ -246,17 +246,18 @@ func (m *WJDOT) settings() (wjdotConfig, error) {
 }
 
 // Fit learns α and the classifier.
-func (m *WJDOT) Fit(sources []Domain, target *mat.Dense, classes int) error {
-	if err := Check(sources, target, classes); err != nil {
+func (m *WJDOT) Fit(p *dataset.Problem) error {
+	if err := checkProblem(m, p); err != nil {
 		return err
 	}
+	sources, target, classes := p.Sources, p.Target.X, p.Classes
 	cfg, err := m.settings()
 	if err != nil {
 		return err
 	}
 	m.Alpha, m.Model, m.Losses = nil, nil, nil
 
-	Xs, ys := Pool(sources)
+	Xs, ys := p.PoolSources()
 	model, _, err := classify.FitLabels(Xs, ys, classes, nil, m.Classifier)
 	if err != nil {
 		return fmt.Errorf("adapt: wjdot: %w", err)
@@ -333,7 +334,7 @@ type wjdotState struct {
 	perm     []int
 }
 
-func newWJDOTState(sources []Domain, target *mat.Dense, classes int, cfg wjdotConfig, model *classify.Softmax) *wjdotState {
+func newWJDOTState(sources []dataset.Domain, target *mat.Dense, classes int, cfg wjdotConfig, model *classify.Softmax) *wjdotState {
 	nt, d := target.Dims()
 	w := &wjdotState{cfg: cfg, classes: classes, d: d, nt: nt, xt: target, model: model}
 	w.start = make([]int, 0, len(sources)+1)

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
 )
 
 func TestWJDOTSynthetic(t *testing.T) {
@@ -25,7 +26,7 @@ func TestWJDOTSynthetic(t *testing.T) {
 			t.Errorf("Name() = %q", m.Name())
 		}
 		start := time.Now()
-		if err := m.Fit(src, tgt, 3); err != nil {
+		if err := fit(m, src, tgt, 3); err != nil {
 			t.Fatal(err)
 		}
 		elapsed := time.Since(start)
@@ -71,7 +72,7 @@ func TestWJDOTTargetIsSource(t *testing.T) {
 			src, _, _ = jwTargetShiftProblem(9, []float64{0.6, 0.3, 0.1}, 100)
 		}
 		tgt := mat.DenseCopyOf(src[1].X)
-		if err := tc.m.Fit(src, tgt, 3); err != nil {
+		if err := fit(tc.m, src, tgt, 3); err != nil {
 			t.Fatal(err)
 		}
 		jwSimplex(t, "Alpha", tc.m.Alpha, 3)
@@ -100,7 +101,7 @@ func TestWJDOTDeterministic(t *testing.T) {
 		var preds [][]int
 		for range 2 {
 			m := tc.mk()
-			if err := m.Fit(src, tgt, 3); err != nil {
+			if err := fit(m, src, tgt, 3); err != nil {
 				t.Fatal(err)
 			}
 			p, err := m.Predict(tgt)
@@ -118,10 +119,10 @@ func TestWJDOTDeterministic(t *testing.T) {
 	}
 	// Another seed draws other batches.
 	m1, m2 := &WJDOT{MaxIter: 5, BatchSize: 64, Seed: 1}, &WJDOT{MaxIter: 5, BatchSize: 64, Seed: 2}
-	if err := m1.Fit(src, tgt, 3); err != nil {
+	if err := fit(m1, src, tgt, 3); err != nil {
 		t.Fatal(err)
 	}
-	if err := m2.Fit(src, tgt, 3); err != nil {
+	if err := fit(m2, src, tgt, 3); err != nil {
 		t.Fatal(err)
 	}
 	if slices.Equal(m1.Losses, m2.Losses) {
@@ -162,7 +163,7 @@ func TestWJDOTGradient(t *testing.T) {
 		}
 		B := []float64{0.3, -0.2, 0.1, 0.5}
 		model := &classify.Softmax{W: W, B: B, Classes: classes, Dim: d}
-		src := []Domain{{X: X, Y: make([]int, m)}}
+		src := []dataset.Domain{{X: X, Y: make([]int, m)}}
 		w := newWJDOTState(src, X, classes, wjdotConfig{loss: loss}, model)
 		w.q = Q
 		w.delta = mat.NewDense(m, classes, nil)
@@ -223,7 +224,7 @@ func TestWJDOTErrors(t *testing.T) {
 	cases := []struct {
 		name string
 		m    *WJDOT
-		src  []Domain
+		src  []dataset.Domain
 		tgt  *mat.Dense
 		c    int
 		want string
@@ -232,8 +233,8 @@ func TestWJDOTErrors(t *testing.T) {
 		{"classes", &WJDOT{}, src, tgt, 0, "0 classes"},
 		{"empty target", &WJDOT{}, src, &mat.Dense{}, 3, "target has no rows"},
 		{"dims", &WJDOT{}, src, mat.NewDense(3, 4, nil), 3, "features"},
-		{"labels", &WJDOT{}, []Domain{{X: src[0].X, Y: src[0].Y[:3]}}, tgt, 3, "3 labels"},
-		{"Inf feature", &WJDOT{}, []Domain{{X: mat.NewDense(1, 2, []float64{math.Inf(1), 0}), Y: []int{0}}}, tgt, 3, "Inf"},
+		{"labels", &WJDOT{}, []dataset.Domain{{X: src[0].X, Y: src[0].Y[:3]}}, tgt, 3, "3 labels"},
+		{"Inf feature", &WJDOT{}, []dataset.Domain{{X: mat.NewDense(1, 2, []float64{math.Inf(1), 0}), Y: []int{0}}}, tgt, 3, "Inf"},
 		{"negative beta", &WJDOT{Beta: -1}, src, tgt, 3, "Beta"},
 		{"NaN beta", &WJDOT{Beta: math.NaN()}, src, tgt, 3, "Beta"},
 		{"infinite step", &WJDOT{StepAlpha: math.Inf(1)}, src, tgt, 3, "StepAlpha"},
@@ -245,7 +246,7 @@ func TestWJDOTErrors(t *testing.T) {
 		{"classifier", &WJDOT{Classifier: &classify.Settings{L2: -1}}, src, tgt, 3, "classify"},
 	}
 	for _, c := range cases {
-		err := c.m.Fit(c.src, c.tgt, c.c)
+		err := fit(c.m, c.src, c.tgt, c.c)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "adapt: ") {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
 		}
@@ -255,7 +256,7 @@ func TestWJDOTErrors(t *testing.T) {
 	}
 
 	m := &WJDOT{MaxIter: 2}
-	if err := m.Fit(src, tgt, 3); err != nil {
+	if err := fit(m, src, tgt, 3); err != nil {
 		t.Fatal(err)
 	}
 	for _, X := range []*mat.Dense{nil, {}, mat.NewDense(2, 5, nil), mat.NewDense(1, 2, []float64{math.NaN(), 1})} {
@@ -272,7 +273,7 @@ func TestWJDOTErrors(t *testing.T) {
 func TestWJDOTOneSource(t *testing.T) {
 	src, tgt, truth := synthProblem(5)
 	m := &WJDOT{MaxIter: 10}
-	if err := m.Fit(src[2:], tgt, 3); err != nil {
+	if err := fit(m, src[2:], tgt, 3); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(m.Alpha, []float64{1}) {

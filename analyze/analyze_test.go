@@ -8,10 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dadil/dadil/dataset"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/dictionary"
-	"github.com/dadil/dadil/internal/synth"
+	"github.com/dadil/dadil/synth"
 )
 
 func TestSparsity(t *testing.T) {
@@ -236,13 +238,9 @@ func TestScoreJSONAndBand(t *testing.T) {
 
 // synthProblem is the demo problem: three labeled sources, a target with
 // its labels kept for scoring only.
-func synthProblem() Problem {
-	sp := synth.Generate(synth.Default(), 1)
-	p := Problem{Name: "demo", Classes: sp.Classes, TestX: sp.Target.X, TestY: sp.Target.Labels}
-	for _, s := range sp.Sources {
-		p.Sources = append(p.Sources, dictionary.Domain{Name: s.Name, X: s.X, Y: s.Labels})
-	}
-	p.Target = dictionary.Domain{Name: "target", X: sp.Target.X}
+func synthProblem() *dataset.Problem {
+	p := synth.Generate(synth.Default(), 1)
+	p.Name = "demo"
 	return p
 }
 
@@ -260,7 +258,7 @@ func TestSweep(t *testing.T) {
 			t.Errorf("progress %d/%d at call %d", done, total, calls)
 		}
 	}
-	runs, err := Sweep([]Problem{p}, s)
+	runs, err := Sweep([]*dataset.Problem{p}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +301,7 @@ func TestSweep(t *testing.T) {
 	}
 	// Results do not depend on the number of workers.
 	s.Workers, s.Progress = 1, nil
-	again, err := Sweep([]Problem{p}, s)
+	again, err := Sweep([]*dataset.Problem{p}, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,17 +310,17 @@ func TestSweep(t *testing.T) {
 			t.Errorf("run %d differs with one worker", i)
 		}
 	}
-	if _, err := Sweep([]Problem{p}, &SweepSettings{Dictionary: quick(1)}); err == nil {
+	if _, err := Sweep([]*dataset.Problem{p}, &SweepSettings{Dictionary: quick(1)}); err == nil {
 		t.Error("empty sweep accepted")
 	}
-	if _, err := Sweep([]Problem{p}, &SweepSettings{Dictionary: quick(1), Atoms: []int{0}}); err == nil || !strings.Contains(err.Error(), "K") {
+	if _, err := Sweep([]*dataset.Problem{p}, &SweepSettings{Dictionary: quick(1), Atoms: []int{0}}); err == nil || !strings.Contains(err.Error(), "K") {
 		t.Errorf("K = 0: %v", err)
 	}
 }
 
 func TestHull(t *testing.T) {
 	p := synthProblem()
-	res, err := Hull([]Problem{p}, &HullSettings{Dictionary: quick(2), Steps: 4, Atoms: []int{3, 4}, Draws: 5})
+	res, err := Hull([]*dataset.Problem{p}, &HullSettings{Dictionary: quick(2), Steps: 4, Atoms: []int{3, 4}, Draws: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,8 +365,8 @@ func TestHull(t *testing.T) {
 		}
 	}
 	// No grid, no labels: W2 only, accuracies NaN.
-	p.TestY, p.TestX = nil, nil
-	res, err = Hull([]Problem{p}, &HullSettings{Dictionary: quick(2), Steps: -1, Atoms: []int{3}, Draws: 2})
+	p.Test = nil
+	res, err = Hull([]*dataset.Problem{p}, &HullSettings{Dictionary: quick(2), Steps: -1, Atoms: []int{3}, Draws: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +380,7 @@ func TestStability(t *testing.T) {
 	set := quick(5)
 	set.Epochs = 8
 	set.PlateauTol = -1
-	runs, err := Stability([]Problem{p}, &StabilitySettings{Dictionary: set, Seeds: 3})
+	runs, err := Stability([]*dataset.Problem{p}, &StabilitySettings{Dictionary: set, Seeds: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,9 +401,9 @@ func TestStability(t *testing.T) {
 	if _, err := Stability(nil, &StabilitySettings{Dictionary: set}); err == nil {
 		t.Error("no problem accepted")
 	}
-	bad := p
-	bad.TestY = bad.TestY[:5]
-	if _, err := Stability([]Problem{bad}, &StabilitySettings{Dictionary: set}); err == nil || !strings.Contains(err.Error(), "test labels") {
+	bad := *p
+	bad.Test = &dataset.Domain{X: p.Test.X, Y: p.Test.Y[:5]}
+	if _, err := Stability([]*dataset.Problem{&bad}, &StabilitySettings{Dictionary: set}); err == nil || !strings.Contains(err.Error(), "test labels") {
 		t.Errorf("mismatched test labels: %v", err)
 	}
 }
@@ -423,7 +421,7 @@ func TestHullWorkers(t *testing.T) {
 	p := synthProblem()
 	var got [2]*HullResult
 	for i, w := range []int{1, 3} {
-		r, err := Hull([]Problem{p}, &HullSettings{Dictionary: quick(4), Steps: 2, Atoms: []int{3}, Draws: 3, Workers: w})
+		r, err := Hull([]*dataset.Problem{p}, &HullSettings{Dictionary: quick(4), Steps: 2, Atoms: []int{3}, Draws: 3, Workers: w})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/par"
 )
 
 // HullSettings configure Hull.
@@ -79,7 +81,7 @@ type HullResult struct {
 // α_T; then, for every K of s.Atoms, it fits a dictionary and evaluates
 // s.Draws coordinates drawn uniformly from Δ_K against α_T. Fits, then
 // evaluations, run in parallel; results depend only on the settings' seed.
-func Hull(problems []Problem, s *HullSettings) (*HullResult, error) {
+func Hull(problems []*dataset.Problem, s *HullSettings) (*HullResult, error) {
 	if s == nil {
 		return nil, fmt.Errorf("analyze: hull without settings")
 	}
@@ -111,7 +113,7 @@ func Hull(problems []Problem, s *HullSettings) (*HullResult, error) {
 	type fitJob struct{ p, K int }
 	var fits []fitJob
 	for i := range problems {
-		if err := problems[i].check(); err != nil {
+		if err := check(problems[i]); err != nil {
 			return nil, err
 		}
 		ks := slices.Clone(Ks)
@@ -174,20 +176,20 @@ func Hull(problems []Problem, s *HullSettings) (*HullResult, error) {
 	}
 	dicts := make([]*dictionary.Dictionary, len(fits))
 	models := make([]*dictionary.Model, len(fits))
-	err := forEach(len(fits), s.Workers, func(i int) error {
+	err := par.Run(len(fits), s.Workers, func(i int) error {
 		set := inner(s.Dictionary, len(fits), s.Workers)
 		set.Atoms = fits[i].K
 		var err error
-		dicts[i], models[i], err = problems[fits[i].p].fit(set)
+		dicts[i], models[i], err = fit(problems[fits[i].p], set)
 		return err
 	}, func(i int) { report(fmt.Sprintf("%s: dictionary with K = %d", problems[fits[i].p].Name, fits[i].K)) })
 	if err != nil {
 		return nil, err
 	}
 	points := make([]HullPoint, len(evals))
-	err = forEach(len(evals), s.Workers, func(i int) error {
+	err = par.Run(len(evals), s.Workers, func(i int) error {
 		e := evals[i]
-		p := &problems[fits[e.fit].p]
+		p := problems[fits[e.fit].p]
 		var err error
 		points[i], err = evaluate(p, dicts[e.fit], models[e.fit], e.alpha, s.Dictionary.Seed)
 		if err != nil {
@@ -237,7 +239,7 @@ func Hull(problems []Problem, s *HullSettings) (*HullResult, error) {
 
 // evaluate scores one point α of the hull of d; a nil alpha is the
 // learned α_T, whose reconstruction and DaDiL-R classifier m already holds.
-func evaluate(p *Problem, d *dictionary.Dictionary, m *dictionary.Model, alpha []float64, seed uint64) (HullPoint, error) {
+func evaluate(p *dataset.Problem, d *dictionary.Dictionary, m *dictionary.Model, alpha []float64, seed uint64) (HullPoint, error) {
 	at := *m
 	if alpha != nil {
 		h, rec, err := d.ClassifierR(alpha, nil, seed)
@@ -251,9 +253,9 @@ func evaluate(p *Problem, d *dictionary.Dictionary, m *dictionary.Model, alpha [
 	if pt.W2, err = W2(at.Reconstruction.X, p.Target.X); err != nil {
 		return pt, err
 	}
-	if pt.AccuracyR, err = p.accuracy(at.PredictR); err != nil {
+	if pt.AccuracyR, err = accuracy(p, at.PredictR); err != nil {
 		return pt, err
 	}
-	pt.AccuracyE, err = p.accuracy(at.PredictE)
+	pt.AccuracyE, err = accuracy(p, at.PredictE)
 	return pt, err
 }

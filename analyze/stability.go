@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/par"
 )
 
 // StabilitySettings configure Stability.
@@ -47,7 +49,7 @@ type StabilityRun struct {
 // appendix, "learning stability", Figures 7 and 8) and returns their loss
 // curves and update magnitudes; Band summarises them. Runs are ordered by
 // problem, then seed; they run in parallel and do not depend on Workers.
-func Stability(problems []Problem, s *StabilitySettings) ([]StabilityRun, error) {
+func Stability(problems []*dataset.Problem, s *StabilitySettings) ([]StabilityRun, error) {
 	if s == nil {
 		return nil, fmt.Errorf("analyze: stability without settings")
 	}
@@ -59,7 +61,7 @@ func Stability(problems []Problem, s *StabilitySettings) ([]StabilityRun, error)
 		return nil, fmt.Errorf("analyze: stability: %d seeds", seeds)
 	}
 	for i := range problems {
-		if err := problems[i].check(); err != nil {
+		if err := check(problems[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -69,18 +71,18 @@ func Stability(problems []Problem, s *StabilitySettings) ([]StabilityRun, error)
 	}
 	runs := make([]StabilityRun, n)
 	done := 0
-	err := forEach(n, s.Workers, func(i int) error {
-		p := &problems[i/seeds]
+	err := par.Run(n, s.Workers, func(i int) error {
+		p := problems[i/seeds]
 		set := inner(s.Dictionary, n, s.Workers)
 		set.Seed = s.Dictionary.Seed + uint64(i%seeds)
-		d, m, err := p.fit(set)
+		d, m, err := fit(p, set)
 		if err != nil {
 			return err
 		}
 		h := d.History
 		r := StabilityRun{
 			Problem: p.Name, Seed: set.Seed, Loss: h.Loss, Domains: d.Names,
-			DeltaX: h.DeltaX, DeltaY: h.DeltaY, DeltaA: h.DeltaA, Stopped: h.Stopped,
+			DeltaX: h.DeltaX, DeltaY: h.DeltaY, DeltaA: h.DeltaA, Stopped: dictionary.StopReason(h.Stopped),
 			Seconds: h.Elapsed.Seconds(),
 		}
 		for l := range d.Names {
@@ -90,10 +92,10 @@ func Stability(problems []Problem, s *StabilitySettings) ([]StabilityRun, error)
 			}
 			r.DomainLoss = append(r.DomainLoss, series)
 		}
-		if r.AccuracyR, err = p.accuracy(m.PredictR); err != nil {
+		if r.AccuracyR, err = accuracy(p, m.PredictR); err != nil {
 			return err
 		}
-		if r.AccuracyE, err = p.accuracy(m.PredictE); err != nil {
+		if r.AccuracyE, err = accuracy(p, m.PredictE); err != nil {
 			return err
 		}
 		runs[i] = r

@@ -6,7 +6,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/par"
 )
 
 // SweepSettings configure Sweep.
@@ -60,7 +62,7 @@ type SweepRun struct {
 // density of the atoms' supports (paper appendix, Tables 7–11). Fits run in
 // parallel; results do not depend on Workers. Runs are ordered by problem,
 // then K, n and n_b sweeps, then value.
-func Sweep(problems []Problem, s *SweepSettings) ([]SweepRun, error) {
+func Sweep(problems []*dataset.Problem, s *SweepSettings) ([]SweepRun, error) {
 	if s == nil {
 		return nil, fmt.Errorf("analyze: sweep without settings")
 	}
@@ -75,7 +77,7 @@ func Sweep(problems []Problem, s *SweepSettings) ([]SweepRun, error) {
 	}
 	var jobs []job
 	for i := range problems {
-		if err := problems[i].check(); err != nil {
+		if err := check(problems[i]); err != nil {
 			return nil, err
 		}
 		for _, sw := range []struct {
@@ -95,9 +97,9 @@ func Sweep(problems []Problem, s *SweepSettings) ([]SweepRun, error) {
 	}
 	runs := make([]SweepRun, len(jobs))
 	done := 0
-	err := forEach(len(jobs), s.Workers, func(i int) error {
+	err := par.Run(len(jobs), s.Workers, func(i int) error {
 		j := jobs[i]
-		p := &problems[j.p]
+		p := problems[j.p]
 		set := inner(s.Dictionary, len(jobs), s.Workers)
 		switch j.param {
 		case "K":
@@ -108,7 +110,7 @@ func Sweep(problems []Problem, s *SweepSettings) ([]SweepRun, error) {
 			set.Batch = j.value
 		}
 		t0 := time.Now()
-		d, m, err := p.fit(set)
+		d, m, err := fit(p, set)
 		if err != nil {
 			return fmt.Errorf("%s = %d: %w", j.param, j.value, err)
 		}
@@ -117,10 +119,10 @@ func Sweep(problems []Problem, s *SweepSettings) ([]SweepRun, error) {
 			Atoms: d.Settings.Atoms, Samples: d.Settings.Samples, Batch: d.Settings.Batch,
 			Domains: d.Names, Epochs: len(d.History.Loss),
 		}
-		if r.AccuracyR, err = p.accuracy(m.PredictR); err != nil {
+		if r.AccuracyR, err = accuracy(p, m.PredictR); err != nil {
 			return err
 		}
-		if r.AccuracyE, err = p.accuracy(m.PredictE); err != nil {
+		if r.AccuracyE, err = accuracy(p, m.PredictE); err != nil {
 			return err
 		}
 		N, _ := d.Alpha.Dims()

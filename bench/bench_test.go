@@ -6,6 +6,7 @@ import (
 
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/testdata"
 )
 
@@ -30,15 +31,15 @@ func BenchmarkDaDiLFitOfficeCaltech(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m := adapt.NewDaDiLR(PaperDaDiL(1))
-		if err := m.Fit(s.Sources, s.Train, o.Classes.Len()); err != nil {
+		m := adapt.NewDaDiLR(dictionary.Paper(1))
+		if err := m.Fit(s); err != nil {
 			b.Fatal(err)
 		}
-		p, err := m.Predict(s.Test)
+		p, err := m.Predict(s.Test.X)
 		if err != nil {
 			b.Fatal(err)
 		}
-		acc, err := classify.Accuracy(p, s.TestY)
+		acc, err := classify.Accuracy(p, s.Test.Y)
 		if err != nil {
 			b.Fatal(err)
 		}

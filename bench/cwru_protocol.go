@@ -10,7 +10,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/mlp"
@@ -154,11 +153,12 @@ func (c *CWRU) Spectra(dom string, seed uint64, p *CWRUProtocol) (*CWRUSpectra, 
 type CWRUExperiment struct {
 	Target string
 	Seed   uint64
-	// Split holds the encoded sources (all their windows, labeled), the
-	// target's encoded training windows (labels hidden) and test windows,
-	// scaled by the protocol's Scaling; PaperSplit the same scaled by its
-	// PaperScaling (the same *Split when the two agree).
-	Split, PaperSplit *Split
+	// Problem holds the encoded sources (all their windows, labeled), the
+	// target's encoded training windows (labels hidden) and, as Test, its
+	// test windows with their labels, scaled by the protocol's Scaling;
+	// PaperProblem the same scaled by its PaperScaling (the same *Problem
+	// when the two agree).
+	Problem, PaperProblem *dataset.Problem
 	// Encoder is the network trained on the sources' spectra, and
 	// TestSpectra the target's test spectra, on which the encoder's own
 	// classification is the source-only baseline.
@@ -243,61 +243,66 @@ func (c *CWRU) prepare(target, skip string, seed uint64, p *CWRUProtocol, progre
 	if err != nil {
 		return nil, fmt.Errorf("bench: cwru: encoder for target %s: %w", target, err)
 	}
-	e := &CWRUExperiment{Target: target, Seed: seed, Encoder: net, EncoderSeconds: time.Since(t0).Seconds(), Split: &Split{}}
+	e := &CWRUExperiment{Target: target, Seed: seed, Encoder: net, EncoderSeconds: time.Since(t0).Seconds()}
+	raw := &dataset.Problem{Name: fmt.Sprintf("%s seed %d", target, seed), Classes: len(c.Labels)}
 	for i, s := range srcSpec {
 		Z, err := net.Embed(s.X)
 		if err != nil {
 			return nil, err
 		}
-		e.Split.Sources = append(e.Split.Sources, adapt.Domain{Name: srcNames[i], X: Z, Y: s.Y})
+		raw.Sources = append(raw.Sources, dataset.Domain{Name: srcNames[i], X: Z, Y: s.Y})
 	}
 	e.TestSpectra = linalg.Rows(tgt.X, tgt.Test)
-	if e.Split.Train, err = net.Embed(linalg.Rows(tgt.X, tgt.Train)); err != nil {
+	raw.Target.Name = target
+	if raw.Target.X, err = net.Embed(linalg.Rows(tgt.X, tgt.Train)); err != nil {
 		return nil, err
 	}
-	if e.Split.Test, err = net.Embed(e.TestSpectra); err != nil {
+	raw.Test = &dataset.Domain{Name: target}
+	if raw.Test.X, err = net.Embed(e.TestSpectra); err != nil {
 		return nil, err
 	}
 	for _, i := range tgt.Test {
-		e.Split.TestY = append(e.Split.TestY, tgt.Y[i])
+		raw.Test.Y = append(raw.Test.Y, tgt.Y[i])
 	}
-	raw := e.Split
-	if e.Split, err = scaleSplit(raw, pr.Scaling); err != nil {
+	if e.Problem, err = scaleProblem(raw, pr.Scaling); err != nil {
 		return nil, err
 	}
-	e.PaperSplit = e.Split
+	e.PaperProblem = e.Problem
 	if pr.PaperScaling != pr.Scaling {
-		if e.PaperSplit, err = scaleSplit(raw, pr.PaperScaling); err != nil {
+		if e.PaperProblem, err = scaleProblem(raw, pr.PaperScaling); err != nil {
 			return nil, err
 		}
 	}
 	return e, nil
 }
 
-// scaleSplit returns a copy of s with its features scaled by scaling,
-// fitted on the sources and the target's training rows together.
-func scaleSplit(s *Split, scaling string) (*Split, error) {
+// scaleProblem returns a copy of p with its features scaled by scaling,
+// fitted on the sources and the target rows together.
+func scaleProblem(p *dataset.Problem, scaling string) (*dataset.Problem, error) {
 	kind, err := dataset.ParseScaling(scaling)
 	if err != nil {
 		return nil, fmt.Errorf("bench: cwru: %w", err)
 	}
-	out := &Split{Train: mat.DenseCopyOf(s.Train), Test: mat.DenseCopyOf(s.Test), TestY: s.TestY}
-	for _, d := range s.Sources {
-		out.Sources = append(out.Sources, adapt.Domain{Name: d.Name, X: mat.DenseCopyOf(d.X), Y: d.Y})
+	out := *p
+	out.Target.X = mat.DenseCopyOf(p.Target.X)
+	out.Test = &dataset.Domain{Name: p.Test.Name, X: mat.DenseCopyOf(p.Test.X), Y: p.Test.Y}
+	out.Sources = nil
+	for _, d := range p.Sources {
+		out.Sources = append(out.Sources, dataset.Domain{Name: d.Name, X: mat.DenseCopyOf(d.X), Y: d.Y})
 	}
 	if kind == dataset.ScaleNone {
-		return out, nil
+		return &out, nil
 	}
-	var fit []*dataset.Domain
+	var fit []*dataset.File
 	for _, d := range out.Sources {
-		fit = append(fit, &dataset.Domain{X: d.X})
+		fit = append(fit, &dataset.File{X: d.X})
 	}
-	fit = append(fit, &dataset.Domain{X: out.Train})
+	fit = append(fit, &dataset.File{X: out.Target.X})
 	sc, err := dataset.FitScaler(kind, fit...)
 	if err != nil {
 		return nil, fmt.Errorf("bench: cwru: %w", err)
 	}
-	Xs := []*mat.Dense{out.Train, out.Test}
+	Xs := []*mat.Dense{out.Target.X, out.Test.X}
 	for _, d := range out.Sources {
 		Xs = append(Xs, d.X)
 	}
@@ -306,5 +311,5 @@ func scaleSplit(s *Split, scaling string) (*Split, error) {
 			return nil, fmt.Errorf("bench: cwru: %w", err)
 		}
 	}
-	return out, nil
+	return &out, nil
 }

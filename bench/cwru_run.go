@@ -9,24 +9,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/adapt"
-	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/par"
 )
-
-// PaperCWRUDaDiL returns the DaDiL settings of the paper for CWRU (appendix,
-// hyper-parameter table) with K atoms — 8 for DaDiL-R, 3 for DaDiL-E: n =
-// 1000, n_b = 200, η = 0.05, N_iter = 60 fixed epochs, atoms initialised
-// N(0, I) with the learning rate in data units, α updated by Adam on its
-// raw gradient as in the authors' implementation, and the classifiers
-// trained on the argmax of the labels (Settings.HardLabels).
-func PaperCWRUDaDiL(atoms int, seed uint64) *dictionary.Settings {
-	return &dictionary.Settings{
-		Atoms: atoms, Samples: 1000, Batch: 200, LearningRate: 0.05, Epochs: 60,
-		PlateauTol: -1, Init: dictionary.InitGaussian, FeatureScale: dictionary.ScaleNone,
-		RawAlphaGradient: true, HardLabels: true, Seed: seed,
-	}
-}
 
 // CWRUOTRows caps the rows each domain contributes to the fits of the
 // transport-based baselines on CWRU (OTDA with Sinkhorn, JCPOT, WB, WBT_reg,
@@ -44,40 +30,33 @@ type cwruFamily struct {
 	// fit fits on the prepared experiment and returns one predictor per
 	// member, for the encoded target test rows (or, for "mlp", any rows:
 	// it is called with the test spectra).
-	fit func(e *CWRUExperiment, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error)
+	fit func(e *CWRUExperiment, seed uint64) ([]func(*mat.Dense) ([]int, error), error)
 	// spectra says the predictors take the spectra rather than the
-	// encoded features; paper that they take PaperSplit's features.
+	// encoded features; paper that they take PaperProblem's features.
 	spectra, paper bool
 }
 
 // fromFamily adapts a family of the Caltech-Office benchmark, optionally
 // capping the rows of the fit.
 func fromFamily(f family, capRows int) cwruFamily {
-	return cwruFamily{members: f.members, fit: func(e *CWRUExperiment, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error) {
-		s := e.Split
+	return cwruFamily{members: f.members, fit: func(e *CWRUExperiment, seed uint64) ([]func(*mat.Dense) ([]int, error), error) {
+		p := e.Problem
 		if capRows > 0 {
-			s = capSplit(s, capRows, seed)
+			// Every source and the target's training rows reduced to at
+			// most capRows rows drawn uniformly without replacement.
+			p, _ = p.Subsample(capRows, seed)
 		}
-		return f.fit(s, classes, seed)
+		return f.fit(p, seed)
 	}}
 }
 
-// capSplit returns s with every source and the target's training rows
-// reduced to at most n rows drawn uniformly without replacement
-// (adapt.Subsample).
-func capSplit(s *Split, n int, seed uint64) *Split {
-	out := &Split{Test: s.Test, TestY: s.TestY}
-	out.Sources, out.Train = adapt.Subsample(s.Sources, s.Train, n, seed)
-	return out
-}
-
 // paperMember is a one-member family of the paper's setting: a DaDiL fit
-// with settings s on the experiment's PaperSplit, and its R (useR) or E
+// with settings s on the experiment's PaperProblem, and its R (useR) or E
 // predictor.
 func paperMember(name string, settings func(seed uint64) *dictionary.Settings, useR bool) cwruFamily {
-	return cwruFamily{members: []string{name}, paper: true, fit: func(e *CWRUExperiment, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error) {
+	return cwruFamily{members: []string{name}, paper: true, fit: func(e *CWRUExperiment, seed uint64) ([]func(*mat.Dense) ([]int, error), error) {
 		m := adapt.NewDaDiLR(settings(seed))
-		if err := m.Fit(e.PaperSplit.Sources, e.PaperSplit.Train, classes); err != nil {
+		if err := m.Fit(e.PaperProblem); err != nil {
 			return nil, err
 		}
 		if useR {
@@ -90,7 +69,7 @@ func paperMember(name string, settings func(seed uint64) *dictionary.Settings, u
 // cwruFamilies returns every method of the CWRU benchmark, in table order.
 func cwruFamilies() []cwruFamily {
 	fams := []cwruFamily{
-		{members: []string{"mlp"}, spectra: true, fit: func(e *CWRUExperiment, _ int, _ uint64) ([]func(*mat.Dense) ([]int, error), error) {
+		{members: []string{"mlp"}, spectra: true, fit: func(e *CWRUExperiment, _ uint64) ([]func(*mat.Dense) ([]int, error), error) {
 			return []func(*mat.Dense) ([]int, error){e.Encoder.Predict}, nil
 		}},
 		fromFamily(named("source-only"), 0),
@@ -104,8 +83,8 @@ func cwruFamilies() []cwruFamily {
 	}
 	fams = append(fams,
 		fromFamily(named("wbr-r", "wbr-e"), CWRUOTRows),
-		paperMember("dadil-r-paper", func(seed uint64) *dictionary.Settings { return PaperCWRUDaDiL(8, seed) }, true),
-		paperMember("dadil-e-paper", func(seed uint64) *dictionary.Settings { return PaperCWRUDaDiL(3, seed) }, false),
+		paperMember("dadil-r-paper", func(seed uint64) *dictionary.Settings { return dictionary.PaperCWRU(8, seed) }, true),
+		paperMember("dadil-e-paper", func(seed uint64) *dictionary.Settings { return dictionary.PaperCWRU(3, seed) }, false),
 		fromFamily(named("dadil-r", "dadil-e"), 0),
 	)
 	return fams
@@ -238,7 +217,7 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 				results := make([][]Result, len(jobs))
 				errs := make([]error, len(jobs))
 				par.ForEach(len(jobs), opt.Workers, func(i int) {
-					results[i], errs[i] = runCWRUJob(e, jobs[i].fam, jobs[i].members, len(c.Labels), expSeed, rep)
+					results[i], errs[i] = runCWRUJob(e, jobs[i].fam, jobs[i].members, expSeed, rep)
 				}, func(i int) {
 					done++
 					if opt.Progress != nil {
@@ -294,9 +273,9 @@ func (c *CWRU) drawSeed(base uint64, target string, rep int) uint64 {
 
 // runCWRUJob fits one family on a prepared experiment and scores its
 // requested members.
-func runCWRUJob(e *CWRUExperiment, f cwruFamily, members []int, classes int, seed uint64, rep int) ([]Result, error) {
+func runCWRUJob(e *CWRUExperiment, f cwruFamily, members []int, seed uint64, rep int) ([]Result, error) {
 	t0 := time.Now()
-	preds, err := f.fit(e, classes, seed)
+	preds, err := f.fit(e, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -307,18 +286,14 @@ func runCWRUJob(e *CWRUExperiment, f cwruFamily, members []int, classes int, see
 	var out []Result
 	for _, i := range members {
 		t1 := time.Now()
-		X := e.Split.Test
+		test := e.Problem.Test
 		switch {
 		case f.spectra:
-			X = e.TestSpectra
+			test = &dataset.Domain{X: e.TestSpectra, Y: test.Y}
 		case f.paper:
-			X = e.PaperSplit.Test
+			test = e.PaperProblem.Test
 		}
-		p, err := preds[i](X)
-		if err != nil {
-			return nil, err
-		}
-		acc, err := classify.Accuracy(p, e.Split.TestY)
+		acc, err := adapt.Score(preds[i], test)
 		if err != nil {
 			return nil, err
 		}

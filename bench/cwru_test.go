@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/mattest"
 	"github.com/dadil/dadil/internal/testdata"
 	"github.com/dadil/dadil/mlp"
@@ -312,15 +313,15 @@ func TestCWRUPaperScaling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.PaperSplit == e.Split {
+	if e.PaperProblem == e.Problem {
 		t.Fatal("min-max and standard scaling share one split")
 	}
 	// Over the rows the scalers were fitted on (sources and target
 	// training rows), min-max spans [0, 1] and standard has mean 0 and
 	// standard deviation 1 in every non-constant column.
-	stack := func(s *Split) *mat.Dense {
+	stack := func(s *dataset.Problem) *mat.Dense {
 		var m *mat.Dense
-		for _, X := range append([]*mat.Dense{s.Train}, s.Sources[0].X, s.Sources[1].X) {
+		for _, X := range append([]*mat.Dense{s.Target.X}, s.Sources[0].X, s.Sources[1].X) {
 			if m == nil {
 				m = mat.DenseCopyOf(X)
 				continue
@@ -331,7 +332,7 @@ func TestCWRUPaperScaling(t *testing.T) {
 		}
 		return m
 	}
-	mm, sd := stack(e.Split), stack(e.PaperSplit)
+	mm, sd := stack(e.Problem), stack(e.PaperProblem)
 	_, d := mm.Dims()
 	checked := 0
 	for j := 0; j < d; j++ {
@@ -355,8 +356,8 @@ func TestCWRUPaperScaling(t *testing.T) {
 	}
 	p := smallCWRUProtocol()
 	p.PaperScaling = "minmax"
-	if e, err = c.Prepare("c", 5, p, nil); err != nil || e.PaperSplit != e.Split {
-		t.Errorf("equal scalings: %v, shared split %v", err, e != nil && e.PaperSplit == e.Split)
+	if e, err = c.Prepare("c", 5, p, nil); err != nil || e.PaperProblem != e.Problem {
+		t.Errorf("equal scalings: %v, shared split %v", err, e != nil && e.PaperProblem == e.Problem)
 	}
 	p.PaperScaling = "log"
 	if _, err := c.Prepare("c", 5, p, nil); err == nil || !strings.Contains(err.Error(), "log") {
@@ -399,8 +400,8 @@ func TestRunCWRUHeldOutSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Target != "a" || len(e.Split.Sources) != 1 || e.Split.Sources[0].Name != "b" {
-		t.Errorf("held-out experiment: target %s, sources %d", e.Target, len(e.Split.Sources))
+	if e.Target != "a" || len(e.Problem.Sources) != 1 || e.Problem.Sources[0].Name != "b" {
+		t.Errorf("held-out experiment: target %s, sources %d", e.Target, len(e.Problem.Sources))
 	}
 	if _, err := c.PrepareHeldOut("c", "c", seed, smallCWRUProtocol(), nil); err == nil || !strings.Contains(err.Error(), "is the target") {
 		t.Errorf("held out = target: %v", err)

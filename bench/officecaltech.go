@@ -15,7 +15,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/linalg"
 )
@@ -63,7 +62,7 @@ func LoadOfficeCaltech(dir, features string) (*OfficeCaltech, error) {
 		return nil, fmt.Errorf("bench: office-caltech10 %s features: missing %s", features, strings.Join(missing, ", "))
 	}
 	o := &OfficeCaltech{Features: features, Dir: dir}
-	var doms []*dataset.Domain
+	var doms []*dataset.File
 	for _, f := range files {
 		d, err := dataset.Read(filepath.Join(dir, f), nil)
 		if err != nil {
@@ -85,7 +84,7 @@ func LoadOfficeCaltech(dir, features string) (*OfficeCaltech, error) {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	for k, d := range doms {
-		sd, err := scaler.TransformDomain(d)
+		sd, err := scaler.TransformFile(d)
 		if err != nil {
 			return nil, fmt.Errorf("bench: %w", err)
 		}
@@ -177,14 +176,6 @@ func domainIndex(name string) (int, error) {
 	return 0, fmt.Errorf("bench: unknown Caltech-Office domain %q (want W, A, D or C)", name)
 }
 
-// Split is one experiment of the protocol.
-type Split struct {
-	Sources []adapt.Domain // all rows of the other three domains, labeled
-	Train   *mat.Dense     // the target's rows outside the test fold (labels hidden)
-	Test    *mat.Dense     // the target's rows in the test fold
-	TestY   []int          // their labels, for scoring only
-}
-
 // check reports whether o holds a loaded benchmark, as LoadOfficeCaltech
 // returns it.
 func (o *OfficeCaltech) check() error {
@@ -203,9 +194,10 @@ func (o *OfficeCaltech) check() error {
 }
 
 // Split returns the experiment for target domain target (W, A, D or C) and
-// test fold fold (1 … 5): sources are all rows of the other domains, the
-// target's training rows are the other four folds, the test rows fold fold.
-func (o *OfficeCaltech) Split(target string, fold int) (*Split, error) {
+// test fold fold (1 … 5), named "T fold f": the sources are all rows of the
+// other domains, the target's rows (named after the domain) are its other
+// four folds, and the test rows fold fold with their labels.
+func (o *OfficeCaltech) Split(target string, fold int) (*dataset.Problem, error) {
 	if err := o.check(); err != nil {
 		return nil, err
 	}
@@ -216,7 +208,8 @@ func (o *OfficeCaltech) Split(target string, fold int) (*Split, error) {
 	if fold < 1 || fold > 5 {
 		return nil, fmt.Errorf("bench: fold %d is not in 1…5", fold)
 	}
-	s := &Split{Sources: o.sources(t)}
+	name := OfficeCaltechDomains[t]
+	p := &dataset.Problem{Name: fmt.Sprintf("%s fold %d", name, fold), Classes: o.classes(), Sources: o.sources(t)}
 	var train, test []int
 	for f := 0; f < 5; f++ {
 		if f == fold-1 {
@@ -225,39 +218,50 @@ func (o *OfficeCaltech) Split(target string, fold int) (*Split, error) {
 			train = append(train, o.Folds[t][f]...)
 		}
 	}
-	s.Train = linalg.Rows(o.X[t], train)
-	s.Test = linalg.Rows(o.X[t], test)
+	p.Target = dataset.Domain{Name: name, X: linalg.Rows(o.X[t], train)}
+	p.Test = &dataset.Domain{Name: name, X: linalg.Rows(o.X[t], test)}
 	for _, r := range test {
-		s.TestY = append(s.TestY, o.Y[t][r])
+		p.Test.Y = append(p.Test.Y, o.Y[t][r])
 	}
-	return s, nil
+	return p, nil
 }
 
 // HeldOutSplit returns the pseudo-experiment of held-out-source validation
 // (adapt.ValidateOnSources) for target domain target: its sources but the
 // held-out-th (1-based, in the order of Split's sources) stay labeled, and
-// the held-out source's rows are both the unlabeled training rows and the
-// test rows. The target's rows are not used at all.
-func (o *OfficeCaltech) HeldOutSplit(target string, heldOut int) (*Split, error) {
+// the held-out source's rows are both the unlabeled target rows and the
+// test rows (dataset.Problem.HoldOut). The target's rows are not used at
+// all.
+func (o *OfficeCaltech) HeldOutSplit(target string, heldOut int) (*dataset.Problem, error) {
+	if err := o.check(); err != nil {
+		return nil, err
+	}
 	t, err := domainIndex(target)
 	if err != nil {
 		return nil, err
 	}
-	src := o.sources(t)
-	if heldOut < 1 || heldOut > len(src) {
-		return nil, fmt.Errorf("bench: held-out source %d is not in 1…%d", heldOut, len(src))
+	p := &dataset.Problem{Name: OfficeCaltechDomains[t], Classes: o.classes(), Sources: o.sources(t)}
+	if heldOut < 1 || heldOut > len(p.Sources) {
+		return nil, fmt.Errorf("bench: held-out source %d is not in 1…%d", heldOut, len(p.Sources))
 	}
-	rest, X, y := adapt.HoldOut(src, heldOut-1)
-	return &Split{Sources: rest, Train: X, Test: X, TestY: y}, nil
+	return p.HoldOut(heldOut - 1), nil
+}
+
+// classes returns the number of classes, 0 before LoadOfficeCaltech.
+func (o *OfficeCaltech) classes() int {
+	if o.Classes == nil {
+		return 0
+	}
+	return o.Classes.Len()
 }
 
 // sources returns every domain but the t-th, labeled, in the order of
 // OfficeCaltechDomains.
-func (o *OfficeCaltech) sources(t int) []adapt.Domain {
-	var src []adapt.Domain
+func (o *OfficeCaltech) sources(t int) []dataset.Domain {
+	var src []dataset.Domain
 	for k := range o.X {
 		if k != t {
-			src = append(src, adapt.Domain{Name: OfficeCaltechDomains[k], X: o.X[k], Y: o.Y[k]})
+			src = append(src, dataset.Domain{Name: OfficeCaltechDomains[k], X: o.X[k], Y: o.Y[k]})
 		}
 	}
 	return src

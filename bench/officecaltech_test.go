@@ -66,17 +66,17 @@ func TestFoldsAndSplit(t *testing.T) {
 	if len(s.Sources) != 3 || s.Sources[0].Name != "W" || s.Sources[1].Name != "D" || s.Sources[2].Name != "C" {
 		t.Fatalf("sources %v", []string{s.Sources[0].Name, s.Sources[1].Name, s.Sources[2].Name})
 	}
-	tr, _ := s.Train.Dims()
-	te, _ := s.Test.Dims()
-	if tr+te != 12 || te != 3 || len(s.TestY) != te {
+	tr, _ := s.Target.X.Dims()
+	te, _ := s.Test.X.Dims()
+	if tr+te != 12 || te != 3 || len(s.Test.Y) != te {
 		t.Fatalf("train %d, test %d rows", tr, te)
 	}
 	// Test rows are Amazon's rows ≡ 1 mod 5 (fold 2): 1, 6 and 11.
-	if s.Test.At(0, 0) != 101 || s.Test.At(1, 0) != 106 || s.Test.At(2, 0) != 111 {
-		t.Errorf("test rows %v", mat.Col(nil, 0, s.Test))
+	if s.Test.X.At(0, 0) != 101 || s.Test.X.At(1, 0) != 106 || s.Test.X.At(2, 0) != 111 {
+		t.Errorf("test rows %v", mat.Col(nil, 0, s.Test.X))
 	}
 	for i := 0; i < tr; i++ {
-		if v := int(s.Train.At(i, 0)) - 100; v%5 == 1 {
+		if v := int(s.Target.X.At(i, 0)) - 100; v%5 == 1 {
 			t.Errorf("training row %d is in the test fold", v)
 		}
 	}
@@ -103,8 +103,8 @@ func TestHeldOutSplit(t *testing.T) {
 	if len(s.Sources) != 2 || s.Sources[0].Name != "W" || s.Sources[1].Name != "C" {
 		t.Fatalf("sources %+v", s.Sources)
 	}
-	if r, _ := s.Test.Dims(); r != 7 || s.Train != s.Test || len(s.TestY) != 7 || s.Test.At(6, 0) != 206 {
-		t.Errorf("held-out rows: %d, first column %v", r, mat.Col(nil, 0, s.Test))
+	if r, _ := s.Test.X.Dims(); r != 7 || s.Target.X != s.Test.X || len(s.Test.Y) != 7 || s.Test.X.At(6, 0) != 206 {
+		t.Errorf("held-out rows: %d, first column %v", r, mat.Col(nil, 0, s.Test.X))
 	}
 	if heldOutSource("A", 2) != "D" || heldOutSource("W", 1) != "A" {
 		t.Error("heldOutSource names the wrong domain")
@@ -271,9 +271,9 @@ func FuzzParseFolds(f *testing.F) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				tr, _ := s.Train.Dims()
-				te, _ := s.Test.Dims()
-				if k, _ := domainIndex(d); tr+te != sizes[k] || te != len(s.TestY) {
+				tr, _ := s.Target.X.Dims()
+				te, _ := s.Test.X.Dims()
+				if k, _ := domainIndex(d); tr+te != sizes[k] || te != len(s.Test.Y) {
 					t.Fatalf("%s fold %d: %d training and %d test rows of %d", d, fold, tr, te, sizes[k])
 				}
 			}
@@ -297,7 +297,7 @@ func TestNotLoaded(t *testing.T) {
 		{"cwru nil", func() error { _, err := RunCWRU(cw, CWRUOptions{}); return err }, "not loaded"},
 		{"cwru empty", func() error { _, err := RunCWRU(&CWRU{}, CWRUOptions{}); return err }, "not loaded"},
 		{"encoders empty", func() error { _, err := ValidateCWRUEncoders(&CWRU{}, EncoderOptions{}); return err }, "not loaded"},
-		{"export nil", func() error { return ExportSplit(filepath.Join(t.TempDir(), "s.npz"), nil, 3) }, "split is empty"},
+		{"export nil", func() error { return ExportSplit(filepath.Join(t.TempDir(), "s.npz"), nil) }, "split is empty"},
 	} {
 		if err := tc.err(); err == nil || !strings.HasPrefix(err.Error(), "bench: ") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)

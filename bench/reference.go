@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/npy"
 )
@@ -23,12 +24,13 @@ var PythonReference string
 // ExportSplit writes a split to an .npz file for the Python reference:
 // n_sources, classes, Xs<k> and ys<k> for every source, Xt (target
 // training rows), Xtest and ytest.
-func ExportSplit(path string, s *Split, classes int) error {
-	if s == nil || len(s.Sources) == 0 || s.Train == nil || s.Test == nil {
+func ExportSplit(path string, p *dataset.Problem) error {
+	if p == nil || len(p.Sources) == 0 || p.Target.X == nil || p.Test == nil {
 		return fmt.Errorf("bench: %s: the split is empty (use OfficeCaltech.Split)", path)
 	}
+	classes := p.Classes
 	arrays := map[string]*npy.Array{
-		"n_sources": {Shape: []int{}, Data: []float64{float64(len(s.Sources))}},
+		"n_sources": {Shape: []int{}, Data: []float64{float64(len(p.Sources))}},
 		"classes":   {Shape: []int{}, Data: []float64{float64(classes)}},
 	}
 	add := func(name string, r, c int, data []float64) {
@@ -41,16 +43,16 @@ func ExportSplit(path string, s *Split, classes int) error {
 		}
 		arrays[name] = &npy.Array{Shape: []int{len(y)}, Data: v}
 	}
-	for k, src := range s.Sources {
+	for k, src := range p.Sources {
 		r, c := src.X.Dims()
 		add(fmt.Sprintf("Xs%d", k), r, c, linalg.Rows(src.X, seq(r)).RawMatrix().Data)
 		vec(fmt.Sprintf("ys%d", k), src.Y)
 	}
-	r, c := s.Train.Dims()
-	add("Xt", r, c, s.Train.RawMatrix().Data)
-	r, c = s.Test.Dims()
-	add("Xtest", r, c, s.Test.RawMatrix().Data)
-	vec("ytest", s.TestY)
+	r, c := p.Target.X.Dims()
+	add("Xt", r, c, p.Target.X.RawMatrix().Data)
+	r, c = p.Test.X.Dims()
+	add("Xtest", r, c, p.Test.X.RawMatrix().Data)
+	vec("ytest", p.Test.Y)
 	return npy.WriteNPZ(path, arrays)
 }
 

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/adapt"
-	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/par"
 )
@@ -28,27 +28,12 @@ type Result struct {
 	HeldOut string `json:"held_out,omitempty"`
 }
 
-// PaperDaDiL returns the DaDiL settings of the paper for Caltech-Office 10
-// (appendix, hyper-parameter table): K = 8, n = 1000, n_b = 200, η = 0.1,
-// N_iter = 10 fixed epochs, atoms initialised N(0, I) with the learning rate
-// in data units, one atom batch per domain (Algorithm 2), α updated by
-// Adam on its raw gradient as in the authors' implementation, and the
-// DaDiL-R and DaDiL-E classifiers trained on the argmax of the labels as in
-// the authors' demonstration (Settings.HardLabels).
-func PaperDaDiL(seed uint64) *dictionary.Settings {
-	return &dictionary.Settings{
-		Atoms: 8, Samples: 1000, Batch: 200, LearningRate: 0.1, Epochs: 10,
-		PlateauTol: -1, Init: dictionary.InitGaussian, FeatureScale: dictionary.ScaleNone,
-		RawAlphaGradient: true, HardLabels: true, Seed: seed,
-	}
-}
-
 // family is a set of methods sharing one fit (DaDiL-R and DaDiL-E are two
 // predictors of one dictionary).
 type family struct {
 	members []string
-	// fit fits on the split and returns one predictor per member.
-	fit func(s *Split, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error)
+	// fit fits on the problem and returns one predictor per member.
+	fit func(p *dataset.Problem, seed uint64) ([]func(*mat.Dense) ([]int, error), error)
 }
 
 // named is the family of the method of adapt.New called members[0] and,
@@ -61,12 +46,12 @@ func named(members ...string) family {
 // fromMethod is the family of a method from build and, when members names
 // two, of its sibling predictor (adapt.Predictors).
 func fromMethod(members []string, build func(seed uint64) (adapt.Method, error)) family {
-	return family{members: members, fit: func(s *Split, classes int, seed uint64) ([]func(*mat.Dense) ([]int, error), error) {
+	return family{members: members, fit: func(p *dataset.Problem, seed uint64) ([]func(*mat.Dense) ([]int, error), error) {
 		m, err := build(seed)
 		if err != nil {
 			return nil, err
 		}
-		if err := m.Fit(s.Sources, s.Train, classes); err != nil {
+		if err := m.Fit(p); err != nil {
 			return nil, err
 		}
 		var preds []func(*mat.Dense) ([]int, error)
@@ -84,7 +69,7 @@ func families() []family {
 	fams = append(fams,
 		named("wbr-r", "wbr-e"),
 		fromMethod([]string{"dadil-r-paper", "dadil-e-paper"}, func(seed uint64) (adapt.Method, error) {
-			return adapt.NewDaDiLR(PaperDaDiL(seed)), nil
+			return adapt.NewDaDiLR(dictionary.Paper(seed)), nil
 		}),
 		named("dadil-r", "dadil-e"),
 	)
@@ -255,14 +240,14 @@ func selectMethods(names, all []string) (map[string]bool, error) {
 
 // runExperiment fits a family once and scores its requested members.
 func runExperiment(o *OfficeCaltech, e experiment, seed uint64, heldOut bool) ([]Result, error) {
-	var s *Split
+	var p *dataset.Problem
 	var err error
 	var heldOutName string
 	if heldOut {
-		s, err = o.HeldOutSplit(e.target, e.fold)
+		p, err = o.HeldOutSplit(e.target, e.fold)
 		heldOutName = heldOutSource(e.target, e.fold)
 	} else {
-		s, err = o.Split(e.target, e.fold)
+		p, err = o.Split(e.target, e.fold)
 	}
 	if err != nil {
 		return nil, err
@@ -270,7 +255,7 @@ func runExperiment(o *OfficeCaltech, e experiment, seed uint64, heldOut bool) ([
 	t, _ := domainIndex(e.target)
 	expSeed := seed*1000 + uint64(10*t+e.fold)
 	t0 := time.Now()
-	preds, err := e.fam.fit(s, o.Classes.Len(), expSeed)
+	preds, err := e.fam.fit(p, expSeed)
 	if err != nil {
 		return nil, err
 	}
@@ -278,11 +263,7 @@ func runExperiment(o *OfficeCaltech, e experiment, seed uint64, heldOut bool) ([
 	var out []Result
 	for _, i := range e.members {
 		t1 := time.Now()
-		p, err := preds[i](s.Test)
-		if err != nil {
-			return nil, err
-		}
-		acc, err := classify.Accuracy(p, s.TestY)
+		acc, err := adapt.Score(preds[i], p.Test)
 		if err != nil {
 			return nil, err
 		}

@@ -15,7 +15,7 @@ import (
 // 2-D array of features, one row per sample. The domain is unlabeled: a
 // .npy file holds one array. opt is accepted for symmetry with the other
 // readers and ignored.
-func ReadNPY(path string, opt *ReadOptions) (*Domain, error) {
+func ReadNPY(path string, opt *ReadOptions) (*File, error) {
 	a, err := npy.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
@@ -24,7 +24,7 @@ func ReadNPY(path string, opt *ReadOptions) (*Domain, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %s: %w", path, err)
 	}
-	return newDomain(path, x, nil)
+	return newFile(path, x, nil)
 }
 
 // npyMatrix returns the features held in a.
@@ -49,7 +49,7 @@ func npyMatrix(a *npy.Array) (*mat.Dense, error) {
 // integers with one element per row: of shape (n,), (n, 1) or (1, n).
 // Without a labels array the domain is unlabeled, unless opt.LabelsVar was
 // set explicitly, in which case that is an error.
-func ReadNPZ(path string, opt *ReadOptions) (*Domain, error) {
+func ReadNPZ(path string, opt *ReadOptions) (*File, error) {
 	o := options(opt)
 	arrays, err := npy.ReadNPZ(path)
 	if err != nil {
@@ -79,7 +79,7 @@ func ReadNPZ(path string, opt *ReadOptions) (*Domain, error) {
 		return nil, fmt.Errorf("dataset: %s: no features array (tried %s; %s)", path, strings.Join(featNames, ", "), available)
 	}
 	if o.Unlabeled {
-		return newDomain(path, x, nil)
+		return newFile(path, x, nil)
 	}
 
 	labelNames, explicit := names(o.LabelsVar, defaultNPZLabels)
@@ -95,7 +95,7 @@ func ReadNPZ(path string, opt *ReadOptions) (*Domain, error) {
 	if labels == nil && explicit && !o.LabelsOptional {
 		return nil, fmt.Errorf("dataset: %s: no labels array (tried %s; %s)", path, strings.Join(labelNames, ", "), available)
 	}
-	return newDomain(path, x, labels)
+	return newFile(path, x, labels)
 }
 
 // npyLabels returns the labels held in a.
@@ -124,7 +124,7 @@ func npyLabels(a *npy.Array) ([]int, error) {
 // vector (n×1 or 1×n) of integers with one element per row. Without a
 // labels variable the domain is unlabeled, unless opt.LabelsVar was set
 // explicitly, in which case that is an error.
-func ReadMAT(path string, opt *ReadOptions) (*Domain, error) {
+func ReadMAT(path string, opt *ReadOptions) (*File, error) {
 	o := options(opt)
 	f, err := matfile.Open(path)
 	if err != nil {
@@ -157,7 +157,7 @@ func ReadMAT(path string, opt *ReadOptions) (*Domain, error) {
 		return nil, fmt.Errorf("dataset: %s: no features variable (tried %s; %s)", path, strings.Join(featNames, ", "), available)
 	}
 	if o.Unlabeled {
-		return newDomain(path, x, nil)
+		return newFile(path, x, nil)
 	}
 
 	labelNames, explicit := names(o.LabelsVar, defaultMATLabels)
@@ -175,5 +175,5 @@ func ReadMAT(path string, opt *ReadOptions) (*Domain, error) {
 	if labels == nil && explicit && !o.LabelsOptional {
 		return nil, fmt.Errorf("dataset: %s: no labels variable (tried %s; %s)", path, strings.Join(labelNames, ", "), available)
 	}
-	return newDomain(path, x, labels)
+	return newFile(path, x, labels)
 }

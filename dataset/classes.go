@@ -20,7 +20,7 @@ type Classes struct {
 // NewClasses returns the classes of the labeled domains: the sorted
 // distinct values of all their labels. Unlabeled domains are skipped; it
 // is an error if no domain is labeled or a domain is nil.
-func NewClasses(domains ...*Domain) (*Classes, error) {
+func NewClasses(domains ...*File) (*Classes, error) {
 	var values []int
 	labeled := false
 	for i, d := range domains {
@@ -107,4 +107,23 @@ func (c *Classes) OneHot(idx []int) *mat.Dense {
 // panics if idx is outside [0, Len()), as indexing a slice does.
 func (c *Classes) Decode(idx int) int {
 	return c.Values[idx]
+}
+
+// Indices returns the class index of each label, −1 for a label that is
+// not one of the classes, and those unknown labels in order of first
+// appearance: the truth for scoring predictions (classify.Accuracy counts
+// the −1 rows as errors).
+func (c *Classes) Indices(labels []int) (idx, unknown []int) {
+	idx = make([]int, len(labels))
+	for i, y := range labels {
+		k, ok := c.Index(y)
+		if !ok {
+			k = -1
+			if !slices.Contains(unknown, y) {
+				unknown = append(unknown, y)
+			}
+		}
+		idx[i] = k
+	}
+	return idx, unknown
 }

@@ -12,16 +12,16 @@ func TestNewClasses(t *testing.T) {
 	x := newDense(1, 1, 0)
 	tests := []struct {
 		name    string
-		domains []*Domain
+		domains []*File
 		want    []int
 		wantErr string
 	}{
-		{"one domain", []*Domain{{X: x, Labels: []int{3, 1, 3, 2}}}, []int{1, 2, 3}, ""},
-		{"union, unlabeled skipped", []*Domain{{X: x, Labels: []int{10, -5}}, {X: x}, {X: x, Labels: []int{7, 10}}}, []int{-5, 7, 10}, ""},
-		{"none labeled", []*Domain{{X: x}, {X: x}}, nil, "dataset: no labeled domain to take the classes from"},
+		{"one domain", []*File{{X: x, Labels: []int{3, 1, 3, 2}}}, []int{1, 2, 3}, ""},
+		{"union, unlabeled skipped", []*File{{X: x, Labels: []int{10, -5}}, {X: x}, {X: x, Labels: []int{7, 10}}}, []int{-5, 7, 10}, ""},
+		{"none labeled", []*File{{X: x}, {X: x}}, nil, "dataset: no labeled domain to take the classes from"},
 		{"no domains", nil, nil, "no labeled domain"},
-		{"empty labels", []*Domain{{X: x, Labels: []int{}}}, nil, "dataset: the labeled domains have no labels"},
-		{"nil domain", []*Domain{{X: x, Labels: []int{1}}, nil}, nil, "dataset: domain 1 is nil"},
+		{"empty labels", []*File{{X: x, Labels: []int{}}}, nil, "dataset: the labeled domains have no labels"},
+		{"nil domain", []*File{{X: x, Labels: []int{1}}, nil}, nil, "dataset: domain 1 is nil"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,24 +107,24 @@ func TestOneHot(t *testing.T) {
 }
 
 func TestCheckCompatible(t *testing.T) {
-	a := &Domain{Name: "amazon", Path: "amazon_SURF_L10.mat", X: newDense(2, 3, 1, 2, 3, 4, 5, 6), Labels: []int{1, 2}}
-	b := &Domain{Name: "b", X: newDense(1, 3, 1, 2, 3)}
-	w := &Domain{Path: "webcam_decaf.mat", X: newDense(1, 4, 1, 2, 3, 4)}
+	a := &File{Name: "amazon", Path: "amazon_SURF_L10.mat", X: newDense(2, 3, 1, 2, 3, 4, 5, 6), Labels: []int{1, 2}}
+	b := &File{Name: "b", X: newDense(1, 3, 1, 2, 3)}
+	w := &File{Path: "webcam_decaf.mat", X: newDense(1, 4, 1, 2, 3, 4)}
 	tests := []struct {
 		name    string
-		domains []*Domain
+		domains []*File
 		want    string
 	}{
-		{"ok", []*Domain{a, b}, ""},
-		{"one", []*Domain{w}, ""},
+		{"ok", []*File{a, b}, ""},
+		{"one", []*File{w}, ""},
 		{"none", nil, "dataset: no domains"},
-		{"nil", []*Domain{a, nil}, "dataset: domain 1 is nil"},
-		{"dims", []*Domain{a, b, w}, "dataset: feature dimensions differ: amazon_SURF_L10.mat has 3 features, webcam_decaf.mat has 4"},
-		{"empty", []*Domain{a, {Name: "t", X: &mat.Dense{}}}, "dataset: t: no data"},
-		{"nil X", []*Domain{{}}, "dataset: domain 0: no data"},
-		{"labels", []*Domain{{Name: "s", X: newDense(2, 1, 1, 2), Labels: []int{1}}}, "dataset: s: 1 labels for 2 rows of features"},
-		{"names agree", []*Domain{named("s.csv", "f1", "f2", "f3"), b, named("t.csv", "f1", "f2", "f3")}, ""},
-		{"names reordered", []*Domain{named("s.csv", "f1", "f2", "f3"), b, named("t.csv", "f1", "f3", "f2")}, `dataset: feature columns differ: column 2 is "f2" in s.csv but "f3" in t.csv`},
+		{"nil", []*File{a, nil}, "dataset: domain 1 is nil"},
+		{"dims", []*File{a, b, w}, "dataset: feature dimensions differ: amazon_SURF_L10.mat has 3 features, webcam_decaf.mat has 4"},
+		{"empty", []*File{a, {Name: "t", X: &mat.Dense{}}}, "dataset: t: no data"},
+		{"nil X", []*File{{}}, "dataset: domain 0: no data"},
+		{"labels", []*File{{Name: "s", X: newDense(2, 1, 1, 2), Labels: []int{1}}}, "dataset: s: 1 labels for 2 rows of features"},
+		{"names agree", []*File{named("s.csv", "f1", "f2", "f3"), b, named("t.csv", "f1", "f2", "f3")}, ""},
+		{"names reordered", []*File{named("s.csv", "f1", "f2", "f3"), b, named("t.csv", "f1", "f3", "f2")}, `dataset: feature columns differ: column 2 is "f2" in s.csv but "f3" in t.csv`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -142,8 +142,8 @@ func TestCheckCompatible(t *testing.T) {
 
 // named returns a one-row domain read from path with the given feature
 // names.
-func named(path string, names ...string) *Domain {
-	return &Domain{Path: path, X: mat.NewDense(1, len(names), nil), Features: names}
+func named(path string, names ...string) *File {
+	return &File{Path: path, X: mat.NewDense(1, len(names), nil), Features: names}
 }
 
 // TestFeatureMismatch: the first column named differently, and −1 when the

@@ -36,7 +36,7 @@ import (
 // Errors name the file, the line and the column, for example
 //
 //	dataset: src.csv: line 17, column "f3": "abc" is not a number
-func ReadCSV(path string, opt *ReadOptions) (*Domain, error) {
+func ReadCSV(path string, opt *ReadOptions) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
@@ -50,7 +50,7 @@ func ReadCSV(path string, opt *ReadOptions) (*Domain, error) {
 		}
 		return nil, fmt.Errorf("dataset: %s: %w", path, err)
 	}
-	d, err := newDomain(path, x, labels)
+	d, err := newFile(path, x, labels)
 	if err != nil {
 		return nil, err
 	}

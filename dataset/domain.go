@@ -3,226 +3,261 @@ package dataset
 import (
 	"errors"
 	"fmt"
-	"math"
-	"path/filepath"
-	"strings"
+	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/linalg"
 )
 
-// Domain is one domain's data: features and optional labels, as given by
-// the user.
+// Domain is one domain ready for learning: features and, for a labeled
+// domain, the class index of every row. Every package of the module that
+// learns from domains takes this type.
 type Domain struct {
-	// Name identifies the domain in messages, for example the file's
-	// base name without its extension.
+	// Name identifies the domain in messages and reports.
 	Name string
-
-	// Path is the file the domain was read from, or "" if it was built
-	// in memory.
-	Path string
-
 	// X holds the n×d features, one row per sample.
 	X *mat.Dense
-
-	// Labels holds the user's label values, any integers, one per row
-	// of X; it is nil when the domain is unlabeled.
-	Labels []int
-
-	// Features names the columns of X when the file does (a CSV header);
-	// it is nil otherwise.
-	Features []string
+	// Y holds the class index (0 … classes−1) of every row of X; it is
+	// nil for an unlabeled domain.
+	Y []int
 }
 
-// Labeled reports whether d has labels.
-func (d *Domain) Labeled() bool {
-	return d.Labels != nil
+// Labeled reports whether the domain carries labels.
+func (d *Domain) Labeled() bool { return d.Y != nil }
+
+// Rows returns the number of rows of X, 0 when X is nil.
+func (d *Domain) Rows() int {
+	if d.X == nil {
+		return 0
+	}
+	r, _ := d.X.Dims()
+	return r
 }
 
-// label returns how messages name d: its path, else its name, else
-// "domain i".
-func (d *Domain) label(i int) string {
-	switch {
-	case d.Path != "":
-		return d.Path
-	case d.Name != "":
+// nameOr returns the domain's name, or def when it has none.
+func (d *Domain) nameOr(def string) string {
+	if d.Name != "" {
 		return d.Name
 	}
-	return fmt.Sprintf("domain %d", i)
+	return def
 }
 
-// ReadOptions controls how Read and the format readers interpret a file.
-// A nil *ReadOptions, and zero fields, select the defaults.
-type ReadOptions struct {
-	// LabelColumn is the name of the CSV label column; default "label".
-	LabelColumn string
-
-	// FeaturesVar lists the names of the features variable of .mat and
-	// .npz files, tried in order; default {"feas", "fts", "X"} for .mat
-	// and {"X"} for .npz.
-	FeaturesVar []string
-
-	// LabelsVar lists the names of the labels variable, tried in order;
-	// default {"labels", "y"} for .mat and {"y"} for .npz.
-	LabelsVar []string
-
-	// Unlabeled makes the readers ignore labels even if the file has
-	// them, as for a target domain. The label column of a CSV file is
-	// still excluded from the features.
-	Unlabeled bool
-
-	// LabelsOptional makes a missing label column or variable leave the
-	// domain unlabeled even when its name was set explicitly, as for a
-	// target domain whose labels, if present, are only used for scoring.
-	LabelsOptional bool
+// Problem is a multi-source domain-adaptation problem: labeled source
+// domains, the unlabeled rows of one target domain, and optionally labeled
+// target rows that only score predictions. Methods learn from Sources and
+// Target; nothing that fits a model ever reads Test.
+type Problem struct {
+	// Name identifies the problem in messages, for example "W fold 1".
+	Name string
+	// Classes is the number of classes c: labels are class indices in
+	// [0, c).
+	Classes int
+	// Sources are the labeled source domains.
+	Sources []Domain
+	// Target holds the target rows that methods adapt to. Its Y must be
+	// nil: target labels belong in Test.
+	Target Domain
+	// Test holds target rows with their labels, used only to score
+	// predictions: a benchmark's test fold, or the target rows themselves
+	// when the user's target file carries labels. A label of −1 marks a
+	// class the sources do not have; such a row counts as an error. Test
+	// is nil when no target labels are known.
+	Test *Domain
 }
 
-// Default names of variables and columns.
-var (
-	defaultMATFeatures = []string{"feas", "fts", "X"}
-	defaultMATLabels   = []string{"labels", "y"}
-	defaultNPZFeatures = []string{"X"}
-	defaultNPZLabels   = []string{"y"}
-)
+// Domains returns the domains a dictionary learns from: the sources, in
+// order, then the target without labels. The target is at TargetIndex.
+func (p *Problem) Domains() []Domain {
+	ds := make([]Domain, 0, len(p.Sources)+1)
+	ds = append(ds, p.Sources...)
+	t := p.Target
+	t.Y = nil
+	t.Name = t.nameOr("target")
+	return append(ds, t)
+}
 
-const defaultLabelColumn = "label"
+// TargetIndex returns the index of the target among Domains.
+func (p *Problem) TargetIndex() int { return len(p.Sources) }
 
-// names returns the names to try for a variable: the option if set, else
-// the defaults, and whether the option was set.
-func names(opt, def []string) ([]string, bool) {
-	if len(opt) > 0 {
-		return opt, true
+// Check returns an error unless p is a problem methods can fit: at least
+// one source and two classes, every source labeled with indices in
+// [0, Classes) and as many labels as rows, the target non-empty and
+// unlabeled, every domain with the target's number of features and
+// finite features, and Test, when present, consistent with the target.
+// Errors name the domain at fault (by Name, else "source k").
+func (p *Problem) Check() error {
+	if p == nil {
+		return errors.New("dataset: no problem")
 	}
-	return def, false
-}
-
-// options returns opt, or the zero options if opt is nil.
-func options(opt *ReadOptions) ReadOptions {
-	if opt == nil {
-		return ReadOptions{}
+	if len(p.Sources) == 0 {
+		return errors.New("dataset: no source domain")
 	}
-	return *opt
-}
-
-// Read reads the domain in the file at path, choosing the reader by the
-// extension of path (case-insensitive): ReadCSV for .csv, ReadNPY for
-// .npy, ReadNPZ for .npz and ReadMAT for .mat. The domain's Name is the
-// base name of path without its extension.
-func Read(path string, opt *ReadOptions) (*Domain, error) {
-	switch ext := strings.ToLower(filepath.Ext(path)); ext {
-	case ".csv":
-		return ReadCSV(path, opt)
-	case ".npy":
-		return ReadNPY(path, opt)
-	case ".npz":
-		return ReadNPZ(path, opt)
-	case ".mat":
-		return ReadMAT(path, opt)
-	default:
-		if ext == "" {
-			return nil, fmt.Errorf("dataset: %s: no file name extension (want .csv, .npy, .npz or .mat)", path)
+	if p.Classes < 2 {
+		return fmt.Errorf("dataset: %d classes; need at least 2", p.Classes)
+	}
+	if p.Target.X == nil || p.Target.X.IsEmpty() {
+		return errors.New("dataset: the target has no rows")
+	}
+	if p.Target.Y != nil {
+		return errors.New("dataset: the target carries labels: they belong in Problem.Test, which only scores")
+	}
+	_, d := p.Target.X.Dims()
+	if err := finite("target", p.Target.X); err != nil {
+		return err
+	}
+	for k := range p.Sources {
+		if err := p.checkSource(k, d); err != nil {
+			return err
 		}
-		return nil, fmt.Errorf("dataset: %s: unknown file type %q (want .csv, .npy, .npz or .mat)", path, ext)
 	}
+	return p.checkTest(d)
 }
 
-// baseName returns the base name of path without its extension.
-func baseName(path string) string {
-	base := filepath.Base(path)
-	return strings.TrimSuffix(base, filepath.Ext(base))
+// checkSource checks source k for Check, d being the target's number of
+// features.
+func (p *Problem) checkSource(k, d int) error {
+	s := &p.Sources[k]
+	name := s.nameOr(fmt.Sprintf("source %d", k))
+	if s.X == nil || s.X.IsEmpty() {
+		return fmt.Errorf("dataset: %s has no rows", name)
+	}
+	n, ds := s.X.Dims()
+	if ds != d {
+		return fmt.Errorf("dataset: %s has %d features, the target %d", name, ds, d)
+	}
+	if len(s.Y) != n {
+		return fmt.Errorf("dataset: %s has %d rows but %d labels", name, n, len(s.Y))
+	}
+	for i, y := range s.Y {
+		if y < 0 || y >= p.Classes {
+			return fmt.Errorf("dataset: %s: label %d of row %d is outside [0, %d)", name, y, i, p.Classes)
+		}
+	}
+	return finite(name, s.X)
 }
 
-// checkFeatures returns an error unless x is a non-empty matrix of finite
-// values. Rows and columns in messages count from 1.
-func checkFeatures(x *mat.Dense) error {
-	if x == nil || x.IsEmpty() {
-		return errors.New("no data")
+// checkTest checks Test for Check: d features and a label in [−1, Classes)
+// for every row.
+func (p *Problem) checkTest(d int) error {
+	t := p.Test
+	if t == nil {
+		return nil
 	}
-	r, c := x.Dims()
-	raw := x.RawMatrix()
-	for i := range r {
-		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
-		for j, v := range row {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("row %d, column %d is %v (rows and columns count from 1)", i+1, j+1, v)
-			}
+	if t.X == nil || t.X.IsEmpty() {
+		return errors.New("dataset: the test rows are empty")
+	}
+	n, dt := t.X.Dims()
+	if dt != d {
+		return fmt.Errorf("dataset: the test rows have %d features, the target %d", dt, d)
+	}
+	if len(t.Y) != n {
+		return fmt.Errorf("dataset: %d test rows but %d test labels", n, len(t.Y))
+	}
+	for i, y := range t.Y {
+		if y < -1 || y >= p.Classes {
+			return fmt.Errorf("dataset: test label %d of row %d is outside [−1, %d)", y, i, p.Classes)
 		}
 	}
 	return nil
 }
 
-// newDomain checks x and labels and returns the domain read from path.
-func newDomain(path string, x *mat.Dense, labels []int) (*Domain, error) {
-	if err := checkFeatures(x); err != nil {
-		return nil, fmt.Errorf("dataset: %s: features: %w", path, err)
-	}
-	if r, _ := x.Dims(); labels != nil && len(labels) != r {
-		return nil, fmt.Errorf("dataset: %s: %d labels for %d rows of features", path, len(labels), r)
-	}
-	return &Domain{Name: baseName(path), Path: path, X: x, Labels: labels}, nil
-}
-
-// CheckCompatible returns an error unless the domains can be used
-// together: there is at least one, none is nil or empty, each has as many
-// labels as rows or none, and all have the same number of features — and
-// the same feature names in the same order, among the domains whose files
-// name them (CSV), since features are matched by position. The error names
-// the domains at fault by path, or by name for domains built in memory.
-func CheckCompatible(domains ...*Domain) error {
-	if len(domains) == 0 {
-		return errors.New("dataset: no domains")
-	}
-	var first *Domain
-	firstIdx := 0
-	for i, d := range domains {
-		if d == nil {
-			return fmt.Errorf("dataset: domain %d is nil", i)
-		}
-		if d.X == nil || d.X.IsEmpty() {
-			return fmt.Errorf("dataset: %s: no data", d.label(i))
-		}
-		r, c := d.X.Dims()
-		if d.Labels != nil && len(d.Labels) != r {
-			return fmt.Errorf("dataset: %s: %d labels for %d rows of features", d.label(i), len(d.Labels), r)
-		}
-		if first == nil {
-			first, firstIdx = d, i
-			continue
-		}
-		if _, c0 := first.X.Dims(); c != c0 {
-			return fmt.Errorf("dataset: feature dimensions differ: %s has %d features, %s has %d",
-				first.label(firstIdx), c0, d.label(i), c)
-		}
-	}
-	var named *Domain
-	namedIdx := 0
-	for i, d := range domains {
-		if d.Features == nil {
-			continue
-		}
-		if named == nil {
-			named, namedIdx = d, i
-			continue
-		}
-		if j := FeatureMismatch(named.Features, d.Features); j >= 0 {
-			return fmt.Errorf("dataset: feature columns differ: column %d is %q in %s but %q in %s (features are matched by position: put the columns in the same order)",
-				j+1, named.Features[j], named.label(namedIdx), d.Features[j], d.label(i))
-		}
+func finite(name string, X *mat.Dense) error {
+	if i, j, ok := linalg.FirstNonFiniteEntry(X); !ok {
+		return fmt.Errorf("dataset: %s: feature (%d, %d) is %g", name, i, j, X.At(i, j))
 	}
 	return nil
 }
 
-// FeatureMismatch returns the index of the first column that want and got
-// name differently, or −1 when they agree — or when either is nil (files
-// that do not name their columns) or they differ in length (a mismatch of
-// dimensions, reported as such).
-func FeatureMismatch(want, got []string) int {
-	if want == nil || got == nil || len(want) != len(got) {
-		return -1
+// HoldOut returns the problem of held-out-source validation that holds
+// source k out: the other sources stay labeled, and source k's rows are
+// both the unlabeled target and, with their labels, the test rows. The
+// target of p is not used. The result shares the domains' matrices with p.
+// k must index p.Sources: HoldOut panics otherwise, as an index out of
+// range does.
+func (p *Problem) HoldOut(k int) *Problem {
+	src := p.Sources[k]
+	name := src.nameOr(fmt.Sprintf("source %d", k))
+	q := &Problem{Name: name + " held out", Classes: p.Classes}
+	if p.Name != "" {
+		q.Name = p.Name + ", " + q.Name
 	}
-	for j := range want {
-		if want[j] != got[j] {
-			return j
+	q.Sources = make([]Domain, 0, len(p.Sources)-1)
+	q.Sources = append(q.Sources, p.Sources[:k]...)
+	q.Sources = append(q.Sources, p.Sources[k+1:]...)
+	q.Target = Domain{Name: name, X: src.X}
+	q.Test = &Domain{Name: name, X: src.X, Y: src.Y}
+	return q
+}
+
+// PoolSources stacks the sources into one matrix and one label vector, in
+// order (Pool). The sources must be valid (see Check).
+func (p *Problem) PoolSources() (*mat.Dense, []int) { return Pool(p.Sources) }
+
+// Pool stacks the domains into one matrix and one label vector (nil when
+// no domain is labeled), in order. The domains must have features of the
+// same dimension and be all labeled or all unlabeled: Pool panics on an
+// empty list or domains without features, as slices of a wrong length do.
+func Pool(domains []Domain) (*mat.Dense, []int) {
+	n := 0
+	_, d := domains[0].X.Dims()
+	for _, s := range domains {
+		n += s.Rows()
+	}
+	X := mat.NewDense(n, d, nil)
+	var y []int
+	if domains[0].Y != nil {
+		y = make([]int, 0, n)
+	}
+	at := 0
+	for _, s := range domains {
+		r := s.Rows()
+		X.Slice(at, at+r, 0, d).(*mat.Dense).Copy(s.X)
+		y = append(y, s.Y...)
+		at += r
+	}
+	return X, y
+}
+
+// Subsample returns p with every source and the target reduced to at most
+// n rows each, drawn uniformly without replacement and kept in their order,
+// by a random stream seeded by seed (the sources first, in order, then the
+// target), and whether it drew any rows. Domains of at most n rows are kept
+// as they are; the others are copies. Test is kept whole. n must be
+// positive and p valid (see Check): Subsample panics otherwise.
+func (p *Problem) Subsample(n int, seed uint64) (*Problem, bool) {
+	rng := rand.New(rand.NewPCG(seed, 0x636170))
+	q := *p
+	q.Sources = make([]Domain, len(p.Sources))
+	drew := false
+	for k, s := range p.Sources {
+		q.Sources[k] = s
+		idx := drawRows(rng, s.Rows(), n)
+		if idx == nil {
+			continue
 		}
+		drew = true
+		d := Domain{Name: s.Name, X: linalg.Rows(s.X, idx), Y: make([]int, len(idx))}
+		for i, r := range idx {
+			d.Y[i] = s.Y[r]
+		}
+		q.Sources[k] = d
 	}
-	return -1
+	if idx := drawRows(rng, p.Target.Rows(), n); idx != nil {
+		drew = true
+		q.Target.X = linalg.Rows(p.Target.X, idx)
+	}
+	return &q, drew
+}
+
+// drawRows returns n distinct indices below rows in increasing order, or
+// nil when rows ≤ n (keep them all).
+func drawRows(rng *rand.Rand, rows, n int) []int {
+	if rows <= n {
+		return nil
+	}
+	idx := rng.Perm(rows)[:n]
+	slices.Sort(idx)
+	return idx
 }

@@ -56,7 +56,7 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ts, err := scaler.TransformDomain(t)
+	ts, err := scaler.TransformFile(t)
 	if err != nil {
 		log.Fatal(err)
 	}

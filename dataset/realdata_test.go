@@ -18,7 +18,7 @@ func officeDir(t *testing.T) string {
 
 // readReal reads a file under officeDir, skipping the test if it is
 // absent.
-func readReal(t *testing.T, rel string, opt *ReadOptions) *Domain {
+func readReal(t *testing.T, rel string, opt *ReadOptions) *File {
 	t.Helper()
 	path := filepath.Join(officeDir(t), rel)
 	if _, err := os.Stat(path); err != nil {
@@ -81,7 +81,7 @@ func TestRealOfficeCaltech(t *testing.T) {
 // TestRealSURFMinMax scales the four SURF domains together to [0, 1], the
 // protocol of the Caltech-Office experiments.
 func TestRealSURFMinMax(t *testing.T) {
-	var domains []*Domain
+	var domains []*File
 	for _, tc := range officeFiles[:4] {
 		domains = append(domains, readReal(t, tc.file, nil))
 	}
@@ -100,7 +100,7 @@ func TestRealSURFMinMax(t *testing.T) {
 	}
 	hit0, hit1 := make([]bool, 800), make([]bool, 800)
 	for _, d := range domains {
-		sd, err := s.TransformDomain(d)
+		sd, err := s.TransformFile(d)
 		if err != nil {
 			t.Fatal(err)
 		}

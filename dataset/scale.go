@@ -93,7 +93,7 @@ type Scaler struct {
 // its inverse overflows, gets Scale 1: it maps to 0 on the fitted data and
 // is shifted, not blown up, elsewhere. It is an error if a feature's
 // range does not fit in a float64.
-func FitScaler(kind Scaling, domains ...*Domain) (*Scaler, error) {
+func FitScaler(kind Scaling, domains ...*File) (*Scaler, error) {
 	if kind < 0 || int(kind) >= len(scalingNames) {
 		return nil, fmt.Errorf("dataset: invalid scaling %d", int(kind))
 	}
@@ -187,7 +187,7 @@ func FitScaler(kind Scaling, domains ...*Domain) (*Scaler, error) {
 }
 
 // eachRow calls fn with every row of every domain's features.
-func eachRow(domains []*Domain, fn func(row []float64)) {
+func eachRow(domains []*File, fn func(row []float64)) {
 	for _, dom := range domains {
 		raw := dom.X.RawMatrix()
 		for i := range raw.Rows {
@@ -241,11 +241,11 @@ func (s *Scaler) Transform(dst, X *mat.Dense) error {
 	return nil
 }
 
-// TransformDomain returns a copy of d with scaled features. The copy
+// TransformFile returns a copy of d with scaled features. The copy
 // shares nothing with d; d is unchanged.
-func (s *Scaler) TransformDomain(d *Domain) (*Domain, error) {
+func (s *Scaler) TransformFile(d *File) (*File, error) {
 	if d == nil {
-		return nil, errors.New("dataset: TransformDomain: nil domain")
+		return nil, errors.New("dataset: TransformFile: nil domain")
 	}
 	if d.X == nil || d.X.IsEmpty() {
 		return nil, fmt.Errorf("dataset: %s: no data", d.label(0))

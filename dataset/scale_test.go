@@ -45,10 +45,10 @@ func TestParseScaling(t *testing.T) {
 }
 
 func TestFitScaler(t *testing.T) {
-	a := &Domain{Name: "a", X: newDense(2, 3,
+	a := &File{Name: "a", X: newDense(2, 3,
 		1, 5, 7,
 		3, 5, -1)}
-	b := &Domain{Name: "b", X: newDense(2, 3,
+	b := &File{Name: "b", X: newDense(2, 3,
 		2, 5, 3,
 		6, 5, 3)}
 	tests := []struct {
@@ -72,11 +72,11 @@ func TestFitScaler(t *testing.T) {
 			}
 			// Transformed data have the fitted properties over both
 			// domains together.
-			ta, err := s.TransformDomain(a)
+			ta, err := s.TransformFile(a)
 			if err != nil {
 				t.Fatal(err)
 			}
-			tb, err := s.TransformDomain(b)
+			tb, err := s.TransformFile(b)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,7 +112,7 @@ func TestFitScaler(t *testing.T) {
 				}
 			}
 			if ta.Name != "a" || dense(a.X)[0] != 1 {
-				t.Fatal("TransformDomain changed its input or lost the name")
+				t.Fatal("TransformFile changed its input or lost the name")
 			}
 		})
 	}
@@ -124,10 +124,10 @@ func close(a, b []float64) bool {
 }
 
 func TestFitScalerEdgeCases(t *testing.T) {
-	tiny := &Domain{Name: "tiny", X: newDense(2, 1, 0, 5e-324)}
-	huge := &Domain{Name: "huge", X: newDense(2, 1, -1e308, 1e308)}
-	big := &Domain{Name: "big", X: newDense(3, 1, 1e307, 1e308, 1.7e308)}
-	one := &Domain{Name: "one", X: newDense(1, 2, 4, -2)}
+	tiny := &File{Name: "tiny", X: newDense(2, 1, 0, 5e-324)}
+	huge := &File{Name: "huge", X: newDense(2, 1, -1e308, 1e308)}
+	big := &File{Name: "big", X: newDense(3, 1, 1e307, 1e308, 1.7e308)}
+	one := &File{Name: "one", X: newDense(1, 2, 4, -2)}
 
 	// A range whose inverse overflows gets scale 1.
 	s, err := FitScaler(ScaleMinMax, tiny)
@@ -157,15 +157,15 @@ func TestFitScalerEdgeCases(t *testing.T) {
 	tests := []struct {
 		name    string
 		kind    Scaling
-		domains []*Domain
+		domains []*File
 		want    string
 	}{
-		{"range overflow", ScaleMinMax, []*Domain{huge}, "dataset: feature 1: range [-1e+308, 1e+308] does not fit in a float64"},
-		{"deviation overflow", ScaleStandard, []*Domain{{X: newDense(3, 1, -1.7e308, 1.7e308, 1.7e308)}}, "dataset: feature 1: deviations from the mean do not fit in a float64"},
-		{"invalid kind", Scaling(9), []*Domain{one}, "dataset: invalid scaling 9"},
+		{"range overflow", ScaleMinMax, []*File{huge}, "dataset: feature 1: range [-1e+308, 1e+308] does not fit in a float64"},
+		{"deviation overflow", ScaleStandard, []*File{{X: newDense(3, 1, -1.7e308, 1.7e308, 1.7e308)}}, "dataset: feature 1: deviations from the mean do not fit in a float64"},
+		{"invalid kind", Scaling(9), []*File{one}, "dataset: invalid scaling 9"},
 		{"no domains", ScaleMinMax, nil, "dataset: no domains"},
-		{"incompatible", ScaleMinMax, []*Domain{one, tiny}, "feature dimensions differ: one has 2 features, tiny has 1"},
-		{"NaN", ScaleStandard, []*Domain{one, {Name: "bad", X: newDense(1, 2, 1, math.NaN())}}, "dataset: bad: features: row 1, column 2 is NaN"},
+		{"incompatible", ScaleMinMax, []*File{one, tiny}, "feature dimensions differ: one has 2 features, tiny has 1"},
+		{"NaN", ScaleStandard, []*File{one, {Name: "bad", X: newDense(1, 2, 1, math.NaN())}}, "dataset: bad: features: row 1, column 2 is NaN"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -214,26 +214,26 @@ func TestTransform(t *testing.T) {
 			errContains(t, tc.s.Transform(tc.dst, tc.x), tc.want)
 		})
 	}
-	_, err := s.TransformDomain(&Domain{Path: "w.mat", X: newDense(1, 3, 1, 2, 3)})
+	_, err := s.TransformFile(&File{Path: "w.mat", X: newDense(1, 3, 1, 2, 3)})
 	errContains(t, err, "the scaler was fitted for 2 features, the data have 3 (domain w.mat)")
-	_, err = s.TransformDomain(nil)
+	_, err = s.TransformFile(nil)
 	errContains(t, err, "nil domain")
 }
 
-func TestTransformDomainCopies(t *testing.T) {
-	d := &Domain{Name: "d", Path: "d.csv", X: newDense(2, 1, 1, 3), Labels: []int{5, 6}}
+func TestTransformFileCopies(t *testing.T) {
+	d := &File{Name: "d", Path: "d.csv", X: newDense(2, 1, 1, 3), Labels: []int{5, 6}}
 	s, err := FitScaler(ScaleMinMax, d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := s.TransformDomain(d)
+	out, err := s.TransformFile(d)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out.Labels[0] = 99
 	out.X.Set(0, 0, 42)
 	if d.Labels[0] != 5 || d.X.At(0, 0) != 1 || out.Name != "d" || out.Path != "d.csv" {
-		t.Fatal("TransformDomain shares storage with its input")
+		t.Fatal("TransformFile shares storage with its input")
 	}
 }
 
@@ -245,7 +245,7 @@ func TestScalerJSON(t *testing.T) {
 			x.Set(i, j, rng.NormFloat64()*float64(j+1))
 		}
 	}
-	s, err := FitScaler(ScaleStandard, &Domain{X: x})
+	s, err := FitScaler(ScaleStandard, &File{X: x})
 	if err != nil {
 		t.Fatal(err)
 	}

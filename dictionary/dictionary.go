@@ -9,22 +9,12 @@ import (
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
 
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/ot"
 )
-
-// Domain is one domain given to Fit: features and, for a labeled domain,
-// the class index (0 … classes−1) of every row.
-type Domain struct {
-	Name string
-	X    *mat.Dense // n×d features
-	Y    []int      // class indices, nil for an unlabeled domain
-}
-
-// Labeled reports whether the domain carries labels.
-func (d *Domain) Labeled() bool { return d.Y != nil }
 
 // Init selects how atoms are initialised.
 type Init int
@@ -146,7 +136,7 @@ type Settings struct {
 	// every atom's softmax labels) instead of on the soft labels
 	// themselves. It does not change learning. The authors' demonstration
 	// of DaDiL fits both classifiers this way; the paper's presets
-	// (bench.PaperDaDiL, bench.PaperCWRUDaDiL, dadil fit --paper) set it.
+	// (Paper, PaperCWRU, dadil fit --paper) set it.
 	HardLabels bool
 	// ReconstructionBlock is the largest support of one barycenter in
 	// Reconstruct (DaDiL-R's training set): larger atoms are reconstructed
@@ -176,6 +166,9 @@ type EpochStats struct {
 	Epoch, Epochs int // 1-based epoch and the cap
 	Loss          float64
 	Elapsed       time.Duration
+	// Status is optimize.NotTerminated while learning goes on, and the
+	// reason it stops (History.Stopped) after its last epoch.
+	Status optimize.Status
 }
 
 // Atom is one learned labeled distribution: n support points and the
@@ -225,8 +218,11 @@ type History struct {
 	// after every batch: (1/K) Σ_k ‖X_k,it − X_k,it−1‖²_F, the same for the
 	// soft labels, and ‖A_it − A_it−1‖²_F.
 	DeltaX, DeltaY, DeltaA []float64
-	// Stopped tells why learning ended: "plateau" or "epochs".
-	Stopped string
+	// Stopped tells why learning ended: optimize.FunctionConvergence when
+	// the plateau rule stopped it (Settings.PlateauTol),
+	// optimize.IterationLimit after Settings.Epochs epochs. StopReason
+	// names it.
+	Stopped optimize.Status
 	Elapsed time.Duration
 }
 
@@ -246,7 +242,7 @@ type History struct {
 // theorem (all plans held fixed); atom features, label logits (labels are
 // softmax(logits)) and coordinates take one Adam step per batch, and every
 // α_ℓ is projected back onto the simplex.
-func Fit(domains []Domain, classes int, s *Settings) (*Dictionary, error) {
+func Fit(domains []dataset.Domain, classes int, s *Settings) (*Dictionary, error) {
 	set, err := validate(domains, classes, s)
 	if err != nil {
 		return nil, err
@@ -271,16 +267,15 @@ func Fit(domains []Domain, classes int, s *Settings) (*Dictionary, error) {
 // dictionary has one atom per source (its points and one-hot labels) and a
 // single row of coordinates, the target's. Settings.Atoms, Samples and Init
 // are ignored; an epoch has ⌈n_T/n_b⌉ batches.
-func WBR(sources []Domain, target Domain, classes int, s *Settings) (*Dictionary, error) {
+func WBR(p *dataset.Problem, s *Settings) (*Dictionary, error) {
+	sources, classes := p.Sources, p.Classes
 	for i := range sources {
 		if !sources[i].Labeled() {
 			return nil, fmt.Errorf("dictionary: WBR: source %q is unlabeled", sources[i].Name)
 		}
 	}
-	if target.Labeled() {
-		target.Y = nil // labels of the target are never used
-	}
-	all := append(append([]Domain(nil), sources...), target)
+	all := p.Domains()
+	target := all[p.TargetIndex()]
 	var ss Settings
 	if s != nil {
 		ss = *s
@@ -297,7 +292,7 @@ func WBR(sources []Domain, target Domain, classes int, s *Settings) (*Dictionary
 	}
 	nt, _ := target.X.Dims()
 	set.Samples = nt
-	f := newFitter([]Domain{target}, classes, set)
+	f := newFitter([]dataset.Domain{target}, classes, set)
 	f.fixed = true
 	// Logits of 40 make softmax one-hot to within e^-40 ≈ 4e-18.
 	for _, src := range sources {
@@ -320,7 +315,7 @@ func WBR(sources []Domain, target Domain, classes int, s *Settings) (*Dictionary
 
 // fitter holds the state of one Fit call.
 type fitter struct {
-	domains []Domain
+	domains []dataset.Domain
 	classes int
 	set     Settings
 	rng     *rand.Rand
@@ -344,7 +339,7 @@ type fitter struct {
 	cls [][]int // scratch: class of every row of every atom
 }
 
-func newFitter(domains []Domain, classes int, set Settings) *fitter {
+func newFitter(domains []dataset.Domain, classes int, set Settings) *fitter {
 	f := &fitter{
 		domains: domains,
 		classes: classes,
@@ -367,7 +362,7 @@ func newFitter(domains []Domain, classes int, set Settings) *fitter {
 
 // featureRMS returns sqrt(mean over features of the variance), over all
 // rows of all domains; 1 if the data are constant.
-func featureRMS(domains []Domain) float64 {
+func featureRMS(domains []dataset.Domain) float64 {
 	_, d := domains[0].X.Dims()
 	mean := make([]float64, d)
 	sq := make([]float64, d)
@@ -509,7 +504,6 @@ func (f *fitter) run() error {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	h.Stopped = "epochs"
 	annealed, since, lrScale := false, 0, 1.0
 	for epoch := 1; epoch <= set.Epochs; epoch++ {
 		var epochLoss float64
@@ -600,20 +594,28 @@ func (f *fitter) run() error {
 		h.Loss = append(h.Loss, epochLoss)
 		h.DomainLoss = append(h.DomainLoss, domLoss)
 		h.Alpha = append(h.Alpha, mat.DenseCopyOf(f.alpha))
-		if set.Progress != nil {
-			set.Progress(EpochStats{Epoch: epoch, Epochs: set.Epochs, Loss: epochLoss, Elapsed: time.Since(start)})
-		}
+		status := optimize.NotTerminated
 		if plateau(h.Loss[since:], set.Window, set.PlateauTol) {
 			if annealed {
-				h.Stopped = "plateau"
-				break
+				status = optimize.FunctionConvergence
+			} else {
+				// First plateau: anneal the learning rate tenfold and learn
+				// on until the loss levels off again, which removes most of
+				// the mini-batch noise from the final atoms and coordinates.
+				annealed = true
+				lrScale = 0.1
+				since = len(h.Loss)
 			}
-			// First plateau: anneal the learning rate tenfold and learn on
-			// until the loss levels off again, which removes most of the
-			// mini-batch noise from the final atoms and coordinates.
-			annealed = true
-			lrScale = 0.1
-			since = len(h.Loss)
+		}
+		if status == optimize.NotTerminated && epoch == set.Epochs {
+			status = optimize.IterationLimit
+		}
+		if set.Progress != nil {
+			set.Progress(EpochStats{Epoch: epoch, Epochs: set.Epochs, Loss: epochLoss, Elapsed: time.Since(start), Status: status})
+		}
+		if status != optimize.NotTerminated {
+			h.Stopped = status
+			break
 		}
 	}
 	if !f.fixed {
@@ -639,6 +641,19 @@ func (f *fitter) run() error {
 	}
 	f.dict = &Dictionary{Atoms: atoms, Alpha: f.alpha, Names: names, Classes: f.classes, History: *h, Settings: set}
 	return nil
+}
+
+// StopReason names a stop status of learning as reports do: "plateau"
+// (optimize.FunctionConvergence), "epochs" (optimize.IterationLimit), else
+// the status's own name.
+func StopReason(s optimize.Status) string {
+	switch s {
+	case optimize.FunctionConvergence:
+		return "plateau"
+	case optimize.IterationLimit:
+		return "epochs"
+	}
+	return s.String()
 }
 
 // plateau reports whether the mean of the last w losses is at most tol
@@ -850,7 +865,7 @@ func argmax(v []float64) int {
 }
 
 // validate checks the inputs and fills in the defaults.
-func validate(domains []Domain, classes int, s *Settings) (Settings, error) {
+func validate(domains []dataset.Domain, classes int, s *Settings) (Settings, error) {
 	var set Settings
 	if s != nil {
 		set = *s

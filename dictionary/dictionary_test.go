@@ -6,21 +6,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dadil/dadil/dataset"
+
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
 
 	"github.com/dadil/dadil/barycenter"
 	"github.com/dadil/dadil/classify"
-	"github.com/dadil/dadil/internal/synth"
+	"github.com/dadil/dadil/synth"
 )
 
-func synthDomains(seed uint64) ([]Domain, *synth.Problem) {
+func synthDomains(seed uint64) ([]dataset.Domain, *dataset.Problem) {
 	p := synth.Generate(synth.Default(), seed)
-	var ds []Domain
-	for _, s := range p.Sources {
-		ds = append(ds, Domain{Name: s.Name, X: s.X, Y: s.Labels})
-	}
-	ds = append(ds, Domain{Name: "target", X: p.Target.X})
-	return ds, p
+	return p.Domains(), p
 }
 
 func accuracy(pred, truth []int) float64 {
@@ -49,7 +47,7 @@ func TestSyntheticAdaptation(t *testing.T) {
 				st.Stack(&pooled, s.X)
 				pooled = st
 			}
-			y = append(y, s.Labels...)
+			y = append(y, s.Y...)
 		}
 		so, _, err := classify.FitLabels(&pooled, y, p.Classes, nil, nil)
 		if err != nil {
@@ -75,7 +73,7 @@ func TestSyntheticAdaptation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		aso, ar, ae := accuracy(pso, p.Target.Labels), accuracy(pr, p.Target.Labels), accuracy(pe, p.Target.Labels)
+		aso, ar, ae := accuracy(pso, p.Test.Y), accuracy(pr, p.Test.Y), accuracy(pe, p.Test.Y)
 		t.Logf("seed %d: source-only %.3f, DaDiL-R %.3f, DaDiL-E %.3f, %d epochs (%s), α_T %.3f",
 			seed, aso, ar, ae, len(d.History.Loss), d.History.Stopped, m.Alpha)
 		if ar < 0.95 || ae < 0.95 {
@@ -106,7 +104,7 @@ func TestWBRRecoversAlpha(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := WBR(sources, Domain{Name: "target", X: b.X}, 3, &Settings{Seed: 1})
+	w, err := WBR(&dataset.Problem{Classes: 3, Sources: sources, Target: dataset.Domain{Name: "target", X: b.X}}, &Settings{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,8 +160,8 @@ func TestFixedEpochs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(d.History.Loss) != 3 || d.History.Stopped != "epochs" || len(d.History.Alpha) != 3 {
-		t.Errorf("ran %d epochs, stopped by %q", len(d.History.Loss), d.History.Stopped)
+	if len(d.History.Loss) != 3 || d.History.Stopped != optimize.IterationLimit || StopReason(d.History.Stopped) != "epochs" || len(d.History.Alpha) != 3 {
+		t.Errorf("ran %d epochs, stopped by %v", len(d.History.Loss), d.History.Stopped)
 	}
 	if n := len(d.History.DeltaX); n != 3*5 {
 		t.Errorf("%d update magnitudes, want one per batch (15)", n)
@@ -203,8 +201,8 @@ func TestPlateau(t *testing.T) {
 
 func TestFitErrors(t *testing.T) {
 	ds, _ := synthDomains(6)
-	bad := func(mod func([]Domain) []Domain) []Domain {
-		cp := append([]Domain(nil), ds...)
+	bad := func(mod func([]dataset.Domain) []dataset.Domain) []dataset.Domain {
+		cp := append([]dataset.Domain(nil), ds...)
 		return mod(cp)
 	}
 	nan := mat.DenseCopyOf(ds[0].X)
@@ -212,19 +210,24 @@ func TestFitErrors(t *testing.T) {
 	one := make([]int, len(ds[0].Y))
 	cases := []struct {
 		name    string
-		domains []Domain
+		domains []dataset.Domain
 		classes int
 		s       *Settings
 		want    string
 	}{
 		{"no domains", nil, 3, nil, "no domains"},
-		{"dims", bad(func(d []Domain) []Domain { d[1].X = mat.NewDense(5, 3, nil); return d }), 3, nil, "has 3 features"},
-		{"NaN", bad(func(d []Domain) []Domain { d[0].X = nan; return d }), 3, nil, "(3, 1) is NaN"},
-		{"empty", bad(func(d []Domain) []Domain { d[2].X = &mat.Dense{}; return d }), 3, nil, "is empty"},
-		{"single class", bad(func(d []Domain) []Domain { d[0].Y = one; return d }), 3, nil, "single class"},
-		{"label range", bad(func(d []Domain) []Domain { y := append([]int(nil), d[0].Y...); y[0] = 5; d[0].Y = y; return d }), 3, nil, "label 5"},
-		{"label count", bad(func(d []Domain) []Domain { d[0].Y = d[0].Y[:10]; return d }), 3, nil, "10 labels"},
-		{"unlabeled", []Domain{ds[3]}, 3, nil, "no labeled domain"},
+		{"dims", bad(func(d []dataset.Domain) []dataset.Domain { d[1].X = mat.NewDense(5, 3, nil); return d }), 3, nil, "has 3 features"},
+		{"NaN", bad(func(d []dataset.Domain) []dataset.Domain { d[0].X = nan; return d }), 3, nil, "(3, 1) is NaN"},
+		{"empty", bad(func(d []dataset.Domain) []dataset.Domain { d[2].X = &mat.Dense{}; return d }), 3, nil, "is empty"},
+		{"single class", bad(func(d []dataset.Domain) []dataset.Domain { d[0].Y = one; return d }), 3, nil, "single class"},
+		{"label range", bad(func(d []dataset.Domain) []dataset.Domain {
+			y := append([]int(nil), d[0].Y...)
+			y[0] = 5
+			d[0].Y = y
+			return d
+		}), 3, nil, "label 5"},
+		{"label count", bad(func(d []dataset.Domain) []dataset.Domain { d[0].Y = d[0].Y[:10]; return d }), 3, nil, "10 labels"},
+		{"unlabeled", []dataset.Domain{ds[3]}, 3, nil, "no labeled domain"},
 		{"K", ds, 3, &Settings{Atoms: -1}, "K = -1"},
 		{"batch", ds, 3, &Settings{Samples: 30, Batch: 60}, "larger than"},
 		{"batch below classes", ds, 3, &Settings{Samples: 30, Batch: 2}, "never hold class 2"},

@@ -27,7 +27,7 @@
 //
 // The zero Settings are the project's defaults (K = number of labeled
 // domains, atoms initialised on the data, plateau stopping, α moved along
-// the simplex); bench.PaperDaDiL and bench.PaperCWRUDaDiL give the paper's
+// the simplex); Paper and PaperCWRU give the paper's
 // settings. Results depend only on Settings.Seed, not on the number of
 // goroutines.
 package dictionary

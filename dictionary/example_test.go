@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/dadil/dadil/dataset"
+
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/dictionary"
@@ -29,7 +31,7 @@ func Example() {
 	Xa, ya := blob(rng, 200, 0, 0)
 	Xb, yb := blob(rng, 200, 0, 6)
 	Xt, yt := blob(rng, 200, 0, 3)
-	domains := []dictionary.Domain{
+	domains := []dataset.Domain{
 		{Name: "a", X: Xa, Y: ya},
 		{Name: "b", X: Xb, Y: yb},
 		{Name: "target", X: Xt}, // no labels

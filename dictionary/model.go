@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/barycenter"
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/ot"
 )
@@ -249,6 +251,25 @@ type Model struct {
 	E      []*classify.Softmax
 	// Reconstruction is B(α_T; P), on which R was trained.
 	Reconstruction *barycenter.Result
+	// Elapsed is the time NewModel took: the reconstruction and the
+	// classifiers.
+	Elapsed time.Duration
+}
+
+// FitModel learns a dictionary of the problem's domains (Fit on
+// p.Domains(), paper Algorithm 2) and trains the DaDiL-R and DaDiL-E
+// classifiers of its target (NewModel), with the classifier settings c
+// (nil: defaults) and the reconstruction seeded by the dictionary's seed.
+// The model's Dict is the dictionary. p.Test is not read.
+func FitModel(p *dataset.Problem, s *Settings, c *classify.Settings) (*Model, error) {
+	if p == nil {
+		return nil, errors.New("dictionary: no problem")
+	}
+	d, err := Fit(p.Domains(), p.Classes, s)
+	if err != nil {
+		return nil, err
+	}
+	return NewModel(d, p.TargetIndex(), c, d.Settings.Seed)
 }
 
 // NewModel trains the DaDiL-R and DaDiL-E classifiers of the domain in row
@@ -262,6 +283,7 @@ func NewModel(d *Dictionary, target int, s *classify.Settings, seed uint64) (*Mo
 	if target < 0 || target >= N {
 		return nil, fmt.Errorf("dictionary: target row %d outside the %d domains", target, N)
 	}
+	start := time.Now()
 	m := &Model{Dict: d, Target: target, Alpha: mat.Row(nil, target, d.Alpha)}
 	var err error
 	if m.R, m.Reconstruction, err = d.ClassifierR(m.Alpha, s, seed); err != nil {
@@ -273,6 +295,7 @@ func NewModel(d *Dictionary, target int, s *classify.Settings, seed uint64) (*Mo
 			return nil, fmt.Errorf("dictionary: DaDiL-E classifier of atom %d: %w", k, err)
 		}
 	}
+	m.Elapsed = time.Since(start)
 	return m, nil
 }
 

@@ -31,7 +31,7 @@ func Example() {
 	Xa, ya := points(100, 0)
 	Xb, yb := points(100, 4)
 	Xt, _ := points(100, 2)
-	sc, err := dataset.FitScaler(dataset.ScaleMinMax, &dataset.Domain{X: Xa}, &dataset.Domain{X: Xb}, &dataset.Domain{X: Xt})
+	sc, err := dataset.FitScaler(dataset.ScaleMinMax, &dataset.File{X: Xa}, &dataset.File{X: Xb}, &dataset.File{X: Xt})
 	if err != nil {
 		panic(err)
 	}
@@ -43,7 +43,7 @@ func Example() {
 		}
 		return &S
 	}
-	d, err := dictionary.Fit([]dictionary.Domain{{X: scaled(Xa), Y: ya}, {X: scaled(Xb), Y: yb}, {X: scaled(Xt)}}, 2, &dictionary.Settings{Seed: 1})
+	d, err := dictionary.Fit([]dataset.Domain{{X: scaled(Xa), Y: ya}, {X: scaled(Xb), Y: yb}, {X: scaled(Xt)}}, 2, &dictionary.Settings{Seed: 1})
 	if err != nil {
 		panic(err)
 	}

@@ -81,6 +81,9 @@ type File struct {
 	// Features names the feature columns the model was fitted on, when
 	// the training files named them (CSV headers); nil otherwise.
 	Features []string
+	// Path is the file Load read the model from ("" otherwise); messages
+	// name the model by it.
+	Path string `json:"-"`
 }
 
 type manifest struct {
@@ -240,7 +243,49 @@ func Load(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("modelfile: %s: %w", path, err)
 	}
+	f.Path = path
 	return f, nil
+}
+
+// ReadData reads the file at path (dataset.Read, labels optional) as data
+// to classify with the model: it checks that the file has the model's
+// number of features and, when both name their columns, the same names in
+// the same order; it scales the features as the training domains were, and
+// maps the file's labels, if any, to class indices (−1 for label values
+// the model does not know, which it also returns, sorted).
+func (f *File) ReadData(path string, opt *dataset.ReadOptions) (*dataset.Domain, []int, error) {
+	var o dataset.ReadOptions
+	if opt != nil {
+		o = *opt
+	}
+	o.LabelsOptional = true
+	raw, err := dataset.Read(path, &o)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, dim := raw.X.Dims(); dim != len(f.Scaler.Offset) {
+		return nil, nil, fmt.Errorf("modelfile: %s has %d features but the model %s was fitted on %d", path, dim, f.Path, len(f.Scaler.Offset))
+	}
+	if j := dataset.FeatureMismatch(f.Features, raw.Features); j >= 0 {
+		return nil, nil, fmt.Errorf("modelfile: %s: column %d is %q, but the model %s was fitted with %q there (features are matched by position: put the columns in the same order)", path, j+1, raw.Features[j], f.Path, f.Features[j])
+	}
+	scaled, err := f.Scaler.TransformFile(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := &dataset.Domain{Name: path, X: scaled.X}
+	if raw.Labels == nil {
+		return d, nil, nil
+	}
+	var unknown []int
+	d.Y = make([]int, len(raw.Labels))
+	for i, y := range raw.Labels {
+		if d.Y[i] = slices.Index(f.Labels, y); d.Y[i] < 0 && !slices.Contains(unknown, y) {
+			unknown = append(unknown, y)
+		}
+	}
+	slices.Sort(unknown)
+	return d, unknown, nil
 }
 
 // Read decodes a model file held in memory. Its errors carry no prefix;

@@ -18,8 +18,8 @@ import (
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
-	"github.com/dadil/dadil/internal/synth"
 	"github.com/dadil/dadil/npy"
+	"github.com/dadil/dadil/synth"
 )
 
 var (
@@ -35,14 +35,14 @@ func testFile(t testing.TB) *File {
 		l := synth.Default()
 		l.PerClass = 30
 		p := synth.Generate(l, 1)
-		var ds []dictionary.Domain
-		var raw []*dataset.Domain
+		var ds []dataset.Domain
+		var raw []*dataset.File
 		for _, s := range p.Sources {
-			ds = append(ds, dictionary.Domain{Name: s.Name, X: s.X, Y: s.Labels})
-			raw = append(raw, &dataset.Domain{Name: s.Name, X: s.X, Labels: s.Labels})
+			ds = append(ds, dataset.Domain{Name: s.Name, X: s.X, Y: s.Y})
+			raw = append(raw, &dataset.File{Name: s.Name, X: s.X, Labels: s.Y})
 		}
-		ds = append(ds, dictionary.Domain{Name: "target", X: p.Target.X})
-		raw = append(raw, &dataset.Domain{Name: "target", X: p.Target.X})
+		ds = append(ds, dataset.Domain{Name: "target", X: p.Target.X})
+		raw = append(raw, &dataset.File{Name: "target", X: p.Target.X})
 		sc, err := dataset.FitScaler(dataset.ScaleMinMax, raw...)
 		if err != nil {
 			fixtureErr = err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +14,9 @@ import (
 
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/internal/par"
 )
 
@@ -61,29 +64,9 @@ type heldOutAccuracy struct {
 	Accuracy float64 `json:"accuracy"`
 }
 
-// adaptFamilies groups the requested methods (names of adapt.New) into
-// fits, in the order of adapt.Names: one method, or a dictionary method and
-// its sibling (adapt.Predictors), which share one fit.
-func adaptFamilies(want map[string]bool) [][]string {
-	var fams [][]string
-	seen := map[string]bool{}
-	for _, name := range adapt.Names() {
-		if !want[name] || seen[name] {
-			continue
-		}
-		seen[name] = true
-		f := []string{name}
-		m, _ := adapt.New(name, 0)
-		if ps := adapt.Predictors(m); len(ps) > 1 && want[ps[1].Name] {
-			f = append(f, ps[1].Name)
-			seen[ps[1].Name] = true
-		}
-		fams = append(fams, f)
-	}
-	return fams
-}
-
-// adaptOutcome is what one family's job produced.
+// adaptOutcome is what one fit's job produced: the predictions and
+// reports of its members (a method, or a dictionary method and its
+// sibling, adapt.Group).
 type adaptOutcome struct {
 	pred    [][]int // per member, class indices of the target rows
 	reports []methodReport
@@ -91,18 +74,30 @@ type adaptOutcome struct {
 	err     error
 }
 
-func runAdapt(args []string, e *env) error {
-	fs := newFlags("dadil adapt", e)
-	var data dataFlags
-	data.register(fs)
-	methods := fs.String("methods", "all", "comma-separated `LIST` of methods ("+strings.Join(adapt.Names(), ", ")+"), or all")
-	out := fs.String("out", "", "also write predictions.csv and report.json to `DIR`")
-	validate := fs.Bool("validate", false, "also score every method without target labels: each source in turn is held out as the target of the others (one more fit per source and method)")
-	maxRows := fs.Int("max-rows", 2000, "fit the transport-based methods (otda-sinkhorn, jcpot, wb, wbt-reg, wjdot, wbr-r, wbr-e) on at most `N` rows of every domain, drawn at random; 0: all rows")
-	workers := fs.Int("workers", 0, "methods fitted at once (0: one per core); results do not depend on it")
-	quiet := fs.Bool("quiet", false, "no progress output")
-	var df dictFlags
-	df.register(fs)
+// adaptCommand holds the flags of dadil adapt.
+type adaptCommand struct {
+	fs              *flag.FlagSet
+	data            dataFlags
+	dict            dictFlags
+	methods, out    string
+	validate, quiet bool
+	maxRows         int
+	workers         int
+	want            []string // the requested methods, in the order of adapt.Names
+}
+
+// parseAdapt parses and checks the flags of dadil adapt, before any work.
+func parseAdapt(args []string, e *env) (*adaptCommand, error) {
+	c := &adaptCommand{fs: newFlags("dadil adapt", e)}
+	fs := c.fs
+	c.data.register(fs)
+	fs.StringVar(&c.methods, "methods", "all", "comma-separated `LIST` of methods ("+strings.Join(adapt.Names(), ", ")+"), or all")
+	fs.StringVar(&c.out, "out", "", "also write predictions.csv and report.json to `DIR`")
+	fs.BoolVar(&c.validate, "validate", false, "also score every method without target labels: each source in turn is held out as the target of the others (one more fit per source and method)")
+	fs.IntVar(&c.maxRows, "max-rows", 2000, "fit the transport-based methods (otda-sinkhorn, jcpot, wb, wbt-reg, wjdot, wbr-r, wbr-e) on at most `N` rows of every domain, drawn at random; 0: all rows")
+	fs.IntVar(&c.workers, "workers", 0, "methods fitted at once (0: one per core); results do not depend on it")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
+	c.dict.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil adapt --source PATH [--source PATH ...] --target PATH [--methods LIST] [--validate] [--out DIR] [flags]")
 		fmt.Fprintln(fs.Output(), "\nAdapts to the target with every requested method and compares them in a Markdown table:")
@@ -113,103 +108,67 @@ func runAdapt(args []string, e *env) error {
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	return c, c.check()
+}
+
+// check reports malformed flags.
+func (c *adaptCommand) check() error {
+	if err := c.data.check(); err != nil {
 		return err
 	}
-	if err := data.check(); err != nil {
+	if err := c.dict.check(); err != nil {
 		return err
 	}
-	if err := df.check(); err != nil {
+	if err := checkWorkers(c.workers); err != nil {
 		return err
 	}
-	if err := checkWorkers(*workers); err != nil {
-		return err
-	}
-	want, err := requestedMethods(*methods)
-	if err != nil {
+	var err error
+	if c.want, err = requestedMethods(c.methods); err != nil {
 		return usageError{err}
 	}
-	if *out != "" {
-		if err := checkOutputDir("--out", *out); err != nil {
+	if c.out != "" {
+		if err := checkOutputDir("--out", c.out); err != nil {
 			return err
 		}
 	}
-	if *maxRows < 0 {
-		return usageError{fmt.Errorf("--max-rows %d: want a positive number of rows, or 0 for all", *maxRows)}
+	if c.maxRows < 0 {
+		return usageError{fmt.Errorf("--max-rows %d: want a positive number of rows, or 0 for all", c.maxRows)}
 	}
-	if err := data.checkValidate(*validate); err != nil {
-		return err
-	}
-	nt := &noter{e: e, quiet: *quiet}
-	note := nt.note
-	ld, err := data.load(note)
-	if err != nil {
-		return err
-	}
-	classes := ld.classes.Len()
-	set, err := df.settings(fs, classes, note)
-	if err != nil {
-		return err
-	}
-	sources := ld.adaptSources()
-	build := func(name string) func() adapt.Method {
-		return func() adapt.Method {
-			m, _ := adapt.New(name, df.seed)
-			if d, ok := m.(*adapt.DaDiL); ok {
-				s := set
-				d.Settings = &s
-			}
-			if *maxRows > 0 && adapt.DenseTransport(name) {
-				m = &adapt.Subsampled{Method: m, MaxRows: *maxRows, Seed: df.seed}
-			}
-			return m
-		}
-	}
-	if *maxRows > 0 {
-		var capped []string
-		for _, n := range adapt.Names() {
-			if want[n] && adapt.DenseTransport(n) {
-				capped = append(capped, n)
-			}
-		}
-		largest := 0
-		for _, d := range ld.domains {
-			largest = max(largest, d.X.RawMatrix().Rows)
-		}
-		if len(capped) > 0 && largest > *maxRows {
-			note("%s fit on at most %d rows of every domain, drawn at random (--max-rows; the largest domain has %d; 0 uses every row)", strings.Join(capped, ", "), *maxRows, largest)
-		}
-	}
-	rep := &adaptReport{
-		Sources: ld.sourcePaths, Target: data.target, Classes: ld.classes.Values,
-		Scaling: ld.scaling.String(), Seed: df.seed, MaxRows: *maxRows, UnknownTargetLabels: ld.unknown,
-	}
-	_, rep.Features = ld.target.X.Dims()
+	return c.data.checkValidate(c.validate)
+}
 
-	fams := adaptFamilies(want)
-	outs := make([]adaptOutcome, len(fams))
-	start := time.Now()
-	done := 0
-	progress := benchProgress(e)
-	// The dictionary methods, last in the table and the slowest, start
-	// first.
-	job := func(i int) int { return len(fams) - 1 - i }
-	par.ForEach(len(fams), *workers, func(i int) {
-		i = job(i)
-		outs[i] = adaptJob(fams[i], build(fams[i][0]), sources, ld, *validate)
-	}, func(i int) {
-		done++
-		if !*quiet {
-			progress(done, len(fams), strings.Join(fams[job(i)], "/"), time.Since(start))
-		}
-	})
+func runAdapt(args []string, e *env) error {
+	c, err := parseAdapt(args, e)
+	if err != nil {
+		return err
+	}
+	nt := &noter{e: e, quiet: c.quiet}
+	ld, err := c.data.load(nt.note)
+	if err != nil {
+		return err
+	}
+	set, err := c.dict.settings(c.fs, ld.Classes, nt.note)
+	if err != nil {
+		return err
+	}
+	c.noteMaxRows(ld.Problem, nt.note)
+	rep := &adaptReport{
+		Sources: c.data.sources, Target: c.data.target, Classes: ld.Labels.Values,
+		Scaling: ld.Scaler.Kind.String(), Seed: c.dict.seed, MaxRows: c.maxRows, UnknownTargetLabels: ld.Unknown,
+	}
+	_, rep.Features = ld.Target.X.Dims()
+	fits := adapt.Group(c.want)
+	outs := c.run(e, fits, ld.Problem, set)
 	var preds [][]int
 	var names []string
 	for i, o := range outs {
 		if o.err != nil {
-			return fmt.Errorf("%s: %w", strings.Join(fams[i], "/"), o.err)
+			return fmt.Errorf("%s: %w", strings.Join(fits[i], "/"), o.err)
 		}
 		preds = append(preds, o.pred...)
-		names = append(names, fams[i]...)
+		names = append(names, fits[i]...)
 		if o.dadil != nil {
 			rep.DaDiL = o.dadil
 		}
@@ -217,15 +176,82 @@ func runAdapt(args []string, e *env) error {
 	}
 	rep.Notes = nt.notes
 	fmt.Fprint(e.stdout, adaptTable(rep))
-	if *out == "" {
+	if c.out == "" {
 		return nil
 	}
+	err = writeAdapt(c.out, rep, names, preds, ld.Labels)
+	if err == nil && !c.quiet {
+		fmt.Fprintf(e.stderr, "wrote %s\n", c.out)
+	}
+	return err
+}
+
+// builder returns the constructor of the method called name: adapt.New
+// seeded by --seed, DaDiL with the dictionary settings set, and the
+// transport-based methods capped at --max-rows rows per domain.
+func (c *adaptCommand) builder(name string, set dictionary.Settings) func() adapt.Method {
+	return func() adapt.Method {
+		m, _ := adapt.New(name, c.dict.seed)
+		if d, ok := m.(*adapt.DaDiL); ok {
+			s := set
+			d.Settings = &s
+		}
+		if c.maxRows > 0 && adapt.DenseTransport(name) {
+			m = &adapt.Subsampled{Method: m, MaxRows: c.maxRows, Seed: c.dict.seed}
+		}
+		return m
+	}
+}
+
+// noteMaxRows says which methods --max-rows caps, when a domain is larger.
+func (c *adaptCommand) noteMaxRows(p *dataset.Problem, note func(string, ...any)) {
+	if c.maxRows == 0 {
+		return
+	}
+	var capped []string
+	for _, n := range c.want {
+		if adapt.DenseTransport(n) {
+			capped = append(capped, n)
+		}
+	}
+	largest := 0
+	for _, d := range p.Domains() {
+		largest = max(largest, d.Rows())
+	}
+	if len(capped) > 0 && largest > c.maxRows {
+		note("%s fit on at most %d rows of every domain, drawn at random (--max-rows; the largest domain has %d; 0 uses every row)", strings.Join(capped, ", "), c.maxRows, largest)
+	}
+}
+
+// run fits every group of methods, in parallel; the dictionary methods,
+// last in the table and the slowest, start first.
+func (c *adaptCommand) run(e *env, fits [][]string, p *dataset.Problem, set dictionary.Settings) []adaptOutcome {
+	outs := make([]adaptOutcome, len(fits))
+	start := time.Now()
+	done := 0
+	progress := benchProgress(e)
+	job := func(i int) int { return len(fits) - 1 - i }
+	par.ForEach(len(fits), c.workers, func(i int) {
+		i = job(i)
+		outs[i] = adaptJob(fits[i], c.builder(fits[i][0], set), p, c.validate)
+	}, func(i int) {
+		done++
+		if !c.quiet {
+			progress(done, len(fits), strings.Join(fits[job(i)], "/"), time.Since(start))
+		}
+	})
+	return outs
+}
+
+// writeAdapt writes predictions.csv (a column per method, in the user's
+// label values) and report.json to dir, atomically.
+func writeAdapt(dir string, rep *adaptReport, names []string, preds [][]int, labels *dataset.Classes) error {
 	var csv bytes.Buffer
 	csv.WriteString("row," + strings.Join(names, ",") + "\n")
 	for r := range preds[0] {
 		fmt.Fprintf(&csv, "%d", r)
 		for _, p := range preds {
-			fmt.Fprintf(&csv, ",%d", ld.classes.Decode(p[r]))
+			fmt.Fprintf(&csv, ",%d", labels.Decode(p[r]))
 		}
 		csv.WriteByte('\n')
 	}
@@ -233,22 +259,17 @@ func runAdapt(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	err = writeDirAtomic(*out, map[string]func(string) error{
+	return atomicfile.WriteDir(dir, map[string]func(string) error{
 		"predictions.csv": func(p string) error { return os.WriteFile(p, csv.Bytes(), 0o644) },
 		"report.json":     func(p string) error { return os.WriteFile(p, append(js, '\n'), 0o644) },
 	})
-	if err == nil && !*quiet {
-		fmt.Fprintf(e.stderr, "wrote %s\n", *out)
-	}
-	return err
 }
 
-// requestedMethods resolves --methods among adapt.Names.
-func requestedMethods(list string) (map[string]bool, error) {
+// requestedMethods resolves --methods among adapt.Names, in their order.
+func requestedMethods(list string) ([]string, error) {
 	names := splitList(list)
-	want := map[string]bool{}
 	if len(names) == 1 && names[0] == "all" {
-		names = adapt.Names()
+		return adapt.Names(), nil
 	}
 	if len(names) == 0 {
 		return nil, errors.New("--methods is empty")
@@ -260,19 +281,24 @@ func requestedMethods(list string) (map[string]bool, error) {
 		if !slices.Contains(adapt.Names(), n) {
 			return nil, fmt.Errorf("--methods: unknown method %q (known: %s, all)", n, strings.Join(adapt.Names(), ", "))
 		}
-		want[n] = true
+	}
+	var want []string
+	for _, n := range adapt.Names() {
+		if slices.Contains(names, n) {
+			want = append(want, n)
+		}
 	}
 	return want, nil
 }
 
-// adaptJob fits one family (a method, or a method and its sibling) on the
-// sources and the target, predicts the target, scores it when its labels
-// are known, and validates on the sources when asked.
-func adaptJob(members []string, build func() adapt.Method, sources []adapt.Domain, ld *userData, validate bool) adaptOutcome {
+// adaptJob fits one group (a method, or a method and its sibling) on the
+// problem, predicts the target, scores it when its labels are known, and
+// validates on the sources when asked.
+func adaptJob(members []string, build func() adapt.Method, p *dataset.Problem, validate bool) adaptOutcome {
 	var o adaptOutcome
 	t0 := time.Now()
 	m := build()
-	if o.err = m.Fit(sources, ld.target.X, ld.classes.Len()); o.err != nil {
+	if o.err = m.Fit(p); o.err != nil {
 		return o
 	}
 	fitSecs := time.Since(t0).Seconds()
@@ -282,14 +308,14 @@ func adaptJob(members []string, build func() adapt.Method, sources []adapt.Domai
 	ps := adapt.Predictors(m)
 	for i := range members {
 		t1 := time.Now()
-		p, err := ps[i].Predict(ld.target.X)
+		pred, err := ps[i].Predict(p.Target.X)
 		if err != nil {
 			o.err = err
 			return o
 		}
 		r := methodReport{Method: members[i], Seconds: fitSecs + time.Since(t1).Seconds()}
-		if ld.truth != nil {
-			acc, err := classify.Accuracy(p, ld.truth)
+		if p.Test != nil {
+			acc, err := classify.Accuracy(pred, p.Test.Y)
 			if err != nil {
 				o.err = err
 				return o
@@ -297,17 +323,21 @@ func adaptJob(members []string, build func() adapt.Method, sources []adapt.Domai
 			acc *= 100
 			r.TargetAccuracy = &acc
 		}
-		o.pred = append(o.pred, p)
+		o.pred = append(o.pred, pred)
 		o.reports = append(o.reports, r)
 	}
-	if !validate {
-		return o
+	if validate {
+		o.err = validateJob(&o, members, build, p)
 	}
-	t0 = time.Now()
-	scores, err := adapt.ValidatePredictors(sources, ld.classes.Len(), build, nil)
+	return o
+}
+
+// validateJob adds held-out-source validation to the reports of a group.
+func validateJob(o *adaptOutcome, members []string, build func() adapt.Method, p *dataset.Problem) error {
+	t0 := time.Now()
+	scores, err := adapt.ValidatePredictors(p, build, nil)
 	if err != nil {
-		o.err = err
-		return o
+		return err
 	}
 	secs := time.Since(t0).Seconds()
 	for i := range members {
@@ -320,7 +350,7 @@ func adaptJob(members []string, build func() adapt.Method, sources []adapt.Domai
 		r.HeldOutMean = &mean
 		r.ValidationSeconds = secs
 	}
-	return o
+	return nil
 }
 
 // shortNames names files for a table's columns: by base name without

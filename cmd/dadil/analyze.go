@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -17,7 +16,9 @@ import (
 
 	"github.com/dadil/dadil/analyze"
 	"github.com/dadil/dadil/bench"
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/internal/figure"
 )
 
@@ -70,7 +71,7 @@ func (a *analyzeFlags) usage(what string, lines ...string) {
 
 // problems parses the flags and builds the problems with their dictionary
 // settings.
-func (a *analyzeFlags) problems(args []string) ([]analyze.Problem, dictionary.Settings, error) {
+func (a *analyzeFlags) problems(args []string) ([]*dataset.Problem, dictionary.Settings, error) {
 	if err := parse(a.fs, args); err != nil {
 		return nil, dictionary.Settings{}, err
 	}
@@ -93,20 +94,15 @@ func (a *analyzeFlags) problems(args []string) ([]analyze.Problem, dictionary.Se
 		if err := a.data.check(); err != nil {
 			return nil, dictionary.Settings{}, err
 		}
-		u, err := a.data.load(a.note)
+		l, err := a.data.load(a.note)
 		if err != nil {
 			return nil, dictionary.Settings{}, err
 		}
-		n := len(u.domains)
-		p := analyze.Problem{
-			Name: filepath.Base(a.data.target), Sources: u.domains[:n-1], Target: u.domains[n-1],
-			Classes: u.classes.Len(), TestX: u.target.X, TestY: u.truth,
-		}
-		if u.truth == nil {
+		if l.Test == nil {
 			a.note("the target %s has no labels: accuracies are not reported", a.data.target)
 		}
-		set, err := a.dict.settings(a.fs, u.classes.Len(), a.note)
-		return []analyze.Problem{p}, set, err
+		set, err := a.dict.settings(a.fs, l.Classes, a.note)
+		return []*dataset.Problem{l.Problem}, set, err
 	}
 	if len(a.data.sources) > 0 || a.data.target != "" {
 		return nil, dictionary.Settings{}, usageError{errors.New("give either --bench or --source/--target, not both")}
@@ -129,20 +125,12 @@ func (a *analyzeFlags) problems(args []string) ([]analyze.Problem, dictionary.Se
 	if err != nil {
 		return nil, dictionary.Settings{}, err
 	}
-	var ps []analyze.Problem
+	var ps []*dataset.Problem
 	for _, t := range splitList(a.targets) {
-		t = strings.ToUpper(t)
 		for _, f := range folds {
-			s, err := o.Split(t, f)
+			p, err := o.Split(t, f)
 			if err != nil {
 				return nil, dictionary.Settings{}, usageError{err}
-			}
-			p := analyze.Problem{
-				Name: fmt.Sprintf("%s fold %d", t, f), Classes: o.Classes.Len(),
-				Target: dictionary.Domain{Name: t, X: s.Train}, TestX: s.Test, TestY: s.TestY,
-			}
-			for _, d := range s.Sources {
-				p.Sources = append(p.Sources, dictionary.Domain{Name: d.Name, X: d.X, Y: d.Y})
 			}
 			ps = append(ps, p)
 		}
@@ -202,7 +190,7 @@ func (o *output) json(name string, v any) error {
 // (atomically) and prints the report.
 func (a *analyzeFlags) finish(e *env, out *output, md *markdown, start time.Time) error {
 	out.bytes(a.name+".md", md.Bytes())
-	if err := writeDirAtomic(a.out, out.files); err != nil {
+	if err := atomicfile.WriteDir(a.out, out.files); err != nil {
 		return err
 	}
 	fmt.Fprint(e.stdout, md.String())
@@ -266,7 +254,7 @@ type settingsReport struct {
 	Seconds  float64             `json:"seconds"`
 }
 
-func (a *analyzeFlags) report(ps []analyze.Problem, set dictionary.Settings, start time.Time) settingsReport {
+func (a *analyzeFlags) report(ps []*dataset.Problem, set dictionary.Settings, start time.Time) settingsReport {
 	r := settingsReport{Source: "files", Settings: set, Notes: a.notes, Seconds: time.Since(start).Seconds()}
 	if a.bench != "" {
 		r.Source = a.bench + " " + a.features

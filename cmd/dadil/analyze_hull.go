@@ -107,7 +107,7 @@ func runAnalyzeHull(args []string, e *env) error {
 			labels := []string{"W₂(B(α; P), Q̂_T)", "accuracy (%)", "accuracy (%)"}
 			var row []*plot.Plot
 			for i := range 3 {
-				if i > 0 && ps[0].TestY == nil {
+				if i > 0 && ps[0].Test == nil {
 					break
 				}
 				pl, err := figure.Ternary(figure.TernaryPlot{
@@ -122,7 +122,7 @@ func runAnalyzeHull(args []string, e *env) error {
 			}
 			name := "hull_grid_" + fileSafe(g.Problem)
 			out.figure(name, [][]*plot.Plot{row}, 12*vg.Centimeter, 11*vg.Centimeter)
-			if ps[0].TestY != nil {
+			if ps[0].Test != nil {
 				pl, err := figure.ScatterXY(fmt.Sprintf("%s: accuracy against W₂ (r = %s R, %s E)", g.Problem, corrText(g.CorrelationR), corrText(g.CorrelationE)),
 					"W₂(B(α; P), Q̂_T)", "accuracy (%)", []string{"DaDiL-R", "DaDiL-E"}, [][]float64{w, w}, [][]float64{ar, ae})
 				if err != nil {
@@ -174,7 +174,7 @@ func runAnalyzeHull(args []string, e *env) error {
 				sampR, sampE = append(sampR, r), append(sampE, e2)
 				markR, markE = append(markR, float64(d.Learned.AccuracyR)), append(markE, float64(d.Learned.AccuracyE))
 			}
-			if p.TestY == nil {
+			if p.Test == nil {
 				continue
 			}
 			br, err := figure.Boxes(p.Name+": DaDiL-R, uniform α", "", "accuracy (%)", groups, sampR, markR, "learned α_T")

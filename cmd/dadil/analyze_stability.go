@@ -72,7 +72,7 @@ func runAnalyzeStability(args []string, e *env) error {
 		lo, hi := minMax(epochs)
 		acc := fmt.Sprintf("%.2f ± %.2f", mr, sr)
 		accEText := fmt.Sprintf("%.2f ± %.2f", me, se)
-		if p.TestY == nil {
+		if p.Test == nil {
 			acc, accEText = "–", "–"
 		}
 		rows = append(rows, []string{p.Name, acc, accEText, fmt.Sprintf("%.4g ± %.2g", mf, sf), fmt.Sprintf("%.0f–%.0f", lo, hi)})

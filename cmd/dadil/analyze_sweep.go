@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/dadil/dadil/analyze"
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/figure"
 )
 
@@ -155,7 +156,7 @@ func runAnalyzeSweep(args []string, e *env) error {
 
 // scoreTable writes a table of score(run) with a row per value and a
 // column per problem, and returns the scores by problem.
-func scoreTable(md *markdown, head []string, sel []analyze.SweepRun, ps []analyze.Problem, vals []int, format string, score func(analyze.SweepRun) float64) [][]float64 {
+func scoreTable(md *markdown, head []string, sel []analyze.SweepRun, ps []*dataset.Problem, vals []int, format string, score func(analyze.SweepRun) float64) [][]float64 {
 	values := make([][]float64, len(ps))
 	var rows [][]string
 	for _, v := range vals {
@@ -203,7 +204,7 @@ func findRun(runs []analyze.SweepRun, problem string, value int) analyze.SweepRu
 	return analyze.SweepRun{}
 }
 
-func names(ps []analyze.Problem) []string {
+func names(ps []*dataset.Problem) []string {
 	var out []string
 	for _, p := range ps {
 		out = append(out, p.Name)

@@ -15,7 +15,9 @@ import (
 
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/bench"
-	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
+	"gonum.org/v1/gonum/mat"
 )
 
 // dadilTiming is one row of "dadil bench dadil": one implementation on one
@@ -95,7 +97,6 @@ func runBenchDaDiL(args []string, e *env) error {
 			return err
 		}
 	}
-	c := o.Classes.Len()
 	var rows []dadilTiming
 	for _, target := range splitList(*targets) {
 		for _, fold := range foldList {
@@ -105,7 +106,7 @@ func runBenchDaDiL(args []string, e *env) error {
 			}
 			for _, th := range goThreads {
 				fmt.Fprintf(e.stderr, "%s %d: dadil (Go), %d thread(s)… ", target, fold, th)
-				r, err := timeGoFit(s, c, *seed, th)
+				r, err := timeGoFit(s, *seed, th)
 				if err != nil {
 					return err
 				}
@@ -117,7 +118,7 @@ func runBenchDaDiL(args []string, e *env) error {
 				continue
 			}
 			split := filepath.Join(tmp, "split.npz")
-			if err := bench.ExportSplit(split, s, c); err != nil {
+			if err := bench.ExportSplit(split, s); err != nil {
 				return err
 			}
 			for _, th := range refThreads {
@@ -159,26 +160,19 @@ func parseThreads(flag, list string, procs int) ([]int, error) {
 
 // timeGoFit fits DaDiL with the paper's setting on threads threads and
 // measures both predictors on the split's test rows.
-func timeGoFit(s *bench.Split, classes int, seed uint64, threads int) (dadilTiming, error) {
+func timeGoFit(p *dataset.Problem, seed uint64, threads int) (dadilTiming, error) {
 	procs := runtime.GOMAXPROCS(threads)
 	t0 := time.Now()
-	m := adapt.NewDaDiLR(bench.PaperDaDiL(seed))
-	err := m.Fit(s.Sources, s.Train, classes)
+	m := adapt.NewDaDiLR(dictionary.Paper(seed))
+	err := m.Fit(p)
 	total := time.Since(t0).Seconds()
 	runtime.GOMAXPROCS(procs)
 	if err != nil {
 		return dadilTiming{}, err
 	}
 	var acc [2]float64
-	for i, predict := range []func() ([]int, error){
-		func() ([]int, error) { return m.Model.PredictR(s.Test) },
-		func() ([]int, error) { return m.Model.PredictE(s.Test) },
-	} {
-		p, err := predict()
-		if err != nil {
-			return dadilTiming{}, err
-		}
-		if acc[i], err = classify.Accuracy(p, s.TestY); err != nil {
+	for i, predict := range []func(*mat.Dense) ([]int, error){m.Model.PredictR, m.Model.PredictE} {
+		if acc[i], err = adapt.Score(predict, p.Test); err != nil {
 			return dadilTiming{}, err
 		}
 	}

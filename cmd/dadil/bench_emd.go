@@ -248,27 +248,10 @@ func checkOutput(flag, path string) error {
 }
 
 // checkOutputDir reports, before a long run, whether the output directory
-// dir can be written later by writeDirAtomic, which creates it and its
-// missing parents: the nearest existing ancestor must be a directory that
-// accepts new files.
+// dir can be written later (atomicfile.CheckDir).
 func checkOutputDir(flag, dir string) error {
-	p := filepath.Clean(dir)
-	for {
-		fi, err := os.Stat(p)
-		if err == nil {
-			if !fi.IsDir() {
-				return usageError{fmt.Errorf("%s %s: %s is not a directory", flag, dir, p)}
-			}
-			break
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			break
-		}
-		p = parent
-	}
-	if err := atomicfile.CanCreateIn(p); err != nil {
-		return usageError{fmt.Errorf("%s %s: cannot write in %s: %w", flag, dir, p, err)}
+	if err := atomicfile.CheckDir(dir); err != nil {
+		return usageError{fmt.Errorf("%s %s: %w", flag, dir, err)}
 	}
 	return nil
 }

@@ -5,13 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
-	"slices"
 
-	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
-	"github.com/dadil/dadil/internal/linalg"
 )
 
 // dataFlags are the flags of the commands that read a user's domains:
@@ -61,31 +57,6 @@ func (n *noter) note(format string, a ...any) {
 	}
 }
 
-// userData is a user's problem, read, checked and scaled.
-type userData struct {
-	// domains holds the scaled sources (class indices) and, last, the
-	// unlabeled target.
-	domains     []dictionary.Domain
-	target      *dataset.Domain // scaled, with the user's labels if any
-	truth       []int           // target class indices (−1: unknown to the sources); nil without labels
-	unknown     []int           // target label values absent from the sources
-	classes     *dataset.Classes
-	scaler      *dataset.Scaler
-	scaling     dataset.Scaling
-	sourcePaths []string
-	// features names the feature columns when the files do (CSV).
-	features []string
-}
-
-// adaptSources returns the scaled labeled sources as adapt domains.
-func (u *userData) adaptSources() []adapt.Domain {
-	src := make([]adapt.Domain, len(u.domains)-1)
-	for k, d := range u.domains[:len(src)] {
-		src[k] = adapt.Domain{Name: d.Name, X: d.X, Y: d.Y}
-	}
-	return src
-}
-
 // checkValidate reports a --validate that cannot run: holding a source
 // out needs at least two of them.
 func (d *dataFlags) checkValidate(validate bool) error {
@@ -95,120 +66,22 @@ func (d *dataFlags) checkValidate(validate bool) error {
 	return nil
 }
 
-// load reads the domains; note receives remarks for the user.
-func (d *dataFlags) load(note func(format string, a ...any)) (*userData, error) {
+// load reads the domains (dataset.Load); note receives remarks for the
+// user. Errors of the arguments (a file given twice, features too large
+// for --scale none) are usage errors.
+func (d *dataFlags) load(note func(format string, a ...any)) (*dataset.Loaded, error) {
 	kind, err := dataset.ParseScaling(d.scale)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if err := distinctFiles(append(append([]string(nil), d.sources...), d.target), "domain"); err != nil {
-		return nil, err
+	l, err := dataset.Load(d.sources, d.target, &dataset.LoadOptions{
+		Read: *d.rf.options(), Scaling: kind,
+		Note: func(msg string) { note("%s", msg) },
+	})
+	if errors.Is(err, dataset.ErrArgument) {
+		return nil, usageError{err}
 	}
-	opt := d.rf.options()
-	var src []*dataset.Domain
-	for _, p := range d.sources {
-		dom, err := dataset.Read(p, opt)
-		if err != nil {
-			return nil, err
-		}
-		if !dom.Labeled() {
-			return nil, fmt.Errorf("source %s has no labels (no label column or labels variable)", p)
-		}
-		src = append(src, dom)
-	}
-	topt := *opt
-	topt.LabelsOptional = true
-	tgt, err := dataset.Read(d.target, &topt)
-	if err != nil {
-		return nil, err
-	}
-	all := append(append([]*dataset.Domain(nil), src...), tgt)
-	if err := dataset.CheckCompatible(all...); err != nil {
-		return nil, err
-	}
-	classes, err := dataset.NewClasses(src...)
-	if err != nil {
-		return nil, err
-	}
-	// A source without some class is legal (its coordinates then cannot
-	// draw on that class), but usually a mistake worth a note.
-	for _, dom := range src {
-		var missing []int
-		for _, v := range classes.Values {
-			if !slices.Contains(dom.Labels, v) {
-				missing = append(missing, v)
-			}
-		}
-		if len(missing) > 0 {
-			note("source %s has no rows of class %v (of %v)", dom.Path, missing, classes.Values)
-		}
-	}
-	u := &userData{classes: classes, scaling: kind}
-	for _, dom := range all {
-		if dom.Features != nil {
-			u.features = dom.Features
-			break
-		}
-	}
-	if tgt.Labeled() {
-		u.truth, u.unknown = classIndices(tgt.Labels, classes.Index)
-		note("the target %s carries labels: they are used only to report accuracy, never to fit", d.target)
-		if len(u.unknown) > 0 {
-			note("target labels %v do not occur in the sources; those rows count as errors", u.unknown)
-		}
-	}
-	if u.scaler, err = dataset.FitScaler(kind, all...); err != nil {
-		return nil, err
-	}
-	if kind == dataset.ScaleNone {
-		for _, dom := range all {
-			if i, j, ok := linalg.FirstEntryAbove(dom.X, maxUnscaled); !ok {
-				return nil, usageError{fmt.Errorf("%s: row %d, feature %d is %g: with --scale none, features beyond ±%g make squared distances overflow; use --scale minmax or standard", dom.Path, i+1, j+1, dom.X.At(i, j), maxUnscaled)}
-			}
-		}
-	}
-	for _, dom := range src {
-		sd, err := u.scaler.TransformDomain(dom)
-		if err != nil {
-			return nil, err
-		}
-		y, err := classes.Encode(dom.Labels)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", dom.Path, err)
-		}
-		u.domains = append(u.domains, dictionary.Domain{Name: dom.Path, X: sd.X, Y: y})
-		u.sourcePaths = append(u.sourcePaths, dom.Path)
-	}
-	if u.target, err = u.scaler.TransformDomain(tgt); err != nil {
-		return nil, err
-	}
-	u.domains = append(u.domains, dictionary.Domain{Name: tgt.Path, X: u.target.X})
-	return u, nil
-}
-
-// maxUnscaled bounds the magnitude of unscaled features: squared
-// distances between points of 10⁵ such features stay far below float64's
-// largest value, 1.8·10³⁰⁸.
-const maxUnscaled = 1e100
-
-// distinctFiles reports two paths that name the same file: a domain given
-// twice would count twice (and a source given as the target would be
-// its own target).
-func distinctFiles(paths []string, what string) error {
-	infos := make([]os.FileInfo, len(paths))
-	for i, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			continue // the reader names the problem
-		}
-		for j := range i {
-			if infos[j] != nil && os.SameFile(infos[j], fi) {
-				return usageError{fmt.Errorf("%s and %s are the same file: give every %s once", paths[j], p, what)}
-			}
-		}
-		infos[i] = fi
-	}
-	return nil
+	return l, err
 }
 
 // dictFlags are the DaDiL hyper-parameter flags of fit and analyze.
@@ -258,16 +131,16 @@ func (f *dictFlags) check() error {
 }
 
 // settings returns the dictionary settings of the flags for a problem with
-// classes classes; note receives the adjustments made.
+// classes classes; note receives the adjustments made. --paper starts from
+// dictionary.Paper and keeps the flags given explicitly.
 func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format string, a ...any)) (dictionary.Settings, error) {
 	var init dictionary.Init
 	if err := init.UnmarshalText([]byte(f.init)); err != nil {
 		return dictionary.Settings{}, usageError{err}
 	}
 	set := dictionary.Settings{
-		Atoms: f.atoms, Samples: f.samples, Batch: f.batch, LearningRate: f.lr,
-		Epochs: f.epochs, PlateauTol: f.plateau, Seed: f.seed, Init: init,
-		SharedAtomBatch: f.sharedBatch, HardLabels: f.hard, ReconstructionBlock: f.recBlock,
+		Atoms: f.atoms, Epochs: f.epochs, PlateauTol: f.plateau, Init: init,
+		HardLabels: f.hard,
 	}
 	if f.plateau == 0 {
 		set.PlateauTol = -1
@@ -276,18 +149,16 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 		set.FeatureScale = dictionary.ScaleNone
 	}
 	if f.paper {
-		if !flagSet(fs, "atoms") {
-			set.Atoms = 8
+		set = *dictionary.Paper(f.seed)
+		if flagSet(fs, "atoms") {
+			set.Atoms = f.atoms
 		}
-		if !flagSet(fs, "epochs") {
-			set.Epochs = 10
+		if flagSet(fs, "epochs") {
+			set.Epochs = f.epochs
 		}
-		set.PlateauTol = -1
-		set.Init = dictionary.InitGaussian
-		set.FeatureScale = dictionary.ScaleNone
-		set.RawAlphaGradient = true
-		set.HardLabels = true
 	}
+	set.Samples, set.Batch, set.LearningRate, set.Seed = f.samples, f.batch, f.lr, f.seed
+	set.SharedAtomBatch, set.ReconstructionBlock = f.sharedBatch, f.recBlock
 	set.Samples = roundSamples("--samples", set.Samples, classes, note)
 	set.Batch = roundSamples("--batch", set.Batch, classes, note)
 	return set, nil
@@ -305,21 +176,11 @@ func roundSamples(flag string, n, c int, note func(format string, a ...any)) int
 	return r
 }
 
-// classIndices maps label values to class indices with index, −1 for the
-// values it does not know, which it also returns in order of first
-// appearance: the truth for scoring predictions with classify.Accuracy,
-// where unknown labels count as errors.
-func classIndices(labels []int, index func(y int) (int, bool)) (truth, unknown []int) {
-	truth = make([]int, len(labels))
-	for i, y := range labels {
-		k, ok := index(y)
-		if !ok {
-			k = -1
-			if !slices.Contains(unknown, y) {
-				unknown = append(unknown, y)
-			}
-		}
-		truth[i] = k
+// distinctFiles is dataset.DistinctFiles, a usage error: a file named
+// twice on the command line.
+func distinctFiles(paths []string, what string) error {
+	if err := dataset.DistinctFiles(paths, what); err != nil {
+		return usageError{err}
 	}
-	return truth, unknown
+	return nil
 }

@@ -10,9 +10,11 @@ import (
 
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/internal/figure"
-	"github.com/dadil/dadil/internal/synth"
+	"github.com/dadil/dadil/synth"
 )
 
 func runDemo(args []string, e *env) error {
@@ -43,16 +45,12 @@ func runDemo(args []string, e *env) error {
 	start := time.Now()
 	p := synth.Generate(synth.Default(), *seed)
 	c := p.Classes
-	var src []adapt.Domain
-	for _, s := range p.Sources {
-		src = append(src, adapt.Domain{Name: s.Name, X: s.X, Y: s.Labels})
-	}
-	truth := p.Target.Labels
+	truth := p.Test.Y
 	so := &adapt.SourceOnly{}
 	wbr := &adapt.WBR{Settings: &dictionary.Settings{Seed: *seed}}
 	dadil := adapt.NewDaDiLR(&dictionary.Settings{Atoms: *atoms, Seed: *seed})
 	for _, m := range []adapt.Method{so, wbr, dadil} {
-		if err := m.Fit(src, p.Target.X, c); err != nil {
+		if err := m.Fit(p); err != nil {
 			return err
 		}
 	}
@@ -80,7 +78,7 @@ func runDemo(args []string, e *env) error {
 		fmt.Fprintf(e.stdout, "%-12s %6.2f%%\n", r.name, 100*acc)
 	}
 	fmt.Fprintf(e.stdout, "\nDaDiL: K = %d atoms, %d epochs (stopped by %s); target coordinates α_T = %.3f\n",
-		len(d.Atoms), len(d.History.Loss), d.History.Stopped, m.Alpha)
+		len(d.Atoms), len(d.History.Loss), dictionary.StopReason(d.History.Stopped), m.Alpha)
 
 	// Figures.
 	figs, err := demoFigures(p, d, m)
@@ -92,7 +90,7 @@ func runDemo(args []string, e *env) error {
 		f := f
 		files[name] = func(path string) error { return figure.SaveGrid(path, f.plots, f.w, f.h) }
 	}
-	if err := writeDirAtomic(*out, files); err != nil {
+	if err := atomicfile.WriteDir(*out, files); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "Figures in %s: domains.png, atoms.png, reconstructions.png, alpha.png, loss.png (%.1f s in all)\n", *out, time.Since(start).Seconds())
@@ -104,20 +102,20 @@ type gridFig struct {
 	w, h  vg.Length
 }
 
-func demoFigures(p *synth.Problem, d *dictionary.Dictionary, m *dictionary.Model) (map[string]gridFig, error) {
+func demoFigures(p *dataset.Problem, d *dictionary.Dictionary, m *dictionary.Model) (map[string]gridFig, error) {
 	c := p.Classes
 	cell := 9 * vg.Centimeter
 	figs := map[string]gridFig{}
 	// Domains: sources and the target (coloured by its hidden labels).
 	var dom []*plot.Plot
 	for _, s := range p.Sources {
-		pl, err := figure.Scatter(s.Name, s.X, s.Labels, nil, c)
+		pl, err := figure.Scatter(s.Name, s.X, s.Y, nil, c)
 		if err != nil {
 			return nil, err
 		}
 		dom = append(dom, pl)
 	}
-	pt, err := figure.Scatter("target (true labels, hidden from training)", p.Target.X, p.Target.Labels, nil, c)
+	pt, err := figure.Scatter("target (true labels, hidden from training)", p.Test.X, p.Test.Y, nil, c)
 	if err != nil {
 		return nil, err
 	}

@@ -4,18 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
 
 	"github.com/dadil/dadil/adapt"
-	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/modelfile"
 )
 
@@ -82,14 +83,14 @@ type heldOutScore struct {
 
 // validateOnSources scores DaDiL-R and DaDiL-E in held-out-source
 // validation (adapt.ValidatePredictors: one dictionary per held-out source,
-// scored by both predictors), with the settings set. The user's target is
-// not used. done, if not nil, receives each source's score.
-func validateOnSources(src []adapt.Domain, classes int, set dictionary.Settings, done func(heldOutScore)) ([]heldOutScore, error) {
+// scored by both predictors), with the settings set. The problem's target
+// is not used. done, if not nil, receives each source's score.
+func validateOnSources(p *dataset.Problem, set dictionary.Settings, done func(heldOutScore)) ([]heldOutScore, error) {
 	set.Progress = nil
 	score := func(s []adapt.Scores, k int) heldOutScore {
 		return heldOutScore{Source: s[0].HeldOut[k].Source, R: 100 * s[0].HeldOut[k].Accuracy, E: 100 * s[1].HeldOut[k].Accuracy}
 	}
-	scores, err := adapt.ValidatePredictors(src, classes, func() adapt.Method {
+	scores, err := adapt.ValidatePredictors(p, func() adapt.Method {
 		s := set
 		return adapt.NewDaDiLR(&s)
 	}, func(k int, s []adapt.Scores) {
@@ -100,22 +101,31 @@ func validateOnSources(src []adapt.Domain, classes int, set dictionary.Settings,
 	if err != nil {
 		return nil, err
 	}
-	out := make([]heldOutScore, len(src))
+	out := make([]heldOutScore, len(p.Sources))
 	for k := range out {
 		out[k] = score(scores, k)
 	}
 	return out, nil
 }
 
-func runFit(args []string, e *env) error {
-	fs := newFlags("dadil fit", e)
-	var data dataFlags
-	data.register(fs)
-	out := fs.String("out", "", "output `DIR` (predictions.csv, report.json, model.dadil)")
-	var df dictFlags
-	df.register(fs)
-	quiet := fs.Bool("quiet", false, "no progress output")
-	validate := fs.Bool("validate", false, "also score DaDiL-R and DaDiL-E without target labels: each source in turn is held out as the target of the others (one more fit per source)")
+// fitCommand holds the flags of dadil fit.
+type fitCommand struct {
+	fs              *flag.FlagSet
+	data            dataFlags
+	dict            dictFlags
+	out             string
+	quiet, validate bool
+}
+
+// parseFit parses and checks the flags of dadil fit, before any work.
+func parseFit(args []string, e *env) (*fitCommand, error) {
+	c := &fitCommand{fs: newFlags("dadil fit", e)}
+	fs := c.fs
+	c.data.register(fs)
+	fs.StringVar(&c.out, "out", "", "output `DIR` (predictions.csv, report.json, model.dadil)")
+	c.dict.register(fs)
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&c.validate, "validate", false, "also score DaDiL-R and DaDiL-E without target labels: each source in turn is held out as the target of the others (one more fit per source)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil fit --source PATH [--source PATH ...] --target PATH --out DIR [flags]")
 		fmt.Fprintln(fs.Output(), "\nLearns a dataset dictionary (DaDiL) from labeled sources and an unlabeled target, and")
@@ -123,128 +133,164 @@ func runFit(args []string, e *env) error {
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
-		return err
+		return nil, err
 	}
-	if err := data.check(); err != nil {
-		return err
+	if err := c.data.check(); err != nil {
+		return nil, err
 	}
-	if *out == "" {
-		return usageError{errors.New("--out is required")}
+	if c.out == "" {
+		return nil, usageError{errors.New("--out is required")}
 	}
-	if err := checkOutputDir("--out", *out); err != nil {
-		return err
+	if err := checkOutputDir("--out", c.out); err != nil {
+		return nil, err
 	}
-	if err := df.check(); err != nil {
-		return err
+	if err := c.dict.check(); err != nil {
+		return nil, err
 	}
-	if err := data.checkValidate(*validate); err != nil {
+	return c, c.data.checkValidate(c.validate)
+}
+
+func runFit(args []string, e *env) error {
+	c, err := parseFit(args, e)
+	if err != nil {
 		return err
 	}
 	start := time.Now()
-	nt := &noter{e: e, quiet: *quiet}
-	note := nt.note
-	ld, err := data.load(note)
+	nt := &noter{e: e, quiet: c.quiet}
+	ld, err := c.data.load(nt.note)
 	if err != nil {
 		return err
 	}
-	doms, st, truth, classes, scaler := ld.domains, ld.target, ld.truth, ld.classes, ld.scaler
-	rep := &fitReport{Target: data.target, Classes: classes.Values, Scaling: ld.scaling.String(), Sources: ld.sourcePaths, UnknownTargetLabels: ld.unknown}
-	_, rep.Features = st.X.Dims()
-	set, err := df.settings(fs, classes.Len(), note)
+	set, err := c.dict.settings(c.fs, ld.Classes, nt.note)
 	if err != nil {
 		return err
 	}
-	rep.Notes = nt.notes
-	bar := newProgress(e, *quiet, set.Epochs)
-	set.Progress = bar.epoch
-	t0 := time.Now()
-	dict, err := dictionary.Fit(doms, classes.Len(), &set)
-	bar.done()
+	model, err := c.learn(e, ld.Problem, set)
 	if err != nil {
 		return err
 	}
-	fitSecs := time.Since(t0).Seconds()
-	if !*quiet {
-		// The reconstruction of the target from the full atoms can take
-		// as long as several epochs on large problems: say what is going on.
-		fmt.Fprintf(e.stderr, "fitted in %.1f s (%d epochs, stopped by %s); reconstructing the target and training the classifiers\n", fitSecs, len(dict.History.Loss), dict.History.Stopped)
-	}
-	t0 = time.Now()
-	model, err := dictionary.NewModel(dict, len(doms)-1, nil, set.Seed)
+	rep, err := newFitReport(c, ld, model, nt.notes)
 	if err != nil {
 		return err
 	}
-	modelSecs := time.Since(t0).Seconds()
-	predR, err := model.PredictR(st.X)
-	if err != nil {
+	if c.validate {
+		if err := c.validateSources(e, ld.Problem, set, rep); err != nil {
+			return err
+		}
+	}
+	rep.Seconds["total"] = time.Since(start).Seconds()
+	if err := c.write(ld, model, rep); err != nil {
 		return err
 	}
-	predE, err := model.PredictE(st.X)
-	if err != nil {
-		return err
+	if !c.quiet {
+		fmt.Fprintf(e.stderr, "reconstruction and classifiers in %.1f s; wrote %s\n", rep.Seconds["classifiers"], c.out)
 	}
+	printFitSummary(e, rep)
+	return nil
+}
 
-	h := dict.History
-	rep.Settings = dict.Settings
-	rep.Epochs, rep.Stopped, rep.Loss = len(h.Loss), h.Stopped, h.Loss
-	rep.DomainLoss = map[string][]float64{}
-	rep.Alpha = map[string][]float64{}
-	for l, d := range doms {
+// learn fits the dictionary and the target's model, with a progress bar
+// and a line when learning stops.
+func (c *fitCommand) learn(e *env, p *dataset.Problem, set dictionary.Settings) (*dictionary.Model, error) {
+	bar := newProgress(e, c.quiet, set.Epochs)
+	set.Progress = func(s dictionary.EpochStats) {
+		bar.epoch(s)
+		if s.Status == optimize.NotTerminated {
+			return
+		}
+		bar.done()
+		if !c.quiet {
+			// The reconstruction of the target from the full atoms can
+			// take as long as several epochs on large problems: say what
+			// is going on.
+			fmt.Fprintf(e.stderr, "fitted in %.1f s (%d epochs, stopped by %s); reconstructing the target and training the classifiers\n", s.Elapsed.Seconds(), s.Epoch, dictionary.StopReason(s.Status))
+		}
+	}
+	m, err := dictionary.FitModel(p, &set, nil)
+	bar.done()
+	return m, err
+}
+
+// newFitReport describes the fit and scores it when the target's labels
+// are known.
+func newFitReport(c *fitCommand, ld *dataset.Loaded, m *dictionary.Model, notes []string) (*fitReport, error) {
+	d, h := m.Dict, m.Dict.History
+	rep := &fitReport{
+		Target: c.data.target, Classes: ld.Labels.Values, Scaling: ld.Scaler.Kind.String(), Sources: []string(c.data.sources),
+		UnknownTargetLabels: ld.Unknown, Settings: d.Settings, Notes: notes,
+		Epochs: len(h.Loss), Stopped: dictionary.StopReason(h.Stopped), Loss: h.Loss,
+		DomainLoss: map[string][]float64{}, Alpha: map[string][]float64{},
+	}
+	_, rep.Features = ld.Target.X.Dims()
+	for l, dom := range ld.Domains() {
 		series := make([]float64, len(h.DomainLoss))
 		for ep := range h.DomainLoss {
 			series[ep] = h.DomainLoss[ep][l]
 		}
-		rep.DomainLoss[d.Name] = series
-		rep.Alpha[d.Name] = mat.Row(nil, l, dict.Alpha)
+		rep.DomainLoss[dom.Name] = series
+		rep.Alpha[dom.Name] = mat.Row(nil, l, d.Alpha)
 	}
-	if truth != nil {
-		accR, err := classify.Accuracy(predR, truth)
-		if err != nil {
-			return err
-		}
-		accE, err := classify.Accuracy(predE, truth)
-		if err != nil {
-			return err
-		}
-		rep.TargetAccuracy = map[string]float64{"dadil_r": 100 * accR, "dadil_e": 100 * accE}
+	fit := h.Elapsed.Seconds()
+	rep.Seconds = map[string]float64{"fit": fit, "classifiers": m.Elapsed.Seconds()}
+	if ld.Test == nil {
+		return rep, nil
 	}
-	rep.Seconds = map[string]float64{"fit": fitSecs, "classifiers": modelSecs}
-	if *validate {
-		t0 := time.Now()
-		rep.HeldOutSources, err = validateOnSources(ld.adaptSources(), classes.Len(), set, func(sc heldOutScore) {
-			if !*quiet {
-				fmt.Fprintf(e.stderr, "validation: %s held out: DaDiL-R %.2f%%, DaDiL-E %.2f%%\n", sc.Source, sc.R, sc.E)
-			}
-		})
-		if err != nil {
-			return err
-		}
-		rep.Seconds["validation"] = time.Since(t0).Seconds()
+	accR, err := adapt.Score(m.PredictR, ld.Test)
+	if err != nil {
+		return nil, err
 	}
-	rep.Seconds["total"] = time.Since(start).Seconds()
+	accE, err := adapt.Score(m.PredictE, ld.Test)
+	if err != nil {
+		return nil, err
+	}
+	rep.TargetAccuracy = map[string]float64{"dadil_r": 100 * accR, "dadil_e": 100 * accE}
+	return rep, nil
+}
 
+// validateSources adds held-out-source validation to the report.
+func (c *fitCommand) validateSources(e *env, p *dataset.Problem, set dictionary.Settings, rep *fitReport) error {
+	t0 := time.Now()
+	var err error
+	rep.HeldOutSources, err = validateOnSources(p, set, func(sc heldOutScore) {
+		if !c.quiet {
+			fmt.Fprintf(e.stderr, "validation: %s held out: DaDiL-R %.2f%%, DaDiL-E %.2f%%\n", sc.Source, sc.R, sc.E)
+		}
+	})
+	rep.Seconds["validation"] = time.Since(t0).Seconds()
+	return err
+}
+
+// write writes predictions.csv, report.json and model.dadil atomically.
+func (c *fitCommand) write(ld *dataset.Loaded, m *dictionary.Model, rep *fitReport) error {
+	X := ld.Target.X
+	predR, err := m.PredictR(X)
+	if err != nil {
+		return err
+	}
+	predE, err := m.PredictE(X)
+	if err != nil {
+		return err
+	}
 	var csv bytes.Buffer
 	csv.WriteString("row,dadil_r,dadil_e\n")
 	for i := range predR {
-		fmt.Fprintf(&csv, "%d,%d,%d\n", i, classes.Decode(predR[i]), classes.Decode(predE[i]))
+		fmt.Fprintf(&csv, "%d,%d,%d\n", i, ld.Labels.Decode(predR[i]), ld.Labels.Decode(predE[i]))
 	}
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	err = writeDirAtomic(*out, map[string]func(string) error{
+	return atomicfile.WriteDir(c.out, map[string]func(string) error{
 		"predictions.csv": func(p string) error { return os.WriteFile(p, csv.Bytes(), 0o644) },
 		"report.json":     func(p string) error { return os.WriteFile(p, append(js, '\n'), 0o644) },
 		"model.dadil": func(p string) error {
-			return modelfile.Save(p, &modelfile.File{Model: model, Scaler: scaler, Labels: classes.Values, Features: ld.features})
+			return modelfile.Save(p, &modelfile.File{Model: m, Scaler: ld.Scaler, Labels: ld.Labels.Values, Features: ld.Features})
 		},
 	})
-	if err != nil {
-		return err
-	}
-	if !*quiet {
-		fmt.Fprintf(e.stderr, "reconstruction and classifiers in %.1f s; wrote %s\n", modelSecs, *out)
-	}
+}
+
+// printFitSummary prints the validation and target scores on stdout.
+func printFitSummary(e *env, rep *fitReport) {
 	if h := rep.HeldOutSources; h != nil {
 		var r, ee float64
 		for _, sc := range h {
@@ -256,44 +302,4 @@ func runFit(args []string, e *env) error {
 	if rep.TargetAccuracy != nil {
 		fmt.Fprintf(e.stdout, "target accuracy: DaDiL-R %.2f%%, DaDiL-E %.2f%%\n", rep.TargetAccuracy["dadil_r"], rep.TargetAccuracy["dadil_e"])
 	}
-	return nil
-}
-
-// writeDirAtomic creates the files of a command's output directory: each
-// writer fills a file in a fresh temporary directory next to dir; only when
-// all succeeded, and every name in dir is free or a regular file, are the
-// files renamed into dir (created if needed), so a failure leaves dir as it
-// was.
-func writeDirAtomic(dir string, files map[string]func(path string) error) error {
-	parent := filepath.Dir(filepath.Clean(dir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	for name, write := range files {
-		if err := write(filepath.Join(tmp, name)); err != nil {
-			return err
-		}
-	}
-	// Renames over folders, links or devices would fail half-way or destroy
-	// them: check every name first.
-	for name := range files {
-		fi, err := os.Lstat(filepath.Join(dir, name))
-		if err == nil && !fi.Mode().IsRegular() {
-			return fmt.Errorf("%s is not a regular file: refusing to replace it (nothing was written)", filepath.Join(dir, name))
-		}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for name := range files {
-		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(dir, name)); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -8,11 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dadil/dadil/internal/synth"
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/atomicfile"
+
+	"github.com/dadil/dadil/synth"
 )
 
 // writeCSV writes a synthetic domain as CSV with label values 10, 20, 30.
-func writeCSV(t *testing.T, path string, d synth.Domain, withLabels bool, edit func(i int, row []string) []string) {
+func writeCSV(t *testing.T, path string, d dataset.Domain, withLabels bool, edit func(i int, row []string) []string) {
 	t.Helper()
 	var b strings.Builder
 	if withLabels {
@@ -24,7 +27,7 @@ func writeCSV(t *testing.T, path string, d synth.Domain, withLabels bool, edit f
 	for i := 0; i < n; i++ {
 		row := []string{fmt.Sprint(d.X.At(i, 0)), fmt.Sprint(d.X.At(i, 1))}
 		if withLabels {
-			row = append(row, fmt.Sprint(10*(d.Labels[i]+1)))
+			row = append(row, fmt.Sprint(10*(d.Y[i]+1)))
 		}
 		if edit != nil {
 			row = edit(i, row)
@@ -46,7 +49,7 @@ func synthFiles(t *testing.T, dir string, targetLabels bool) (sources []string, 
 		sources = append(sources, path)
 	}
 	target = filepath.Join(dir, "t.csv")
-	writeCSV(t, target, p.Target, targetLabels, nil)
+	writeCSV(t, target, *p.Test, targetLabels, nil)
 	return sources, target
 }
 
@@ -117,7 +120,7 @@ func TestFitPredict(t *testing.T) {
 	// exact count on a file whose rows all carry the unknown label.
 	p := synth.Generate(synth.Default(), 1)
 	odd := filepath.Join(dir, "odd.csv")
-	writeCSV(t, odd, p.Target, true, func(i int, row []string) []string {
+	writeCSV(t, odd, *p.Test, true, func(i int, row []string) []string {
 		row[2] = "99"
 		return row
 	})
@@ -398,7 +401,7 @@ func TestWriteDirAtomicChecksFirst(t *testing.T) {
 	write := func(s string) func(string) error {
 		return func(p string) error { return os.WriteFile(p, []byte(s), 0o644) }
 	}
-	err := writeDirAtomic(dir, map[string]func(string) error{"a.txt": write("new"), "b.txt": write("new")})
+	err := atomicfile.WriteDir(dir, map[string]func(string) error{"a.txt": write("new"), "b.txt": write("new")})
 	if err == nil || !strings.Contains(err.Error(), "b.txt is not a regular file") {
 		t.Fatalf("error %v", err)
 	}

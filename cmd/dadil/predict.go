@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/dadil/dadil/classify"
-	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/modelfile"
 )
@@ -42,58 +40,44 @@ func runPredict(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	opt := rf.options()
-	opt.LabelsOptional = true
-	d, err := dataset.Read(*data, opt)
+	d, unknown, err := f.ReadData(*data, rf.options())
 	if err != nil {
 		return err
 	}
-	if _, dim := d.X.Dims(); dim != len(f.Scaler.Offset) {
-		return fmt.Errorf("%s has %d features but the model %s was fitted on %d", *data, dim, *model, len(f.Scaler.Offset))
-	}
-	if j := dataset.FeatureMismatch(f.Features, d.Features); j >= 0 {
-		return fmt.Errorf("%s: column %d is %q, but the model %s was fitted with %q there (features are matched by position: put the columns in the same order)", *data, j+1, d.Features[j], *model, f.Features[j])
-	}
-	sd, err := f.Scaler.TransformDomain(d)
-	if err != nil {
-		return err
-	}
-	var pred []int
-	if *method == "r" {
-		pred, err = f.Model.PredictR(sd.X)
-	} else {
-		pred, err = f.Model.PredictE(sd.X)
+	pred, err := f.Model.PredictR(d.X)
+	if *method == "e" {
+		pred, err = f.Model.PredictE(d.X)
 	}
 	if err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	b.WriteString("row,label\n")
-	for i, p := range pred {
-		fmt.Fprintf(&b, "%d,%d\n", i, f.Labels[p])
-	}
-	if *out == "" {
-		_, err = e.stdout.Write(b.Bytes())
-	} else {
-		err = atomicfile.Write(*out, b.Bytes())
-	}
-	if err != nil || d.Labels == nil {
+	if err := writePredictions(e, *out, pred, f.Labels); err != nil || d.Y == nil {
 		return err
 	}
 	// The data carry labels: score the predictions against them.
-	truth, unknown := classIndices(d.Labels, func(y int) (int, bool) {
-		k := slices.Index(f.Labels, y)
-		return k, k >= 0
-	})
-	acc, err := classify.Accuracy(pred, truth)
+	acc, err := classify.Accuracy(pred, d.Y)
 	if err != nil {
 		return err
 	}
 	n := len(pred)
 	fmt.Fprintf(e.stderr, "accuracy against the labels in %s: %.2f%% (%d of %d rows)\n", *data, 100*acc, int(math.Round(acc*float64(n))), n)
 	if len(unknown) > 0 {
-		slices.Sort(unknown)
 		fmt.Fprintf(e.stderr, "note: labels %v of %s are not among the model's classes %v; those rows count as errors\n", unknown, *data, f.Labels)
 	}
 	return nil
+}
+
+// writePredictions writes "row,label" lines, labels in the user's values,
+// to the file out or, when out is "", to standard output.
+func writePredictions(e *env, out string, pred, labels []int) error {
+	var b bytes.Buffer
+	b.WriteString("row,label\n")
+	for i, p := range pred {
+		fmt.Fprintf(&b, "%d,%d\n", i, labels[p])
+	}
+	if out == "" {
+		_, err := e.stdout.Write(b.Bytes())
+		return err
+	}
+	return atomicfile.Write(out, b.Bytes())
 }

@@ -35,3 +35,18 @@ func ForEach(n, workers int, fn func(i int), done func(i int)) {
 	}
 	wg.Wait()
 }
+
+// Run calls fn(0), …, fn(n−1) as ForEach does and returns the error of the
+// lowest index that failed, or nil: the same error whatever the number of
+// workers and the order the jobs finish in. Every job runs, even after one
+// has failed.
+func Run(n, workers int, fn func(i int) error, done func(i int)) error {
+	errs := make([]error, n)
+	ForEach(n, workers, func(i int) { errs[i] = fn(i) }, done)
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,28 +1,17 @@
 // Package synth generates synthetic multi-source domain-adaptation problems
 // in the spirit of the DaDiL paper's Figure 2: a few classes of Gaussian
 // blobs in the plane, whose layout every domain shifts (and may rotate).
+// The problems are dataset.Problem values, ready for every method of the
+// module; dadil demo runs on Default.
 package synth
 
 import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/dadil/dadil/dataset"
 	"gonum.org/v1/gonum/mat"
 )
-
-// Domain is one generated domain.
-type Domain struct {
-	Name   string
-	X      *mat.Dense // n×2 points
-	Labels []int      // class of every point, 0 … Classes−1
-}
-
-// Problem describes a generated problem.
-type Problem struct {
-	Classes int
-	Sources []Domain
-	Target  Domain
-}
 
 // Layout places the classes and domains.
 type Layout struct {
@@ -61,20 +50,24 @@ func Default() Layout {
 	}
 }
 
-// Generate draws a problem with the layout, deterministically for a seed.
-func Generate(l Layout, seed uint64) *Problem {
+// Generate draws a problem with the layout, deterministically for a seed:
+// labeled sources named "source 1", "source 2", …, and a target named
+// "target" whose labels are only in Test (the same rows as Target).
+func Generate(l Layout, seed uint64) *dataset.Problem {
 	rng := rand.New(rand.NewPCG(seed, 0x5e7))
-	p := &Problem{Classes: l.Classes}
+	p := &dataset.Problem{Name: "synthetic", Classes: l.Classes}
 	for s := range l.Shifts {
 		p.Sources = append(p.Sources, domain(rng, l, l.Shifts[s], l.Angles[s], sourceName(s)))
 	}
-	p.Target = domain(rng, l, l.TargetShift, l.TargetAngle, "target")
+	t := domain(rng, l, l.TargetShift, l.TargetAngle, "target")
+	p.Target = dataset.Domain{Name: t.Name, X: t.X}
+	p.Test = &t
 	return p
 }
 
 func sourceName(s int) string { return "source " + string(rune('1'+s)) }
 
-func domain(rng *rand.Rand, l Layout, shift [2]float64, angle float64, name string) Domain {
+func domain(rng *rand.Rand, l Layout, shift [2]float64, angle float64, name string) dataset.Domain {
 	n := l.Classes * l.PerClass
 	X := mat.NewDense(n, 2, nil)
 	y := make([]int, n)
@@ -97,5 +90,5 @@ func domain(rng *rand.Rand, l Layout, shift [2]float64, angle float64, name stri
 			y[r] = c
 		}
 	}
-	return Domain{Name: name, X: X, Labels: y}
+	return dataset.Domain{Name: name, X: X, Y: y}
 }

@@ -1,0 +1,217 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/dadil/dadil/internal/linalg"
+)
+
+// LoadOptions control Load. A nil *LoadOptions selects the defaults.
+type LoadOptions struct {
+	// Read holds the readers' options for every file; the target is read
+	// with LabelsOptional set.
+	Read ReadOptions
+	// Scaling is fitted over all rows of all the files together; the
+	// zero value, ScaleNone, keeps the features as they are (dadil's
+	// command line defaults to ScaleMinMax).
+	Scaling Scaling
+	// Note, if not nil, receives remarks for the user: a source without
+	// some class, target labels that only score, target label values the
+	// sources do not have.
+	Note func(msg string)
+}
+
+// Loaded is a problem read from files (Load), with what it takes to apply
+// a model learned on it to new data: the label values of the classes, the
+// fitted scaler and the features' names.
+type Loaded struct {
+	// Problem holds the scaled domains, named by their paths; its Name is
+	// the target file's base name, and its Test, when the target file
+	// carries labels, the target rows with their class indices (−1 for
+	// label values the sources do not have).
+	*Problem
+	// Labels maps class indices to the user's label values.
+	Labels *Classes
+	// Scaler is the scaling fitted on all the files.
+	Scaler *Scaler
+	// Features names the feature columns when a file does (CSV), else nil.
+	Features []string
+	// Unknown lists, in order of first appearance, the target's label
+	// values that no source has; their rows count as errors.
+	Unknown []int
+}
+
+// ErrArgument marks the errors of Load caused by its arguments rather than
+// by the content of the files: a file given twice, or a scaling the
+// features do not allow.
+var ErrArgument = errors.New("dataset: bad argument")
+
+// argError is an error of Load's arguments (errors.Is(err, ErrArgument)).
+type argError struct{ msg string }
+
+func (e argError) Error() string        { return e.msg }
+func (e argError) Is(target error) bool { return target == ErrArgument }
+
+// MaxUnscaled bounds the magnitude of features loaded with ScaleNone:
+// squared distances between points of 10⁵ such features stay far below
+// float64's largest value, 1.8·10³⁰⁸.
+const MaxUnscaled = 1e100
+
+// Load reads a user's problem: the labeled source files, in order, and the
+// target file, whose labels, if any, only score (Problem.Test). It checks
+// that no file is given twice and that the files are compatible
+// (CheckCompatible), takes the classes from the sources' labels
+// (NewClasses), fits the scaler over all rows of all the files and scales
+// every domain, and encodes the labels as class indices. Errors name the
+// file at fault.
+func Load(sources []string, target string, opt *LoadOptions) (*Loaded, error) {
+	var o LoadOptions
+	if opt != nil {
+		o = *opt
+	}
+	note := func(format string, a ...any) {
+		if o.Note != nil {
+			o.Note(fmt.Sprintf(format, a...))
+		}
+	}
+	if err := DistinctFiles(append(slices.Clone(sources), target), "domain"); err != nil {
+		return nil, err
+	}
+	src, tgt, err := readFiles(sources, target, o.Read)
+	if err != nil {
+		return nil, err
+	}
+	all := append(slices.Clone(src), tgt)
+	l := &Loaded{}
+	if l.Labels, err = NewClasses(src...); err != nil {
+		return nil, err
+	}
+	noteMissingClasses(src, l.Labels, note)
+	for _, f := range all {
+		if f.Features != nil {
+			l.Features = f.Features
+			break
+		}
+	}
+	if l.Scaler, err = FitScaler(o.Scaling, all...); err != nil {
+		return nil, err
+	}
+	if o.Scaling == ScaleNone {
+		if err := checkUnscaled(all); err != nil {
+			return nil, err
+		}
+	}
+	if err := l.build(src, tgt, note); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// readFiles reads the sources, which must carry labels, and the target,
+// whose labels are optional, and checks that they are compatible.
+func readFiles(sources []string, target string, opt ReadOptions) ([]*File, *File, error) {
+	var src []*File
+	for _, p := range sources {
+		f, err := Read(p, &opt)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !f.Labeled() {
+			return nil, nil, fmt.Errorf("source %s has no labels (no label column or labels variable)", p)
+		}
+		src = append(src, f)
+	}
+	opt.LabelsOptional = true
+	tgt, err := Read(target, &opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := CheckCompatible(append(slices.Clone(src), tgt)...); err != nil {
+		return nil, nil, err
+	}
+	return src, tgt, nil
+}
+
+// noteMissingClasses notes every source that lacks some class: legal (its
+// coordinates then cannot draw on that class), but usually a mistake.
+func noteMissingClasses(src []*File, c *Classes, note func(string, ...any)) {
+	for _, f := range src {
+		var missing []int
+		for _, v := range c.Values {
+			if !slices.Contains(f.Labels, v) {
+				missing = append(missing, v)
+			}
+		}
+		if len(missing) > 0 {
+			note("source %s has no rows of class %v (of %v)", f.Path, missing, c.Values)
+		}
+	}
+}
+
+// checkUnscaled refuses features beyond ±MaxUnscaled, whose squared
+// distances overflow.
+func checkUnscaled(files []*File) error {
+	for _, f := range files {
+		if i, j, ok := linalg.FirstEntryAbove(f.X, MaxUnscaled); !ok {
+			return argError{fmt.Sprintf("%s: row %d, feature %d is %g: with --scale none, features beyond ±%g make squared distances overflow; use --scale minmax or standard", f.Path, i+1, j+1, f.X.At(i, j), MaxUnscaled)}
+		}
+	}
+	return nil
+}
+
+// build scales the files and encodes their labels into l.Problem.
+func (l *Loaded) build(src []*File, tgt *File, note func(string, ...any)) error {
+	p := &Problem{Name: filepath.Base(tgt.Path), Classes: l.Labels.Len()}
+	for _, f := range src {
+		sf, err := l.Scaler.TransformFile(f)
+		if err != nil {
+			return err
+		}
+		y, err := l.Labels.Encode(f.Labels)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Path, err)
+		}
+		p.Sources = append(p.Sources, Domain{Name: f.Path, X: sf.X, Y: y})
+	}
+	st, err := l.Scaler.TransformFile(tgt)
+	if err != nil {
+		return err
+	}
+	p.Target = Domain{Name: tgt.Path, X: st.X}
+	if tgt.Labeled() {
+		var truth []int
+		truth, l.Unknown = l.Labels.Indices(tgt.Labels)
+		p.Test = &Domain{Name: tgt.Path, X: st.X, Y: truth}
+		note("the target %s carries labels: they are used only to report accuracy, never to fit", tgt.Path)
+		if len(l.Unknown) > 0 {
+			note("target labels %v do not occur in the sources; those rows count as errors", l.Unknown)
+		}
+	}
+	l.Problem = p
+	return nil
+}
+
+// DistinctFiles returns an error if two of the paths name the same file:
+// a domain given twice would count twice (and a source given as the target
+// would be its own target). what names the files in the message ("domain",
+// "recording"). Paths that cannot be read are left to the readers.
+func DistinctFiles(paths []string, what string) error {
+	infos := make([]os.FileInfo, len(paths))
+	for i, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			continue // the reader names the problem
+		}
+		for j := range i {
+			if infos[j] != nil && os.SameFile(infos[j], fi) {
+				return argError{fmt.Sprintf("%s and %s are the same file: give every %s once", paths[j], p, what)}
+			}
+		}
+		infos[i] = fi
+	}
+	return nil
+}
