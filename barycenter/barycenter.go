@@ -14,10 +14,18 @@
 // The K transport problems of an iteration are independent and solved in
 // parallel; results do not depend on the number of goroutines.
 //
+// For K measures of n uniformly weighted points each and a barycenter of n
+// points, every optimal plan is a permutation and the iterations take a
+// faster, allocation-free form: UniformSolver, on the measures held in a
+// Stack. FreeSupport and Labeled use it for such measures when
+// Settings.InitSamples is set; DaDiL's learning (package dictionary) uses
+// it directly.
+//
 // Errors returned by this package are prefixed with "barycenter: ".
 package barycenter
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -26,7 +34,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/dadil/dadil/internal/gbary"
 	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/ot"
 )
@@ -311,7 +318,7 @@ func (w *worker) transport(b *Measure, beta float64, labeled bool, plan *ot.Plan
 }
 
 // maxPerm bounds the entries of the inner-product matrices (support ×
-// stacked points, and the stack's Gram matrix when gbary uses one)
+// stacked points, and the stack's Gram matrix when the Stack uses one)
 // solvePerm may allocate (1.2 GB of float64). (A variable for the tests.)
 var maxPerm = 150_000_000
 
@@ -330,69 +337,72 @@ func permFits(measures []Measure, nb int) bool {
 }
 
 // permGram reports whether solvePerm computes the Gram matrix of the K
-// stacked measures of nb points: when gbary prefers it and it fits in
-// maxPerm entries. Otherwise the direct way keeps the memory at nb × K·nb
+// stacked measures of nb points: when Stack.Prepare prefers it and it fits
+// in maxPerm entries. Otherwise the direct way keeps the memory at nb × K·nb
 // (many classes make K·nb large: 65 classes at 100 points each and K = 3
 // would need a 3 GB Gram matrix).
 func permGram(K, nb int) bool {
-	return gbary.UsesGram(K, 1) && K*nb*K*nb <= maxPerm
+	return usesGram(K, 1) && K*nb*K*nb <= maxPerm
 }
 
-// solvePerm runs the same iterations as solve on the stacked supports (see
-// internal/gbary): with uniform weights and equal sizes every plan is a
-// permutation, so every support point is a weighted sum of one point per
-// measure, and an iteration needs new inner products with the data only
-// for the support points that moved. Its results equal solve's up to
-// rounding.
+// solvePerm runs the same iterations as solve with a UniformSolver: with
+// uniform weights and equal sizes every plan is a permutation, so every
+// support point is a weighted sum of one point per measure, and an
+// iteration needs new inner products with the data only for the support
+// points that moved. Its results equal solve's up to rounding.
 func solvePerm(measures []Measure, alpha []float64, set *Settings, labeled bool, nb, d, c int) (*Result, error) {
-	K := len(measures)
-	cl := 0
-	if labeled {
-		cl = c
-	}
-	st := gbary.NewStack(K, nb, d, cl)
-	for k, m := range measures {
-		st.A.Slice(k*nb, (k+1)*nb, 0, d).(*mat.Dense).Copy(m.X)
-		if labeled {
-			st.YA.Slice(k*nb, (k+1)*nb, 0, c).(*mat.Dense).Copy(m.Y)
-		}
-	}
-	st.NoGram = !permGram(K, nb)
-	st.Prepare(1)
+	st := stackOf(measures, labeled, nb, d, c)
 	rng := set.Rand
 	if rng == nil {
 		rng = rand.New(rand.NewPCG(1, 0))
 	}
 	// The same initial support as initFromSamples.
-	init := rng.Perm(K * nb)[:nb]
-	b := gbary.Barycenter{Workers: set.Workers}
-	beta := set.Beta
-	if err := b.Run(st, init, alpha, beta, set.MaxIter, set.Tol); err != nil {
+	init := rng.Perm(len(measures) * nb)[:nb]
+	u := UniformSolver{Beta: set.Beta, MaxIter: set.MaxIter, Tol: set.Tol, Workers: set.Workers}
+	var r UniformResult
+	if err := u.Solve(&r, st, alpha, init); errors.Is(err, errCosts) {
 		// Finite data whose squared distances overflow.
-		return nil, fmt.Errorf("barycenter: %w (do the features overflow when squared?)", err)
+		return nil, fmt.Errorf("%w (do the features overflow when squared?)", err)
+	} else if err != nil {
+		return nil, err
 	}
-	b.Materialize(st)
 	res := &Result{
-		Plans:      make([]ot.Plan, K),
-		Costs:      append([]float64(nil), b.Costs...),
-		History:    append([]float64(nil), b.J...),
-		Cost:       b.J[len(b.J)-1],
-		Iterations: b.Iters,
-		Converged:  b.Converged,
+		Plans:      make([]ot.Plan, len(measures)),
+		Costs:      r.Costs,
+		History:    r.History,
+		Cost:       r.Cost,
+		Iterations: r.Iterations,
+		Converged:  r.Converged,
 	}
 	res.W = ot.Uniform(nb)
-	res.X = b.XB
-	if labeled {
-		res.Y = b.YB
-	}
+	res.X, res.Y = r.X, r.Y
 	perm := make([]int, nb)
 	for k := range res.Plans {
-		for j, l := range b.Inv[k] {
+		for j, l := range r.Match[k] {
 			perm[l] = j
 		}
 		permutationPlan(&res.Plans[k], perm)
 	}
 	return res, nil
+}
+
+// stackOf returns the measures stacked, with their labels if labeled, and
+// prepared for one barycenter.
+func stackOf(measures []Measure, labeled bool, nb, d, c int) *Stack {
+	if !labeled {
+		c = 0
+	}
+	st := NewStack(len(measures), nb, d, c)
+	for k, m := range measures {
+		if labeled {
+			st.SetMeasure(k, m.X, m.Y)
+		} else {
+			st.SetMeasure(k, m.X, nil)
+		}
+	}
+	st.NoGram = !permGram(len(measures), nb)
+	st.Prepare(1)
+	return st
 }
 
 // permutationPlan writes the plan of the permutation perm (row i sends
@@ -489,14 +499,29 @@ func check(measures []Measure, alpha []float64, s *Settings, labeled bool) (d, c
 	if K == 0 {
 		return 0, 0, fmt.Errorf("barycenter: no measures")
 	}
-	if len(alpha) != K {
-		return 0, 0, fmt.Errorf("barycenter: %d weights α for %d measures", len(alpha), K)
+	if err := checkAlpha(alpha, K); err != nil {
+		return 0, 0, err
 	}
-	if ok, k, sum := linalg.OnSimplex(alpha, linalg.SimplexTol); k >= 0 {
-		return 0, 0, fmt.Errorf("barycenter: α[%d] = %g is not a non-negative number", k, alpha[k])
-	} else if !ok {
-		return 0, 0, fmt.Errorf("barycenter: α must lie on the simplex, but Σα = %.17g", sum)
+	if d, c, err = checkMeasures(measures, labeled); err != nil {
+		return 0, 0, err
 	}
+	if s.Beta < 0 || math.IsNaN(s.Beta) || math.IsInf(s.Beta, 0) {
+		return 0, 0, fmt.Errorf("barycenter: β = %g must be a non-negative number", s.Beta)
+	}
+	if s.Support < 0 || s.MaxIter < 0 || !(s.Tol >= 0) || s.Workers < 0 {
+		return 0, 0, fmt.Errorf("barycenter: negative or NaN setting (Support %d, MaxIter %d, Tol %g, Workers %d)", s.Support, s.MaxIter, s.Tol, s.Workers)
+	}
+	if s.Init != nil {
+		if err := checkInit(s, d, c, labeled); err != nil {
+			return 0, 0, err
+		}
+	}
+	return d, c, nil
+}
+
+// checkMeasures validates the measures and returns their feature
+// dimension and number of classes (0 when unlabeled).
+func checkMeasures(measures []Measure, labeled bool) (d, c int, err error) {
 	for k := range measures {
 		m := &measures[k]
 		if m.X == nil || m.X.IsEmpty() {
@@ -517,58 +542,79 @@ func check(measures []Measure, alpha []float64, s *Settings, labeled bool) (d, c
 		if !labeled {
 			continue
 		}
-		if m.Y == nil {
-			return 0, 0, fmt.Errorf("barycenter: measure %d is unlabeled", k)
-		}
-		ny, ck := m.Y.Dims()
-		if ny != n {
-			return 0, 0, fmt.Errorf("barycenter: measure %d has %d points but %d label rows", k, n, ny)
-		}
-		if k == 0 {
-			c = ck
-		} else if ck != c {
-			return 0, 0, fmt.Errorf("barycenter: measure %d has %d classes, measure 0 has %d", k, ck, c)
-		}
-		if err := finite(m.Y); err != nil {
-			return 0, 0, fmt.Errorf("barycenter: measure %d: labels %v", k, err)
-		}
-		if err := probabilityRows(m.Y); err != nil {
-			return 0, 0, fmt.Errorf("barycenter: measure %d: labels %v", k, err)
-		}
-	}
-	if s.Beta < 0 || math.IsNaN(s.Beta) || math.IsInf(s.Beta, 0) {
-		return 0, 0, fmt.Errorf("barycenter: β = %g must be a non-negative number", s.Beta)
-	}
-	if s.Support < 0 || s.MaxIter < 0 || !(s.Tol >= 0) || s.Workers < 0 {
-		return 0, 0, fmt.Errorf("barycenter: negative or NaN setting (Support %d, MaxIter %d, Tol %g, Workers %d)", s.Support, s.MaxIter, s.Tol, s.Workers)
-	}
-	if s.Init != nil {
-		if s.Init.X == nil || s.Init.X.IsEmpty() {
-			return 0, 0, fmt.Errorf("barycenter: initial support is empty")
-		}
-		ni, di := s.Init.X.Dims()
-		if di != d {
-			return 0, 0, fmt.Errorf("barycenter: initial support has dimension %d, the measures %d", di, d)
-		}
-		if s.Support != 0 && s.Support != ni {
-			return 0, 0, fmt.Errorf("barycenter: Support = %d but the initial support has %d points", s.Support, ni)
-		}
-		if err := finite(s.Init.X); err != nil {
-			return 0, 0, fmt.Errorf("barycenter: initial support: %v", err)
-		}
-		if labeled {
-			if s.Init.Y == nil {
-				return 0, 0, fmt.Errorf("barycenter: initial support has no labels")
-			}
-			if r, ci := s.Init.Y.Dims(); r != ni || ci != c {
-				return 0, 0, fmt.Errorf("barycenter: initial labels are %d×%d, want %d×%d", r, ci, ni, c)
-			}
-			if err := finite(s.Init.Y); err != nil {
-				return 0, 0, fmt.Errorf("barycenter: initial labels: %v", err)
-			}
+		if c, err = checkLabels(m, k, n, c); err != nil {
+			return 0, 0, err
 		}
 	}
 	return d, c, nil
+}
+
+// checkLabels validates the labels of measure k, of n points, against the
+// number of classes c of measure 0, and returns their number of classes.
+func checkLabels(m *Measure, k, n, c int) (int, error) {
+	if m.Y == nil {
+		return 0, fmt.Errorf("barycenter: measure %d is unlabeled", k)
+	}
+	ny, ck := m.Y.Dims()
+	if ny != n {
+		return 0, fmt.Errorf("barycenter: measure %d has %d points but %d label rows", k, n, ny)
+	}
+	if k == 0 {
+		c = ck
+	} else if ck != c {
+		return 0, fmt.Errorf("barycenter: measure %d has %d classes, measure 0 has %d", k, ck, c)
+	}
+	if err := finite(m.Y); err != nil {
+		return 0, fmt.Errorf("barycenter: measure %d: labels %v", k, err)
+	}
+	if err := probabilityRows(m.Y); err != nil {
+		return 0, fmt.Errorf("barycenter: measure %d: labels %v", k, err)
+	}
+	return c, nil
+}
+
+// checkInit validates the initial support s.Init against the measures'
+// dimension d and number of classes c.
+func checkInit(s *Settings, d, c int, labeled bool) error {
+	if s.Init.X == nil || s.Init.X.IsEmpty() {
+		return fmt.Errorf("barycenter: initial support is empty")
+	}
+	ni, di := s.Init.X.Dims()
+	if di != d {
+		return fmt.Errorf("barycenter: initial support has dimension %d, the measures %d", di, d)
+	}
+	if s.Support != 0 && s.Support != ni {
+		return fmt.Errorf("barycenter: Support = %d but the initial support has %d points", s.Support, ni)
+	}
+	if err := finite(s.Init.X); err != nil {
+		return fmt.Errorf("barycenter: initial support: %v", err)
+	}
+	if !labeled {
+		return nil
+	}
+	if s.Init.Y == nil {
+		return fmt.Errorf("barycenter: initial support has no labels")
+	}
+	if r, ci := s.Init.Y.Dims(); r != ni || ci != c {
+		return fmt.Errorf("barycenter: initial labels are %d×%d, want %d×%d", r, ci, ni, c)
+	}
+	if err := finite(s.Init.Y); err != nil {
+		return fmt.Errorf("barycenter: initial labels: %v", err)
+	}
+	return nil
+}
+
+// checkAlpha reports whether alpha is a point of the simplex Δ_K.
+func checkAlpha(alpha []float64, K int) error {
+	if len(alpha) != K {
+		return fmt.Errorf("barycenter: %d weights α for %d measures", len(alpha), K)
+	}
+	if ok, k, sum := linalg.OnSimplex(alpha, linalg.SimplexTol); k >= 0 {
+		return fmt.Errorf("barycenter: α[%d] = %g is not a non-negative number", k, alpha[k])
+	} else if !ok {
+		return fmt.Errorf("barycenter: α must lie on the simplex, but Σα = %.17g", sum)
+	}
+	return nil
 }
 
 // labelTol is how far from 1 the sum of a row of labels may be: the

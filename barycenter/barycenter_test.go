@@ -342,7 +342,7 @@ func TestOverflowIsAnError(t *testing.T) {
 // path's, and the general path's, up to rounding.
 func TestPermPathWithoutGram(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
-	const n, K = 30, 3 // gbary prefers the Gram matrix for K = 3
+	const n, K = 30, 3 // Stack.Prepare prefers the Gram matrix for K = 3
 	var ms []Measure
 	for k := 0; k < K; k++ {
 		ms = append(ms, Measure{X: gaussian(rng, n, 5, float64(k)), Y: oneHot(rng, n, 4)})

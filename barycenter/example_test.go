@@ -49,3 +49,31 @@ func ExampleLabeled() {
 	// x = 1.0, y = [1.0 0.0]
 	// x = 3.0, y = [0.0 1.0]
 }
+
+// A UniformSolver computes the labeled barycenter of measures of equal
+// size and uniform weights, held in a Stack, reusing its buffers from one
+// Solve to the next.
+func ExampleUniformSolver() {
+	// The measures of ExampleLabeled: two classes at −1 and +1 in one
+	// measure, at 3 and 5 in the other.
+	s := barycenter.NewStack(2, 2, 1, 2)
+	s.SetMeasure(0, mat.NewDense(2, 1, []float64{-1, 1}), mat.NewDense(2, 2, []float64{1, 0, 0, 1}))
+	s.SetMeasure(1, mat.NewDense(2, 1, []float64{5, 3}), mat.NewDense(2, 2, []float64{0, 1, 1, 0}))
+	s.Prepare(1)
+
+	u := barycenter.UniformSolver{MaxIter: 10, Tol: 1e-9}
+	var r barycenter.UniformResult
+	// Start from the points of measure 0 (stacked rows 0 and 1).
+	if err := u.Solve(&r, s, []float64{0.5, 0.5}, []int{0, 1}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for j := 0; j < 2; j++ {
+		fmt.Printf("x = %.1f, y = %.1f, from points %d and %d\n", r.X.At(j, 0), r.Y.RawRowView(j), r.Match[0][j], r.Match[1][j])
+	}
+	fmt.Printf("cost %.2f after %d iterations\n", r.Cost, r.Iterations)
+	// Output:
+	// x = 1.0, y = [1.0 0.0], from points 0 and 1
+	// x = 3.0, y = [0.0 1.0], from points 1 and 0
+	// cost 4.00 after 3 iterations
+}

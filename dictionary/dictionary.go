@@ -751,7 +751,7 @@ func (f *fitter) sampleBatch(workers int) {
 }
 
 // prepareBatches readies the atom batches for their barycenters (one per
-// domain, or all N on a shared batch); see gbary.Stack.Prepare.
+// domain, or all N on a shared batch); see barycenter.Stack.Prepare.
 func (f *fitter) prepareBatches() {
 	runs := 1
 	if len(f.abs) == 1 {
