@@ -153,6 +153,18 @@ type recording struct {
 	x    []float64
 }
 
+// CWRUFileDomains returns the domains of the file map files, in the order
+// of their first rows.
+func CWRUFileDomains(files []CWRUFile) []string {
+	var doms []string
+	for _, f := range files {
+		if !slices.Contains(doms, f.Domain) {
+			doms = append(doms, f.Domain)
+		}
+	}
+	return doms
+}
+
 // CWRUPresence is what of a file map is present in a data folder.
 type CWRUPresence struct {
 	// Files are the rows of the map whose class has recordings, in the
@@ -224,11 +236,7 @@ func LoadCWRU(dir string, files []CWRUFile, window int) (*CWRU, error) {
 		return nil, err
 	}
 	c.Dropped = present.Dropped
-	for _, f := range files {
-		if !slices.Contains(c.Domains, f.Domain) {
-			c.Domains = append(c.Domains, f.Domain)
-		}
-	}
+	c.Domains = CWRUFileDomains(files)
 	for _, f := range present.Files {
 		if !slices.Contains(c.Labels, f.Label) {
 			c.Labels = append(c.Labels, f.Label)

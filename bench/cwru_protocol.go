@@ -2,8 +2,6 @@ package bench
 
 import (
 	"fmt"
-	"hash/fnv"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"time"
@@ -115,26 +113,22 @@ func (c *CWRU) Spectra(dom string, seed uint64, p *CWRUProtocol) (*CWRUSpectra, 
 	}
 	s := &CWRUSpectra{X: mat.NewDense(len(c.Labels)*pr.Windows, pr.Coeffs, nil)}
 	for k, label := range c.Labels {
-		h := fnv.New64a()
-		h.Write([]byte(dom + "/" + strconv.Itoa(label)))
-		rng := rand.New(rand.NewPCG(seed, h.Sum64()))
+		rng := signal.Stream(seed, dom+"/"+strconv.Itoa(label))
 		recs := c.rec[d][k]
+		var rows signal.Rows
 		for r, rec := range recs {
 			s.Recordings = append(s.Recordings, rec.path)
 			// Windows r, r+R, r+2R, … of the class come from recording r.
-			count := (pr.Windows - r + len(recs) - 1) / len(recs)
-			starts, err := signal.RandomStarts(rng, len(rec.x), pr.Window, count)
-			if err != nil {
+			ex := signal.Extraction{Window: pr.Window, Coeffs: pr.Coeffs, Windows: (pr.Windows - r + len(recs) - 1) / len(recs)}
+			if err := ex.Append(&rows, r, rec.x, 0, rng); err != nil {
 				return nil, fmt.Errorf("bench: cwru: %s: %w", rec.path, err)
 			}
-			F, err := signal.Features(rec.x, starts, pr.Window, pr.Coeffs, nil)
-			if err != nil {
-				return nil, fmt.Errorf("bench: cwru: %s: %w", rec.path, err)
-			}
-			for i := range count {
-				row := k*pr.Windows + r + i*len(recs)
-				s.X.SetRow(row, F.RawRowView(i))
-			}
+		}
+		next := make([]int, len(recs)) // windows of each recording placed
+		for i := range rows.Len() {
+			r := rows.Recording[i]
+			s.X.SetRow(k*pr.Windows+r+next[r]*len(recs), rows.Row(i))
+			next[r]++
 		}
 		for i := range pr.Windows {
 			s.Y = append(s.Y, k)

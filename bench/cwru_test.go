@@ -3,12 +3,14 @@ package bench
 import (
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,6 +22,7 @@ import (
 	"github.com/dadil/dadil/internal/mattest"
 	"github.com/dadil/dadil/internal/testdata"
 	"github.com/dadil/dadil/mlp"
+	"github.com/dadil/dadil/signal"
 )
 
 func TestCWRUFilesEmbedded(t *testing.T) {
@@ -250,6 +253,60 @@ func TestCWRUSpectra(t *testing.T) {
 	bad.Train = 40
 	if _, err := c.Spectra("b", 5, &bad); err == nil || !strings.Contains(err.Error(), "training windows") {
 		t.Errorf("train = windows: %v", err)
+	}
+}
+
+// TestCWRUSpectraRecordingsInTurn checks the windows of classes with
+// several recordings against the protocol written out: the class's stream
+// PCG(seed, FNV-1a("domain/label")) draws the starts of its recordings one
+// after another, ⌈(Windows − r)/R⌉ of recording r, whose i-th window is
+// the class's window r + i·R.
+func TestCWRUSpectraRecordingsInTurn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	rec := func(n int) recording {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		return recording{path: fmt.Sprintf("rec%d.mat", n), x: x}
+	}
+	c := &CWRU{Domains: []string{"a", "b"}, Labels: []int{3, 5}, rec: [][][]recording{
+		{{rec(300), rec(400)}, {rec(500)}},
+		{{rec(700)}, {rec(350), rec(600), rec(450)}},
+	}}
+	p := &CWRUProtocol{Window: 64, Coeffs: 20, Windows: 11, Train: 6}
+	for d, dom := range c.Domains {
+		s, err := c.Spectra(dom, 9, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := mat.NewDense(len(c.Labels)*p.Windows, p.Coeffs, nil)
+		for k, label := range c.Labels {
+			h := fnv.New64a()
+			h.Write([]byte(dom + "/" + strconv.Itoa(label)))
+			stream := rand.New(rand.NewPCG(9, h.Sum64()))
+			recs := c.rec[d][k]
+			for r, rec := range recs {
+				count := (p.Windows - r + len(recs) - 1) / len(recs)
+				starts, err := signal.RandomStarts(stream, len(rec.x), p.Window, count)
+				if err != nil {
+					t.Fatal(err)
+				}
+				F, err := signal.Features(rec.x, starts, p.Window, p.Coeffs, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range count {
+					want.SetRow(k*p.Windows+r+i*len(recs), F.RawRowView(i))
+				}
+			}
+		}
+		if !mat.Equal(s.X, want) {
+			t.Errorf("domain %s: spectra differ from the protocol's windows", dom)
+		}
+		if got := len(s.Recordings); got != len(c.rec[d][0])+len(c.rec[d][1]) {
+			t.Errorf("domain %s: %d recordings listed", dom, got)
+		}
 	}
 }
 

@@ -41,6 +41,16 @@
 // the rows of a matrix, in parallel, with a result that does not depend on
 // the number of goroutines.
 //
+// Extraction puts these together for recordings: its settings say how
+// windows are cut from a recording (at random or at a stride, how many)
+// and how each becomes a row, and Append adds the rows of one recording
+// to Rows, which keep every row's recording and start sample; Freq gives
+// the frequency of every column. The window positions are drawn from a
+// caller-supplied stream, such as Stream(seed, key): dadil features fft
+// draws each recording's windows from the stream of its index, the CWRU
+// protocol of package bench those of all recordings of a class from one
+// stream.
+//
 // # Recordings
 //
 // Read reads a signal from a MATLAB level-5 file (.mat, as the CWRU data

@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/dadil/dadil/signal"
 )
@@ -109,4 +112,36 @@ func ExampleMel() {
 	// Output:
 	// 30 windows × 40 bands
 	// loudest band 13, centred at 955 Hz: 21.5 dB
+}
+
+// Two recordings sampled at 1 kHz, a 50 Hz and a 120 Hz tone: two windows
+// of 200 samples drawn at random from each, each window's stream named
+// after its recording, and the frequency of every row's peak.
+func ExampleExtraction() {
+	const rate = 1000
+	var recordings [][]float64
+	for _, f := range []float64{50, 120} {
+		x := make([]float64, 3000)
+		for t := range x {
+			x[t] = math.Sin(2 * math.Pi * f * float64(t) / rate)
+		}
+		recordings = append(recordings, x)
+	}
+	ex := signal.Extraction{Window: 200, Coeffs: 101, Windows: 2}
+	var rows signal.Rows
+	for i, x := range recordings {
+		if err := ex.Append(&rows, i, x, rate, signal.Stream(1, strconv.Itoa(i))); err != nil {
+			panic(err)
+		}
+	}
+	freq := ex.Freq(rate)
+	for i := range rows.Len() {
+		peak := floats.MaxIdx(rows.Row(i))
+		fmt.Printf("recording %d, window at %4d: peak at %.0f Hz\n", rows.Recording[i], rows.Start[i], freq[peak])
+	}
+	// Output:
+	// recording 0, window at 2329: peak at 50 Hz
+	// recording 0, window at  658: peak at 50 Hz
+	// recording 1, window at 2412: peak at 120 Hz
+	// recording 1, window at   45: peak at 120 Hz
 }

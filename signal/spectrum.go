@@ -264,24 +264,39 @@ func SlidingStarts(n, window, hop, limit int) ([]int, error) {
 // NewSpectrum), if there are no windows, or if x holds NaN or infinite
 // values.
 func Features(x []float64, starts []int, window, coeffs int, s *Settings) (*mat.Dense, error) {
+	if err := checkWindows(x, starts, window, coeffs, s); err != nil {
+		return nil, err
+	}
+	out := mat.NewDense(len(starts), coeffs, nil)
+	spectra(out.RawMatrix().Data, x, starts, window, coeffs, s)
+	return out, nil
+}
+
+// checkWindows returns the error of Features for its arguments, if any.
+func checkWindows(x []float64, starts []int, window, coeffs int, s *Settings) error {
 	if len(starts) == 0 {
-		return nil, fmt.Errorf("signal: no windows")
+		return fmt.Errorf("signal: no windows")
 	}
 	// The windows first: a window longer than the signal is an error
 	// before any buffer of its size is allocated.
 	for i, s := range starts {
 		if s < 0 || s > len(x)-window {
-			return nil, fmt.Errorf("signal: window %d starts at %d: a window of %d samples must start in 0 … %d for a signal of %d samples", i, s, window, len(x)-window, len(x))
+			return fmt.Errorf("signal: window %d starts at %d: a window of %d samples must start in 0 … %d for a signal of %d samples", i, s, window, len(x)-window, len(x))
 		}
 	}
 	if _, err := NewSpectrum(window, coeffs, s); err != nil {
-		return nil, err
+		return err
 	}
 	if i := linalg.FirstNonFinite(x); i >= 0 {
-		return nil, fmt.Errorf("signal: sample %d is %v", i, x[i])
+		return fmt.Errorf("signal: sample %d is %v", i, x[i])
 	}
-	out := mat.NewDense(len(starts), coeffs, nil)
-	raw := out.RawMatrix()
+	return nil
+}
+
+// spectra sets dst[i·coeffs : (i+1)·coeffs] to the spectrum of the window
+// x[starts[i] : starts[i]+window] for every i, in parallel; the arguments
+// are those checkWindows accepts.
+func spectra(dst, x []float64, starts []int, window, coeffs int, s *Settings) {
 	workers := min(runtime.GOMAXPROCS(0), len(starts))
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -290,10 +305,9 @@ func Features(x []float64, starts []int, window, coeffs int, s *Settings) (*mat.
 			defer wg.Done()
 			sp, _ := NewSpectrum(window, coeffs, s)
 			for i := w; i < len(starts); i += workers {
-				sp.Magnitudes(raw.Data[i*raw.Stride:i*raw.Stride+coeffs], x[starts[i]:starts[i]+window])
+				sp.Magnitudes(dst[i*coeffs:(i+1)*coeffs], x[starts[i]:starts[i]+window])
 			}
 		}()
 	}
 	wg.Wait()
-	return out, nil
 }

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"flag"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -21,30 +21,72 @@ const maxFeatureGB = 16
 // runFeaturesFFT turns recordings into spectrum features: random windows,
 // FFT magnitudes, one .npz that dadil fit reads as a domain.
 func runFeaturesFFT(args []string, e *env) error {
+	f := newFFTFlags(e)
+	if err := parse(f.fs, args); err != nil {
+		return err
+	}
+	if *f.out == "" {
+		return usageError{fmt.Errorf("--out is required")}
+	}
+	if !strings.HasSuffix(*f.out, ".npz") {
+		return usageError{fmt.Errorf("--out %s: the output is a .npz archive", *f.out)}
+	}
+	if err := checkOutput("--out", *f.out); err != nil {
+		return err
+	}
+	ex, err := f.extraction()
+	if err != nil {
+		return err
+	}
+	recs, err := f.recordings(e, ex)
+	if err != nil {
+		return err
+	}
+	rows, rates, err := f.extract(e, ex, recs)
+	if err != nil {
+		return err
+	}
+	return f.write(e, ex, recs, rows, rates)
+}
+
+// fftFlags are the flags of dadil features fft.
+type fftFlags struct {
+	fs                                     *flag.FlagSet
+	inputs, labels                         multiFlag
+	files, domain, data, variable, channel *string
+	taper, melScale, melNorm, out          *string
+	window, coeffs, windows, hop, melBands *int
+	seed                                   *uint64
+	logMag, db                             *bool
+	fmin, fmax, rate                       *float64
+}
+
+// newFFTFlags registers the flags of dadil features fft and its usage.
+func newFFTFlags(e *env) *fftFlags {
 	fs := newFlags("dadil features fft", e)
-	var inputs, labels multiFlag
-	fs.Var(&inputs, "input", "recording `PATH`: MATLAB (.mat), WAV (.wav), FLAC (.flac), NumPy (.npy, .npz) or CSV (.csv); repeat for every recording")
-	fs.Var(&labels, "label", "integer class label of the matching --input (give one per --input, or none)")
-	files := fs.String("files", "", "take the recordings of one domain from a file map `CSV` (header file,label,class,domain,variable; an empty variable is the file's default signal), as dadil bench cwru does")
-	domain := fs.String("domain", "", "the domain of --files to extract")
-	data := fs.String("data", "", "folder the paths of --files are relative to (default: the folder of the map)")
-	variable := fs.String("variable", "", "the signal of every --input: a MATLAB variable, an .npz array or a CSV column header (default: for <id>.mat X<id>_<sensor>_time, for another .mat the only variable ending in _<sensor>_time; for .npz the only array)")
-	channel := fs.String("channel", "", "for .mat files the CWRU sensor that finds the default variable: DE (drive end, the default), FE (fan end) or BA (base); for .wav, .flac, .npy, .npz and .csv files a channel number counted from 1, or mean (the mean of all channels; default: the file's only channel)")
-	window := fs.Int("window", 4096, "samples per window")
-	coeffs := fs.Int("coeffs", 2048, "Fourier magnitudes kept per window (at most window/2+1)")
-	windows := fs.Int("windows", 800, "windows drawn from every recording (with --hop: at most this many, all that fit when not given)")
-	hop := fs.Int("hop", 0, "cut windows every `N` samples from the start of each recording instead of at random positions (N = window: adjacent windows)")
-	seed := fs.Uint64("seed", 1, "random seed of the window positions")
-	taper := fs.String("taper", "none", "window function applied before the transform: none (the paper's CWRU preprocessing) or hann (less leakage between bins)")
-	logMag := fs.Bool("log", false, "write log(1 + v) instead of every magnitude or band energy v (compresses the dynamic range of audio spectra)")
-	db := fs.Bool("db", false, "write decibels of power instead: 10·log10(max(p, 1e-10)) of |X_k|² or of the band energies (with --mel: a log-mel spectrogram)")
-	melBands := fs.Int("mel", 0, "write the energies Σ_k H_b(f_k)|X_k|² of `B` triangular bands equally spaced on the mel scale (HTK, as torchaudio) instead of the magnitudes; needs the sampling rate")
-	melScale := fs.String("mel-scale", "htk", "mel scale of the bands: htk (2595·log10(1 + f/700), torchaudio's default) or slaney (linear below 1 kHz, librosa's default)")
-	melNorm := fs.String("mel-norm", "none", "none (every band peaks at 1, torchaudio's default) or slaney (every band has unit area in Hz, librosa's default)")
-	fmin := fs.Float64("fmin", 0, "lower edge of the first mel band, in `Hz`")
-	fmax := fs.Float64("fmax", 0, "upper edge of the last mel band, in `Hz` (default: half the sampling rate)")
-	rate := fs.Float64("rate", 0, "sampling rate in `Hz` of recordings that do not carry one (.mat, .npy, .npz, .csv); WAV and FLAC files carry theirs")
-	out := fs.String("out", "", "output `FILE`.npz: X (windows × coeffs or bands), y (labels, if given), file (index of the recording), start (first sample), freq (the frequency in Hz of every column, when the sampling rate is known: a coefficient's, or a mel band's centre)")
+	f := &fftFlags{fs: fs}
+	fs.Var(&f.inputs, "input", "recording `PATH`: MATLAB (.mat), WAV (.wav), FLAC (.flac), NumPy (.npy, .npz) or CSV (.csv); repeat for every recording")
+	fs.Var(&f.labels, "label", "integer class label of the matching --input (give one per --input, or none)")
+	f.files = fs.String("files", "", "take the recordings of one domain from a file map `CSV` (header file,label,class,domain,variable; an empty variable is the file's default signal), as dadil bench cwru does")
+	f.domain = fs.String("domain", "", "the domain of --files to extract")
+	f.data = fs.String("data", "", "folder the paths of --files are relative to (default: the folder of the map)")
+	f.variable = fs.String("variable", "", "the signal of every --input: a MATLAB variable, an .npz array or a CSV column header (default: for <id>.mat X<id>_<sensor>_time, for another .mat the only variable ending in _<sensor>_time; for .npz the only array)")
+	f.channel = fs.String("channel", "", "for .mat files the CWRU sensor that finds the default variable: DE (drive end, the default), FE (fan end) or BA (base); for .wav, .flac, .npy, .npz and .csv files a channel number counted from 1, or mean (the mean of all channels; default: the file's only channel)")
+	f.window = fs.Int("window", 4096, "samples per window")
+	f.coeffs = fs.Int("coeffs", 2048, "Fourier magnitudes kept per window (at most window/2+1)")
+	f.windows = fs.Int("windows", 800, "windows drawn from every recording (with --hop: at most this many, all that fit when not given)")
+	f.hop = fs.Int("hop", 0, "cut windows every `N` samples from the start of each recording instead of at random positions (N = window: adjacent windows)")
+	f.seed = fs.Uint64("seed", 1, "random seed of the window positions")
+	f.taper = fs.String("taper", "none", "window function applied before the transform: none (the paper's CWRU preprocessing) or hann (less leakage between bins)")
+	f.logMag = fs.Bool("log", false, "write log(1 + v) instead of every magnitude or band energy v (compresses the dynamic range of audio spectra)")
+	f.db = fs.Bool("db", false, "write decibels of power instead: 10·log10(max(p, 1e-10)) of |X_k|² or of the band energies (with --mel: a log-mel spectrogram)")
+	f.melBands = fs.Int("mel", 0, "write the energies Σ_k H_b(f_k)|X_k|² of `B` triangular bands equally spaced on the mel scale (HTK, as torchaudio) instead of the magnitudes; needs the sampling rate")
+	f.melScale = fs.String("mel-scale", "htk", "mel scale of the bands: htk (2595·log10(1 + f/700), torchaudio's default) or slaney (linear below 1 kHz, librosa's default)")
+	f.melNorm = fs.String("mel-norm", "none", "none (every band peaks at 1, torchaudio's default) or slaney (every band has unit area in Hz, librosa's default)")
+	f.fmin = fs.Float64("fmin", 0, "lower edge of the first mel band, in `Hz`")
+	f.fmax = fs.Float64("fmax", 0, "upper edge of the last mel band, in `Hz` (default: half the sampling rate)")
+	f.rate = fs.Float64("rate", 0, "sampling rate in `Hz` of recordings that do not carry one (.mat, .npy, .npz, .csv); WAV and FLAC files carry theirs")
+	f.out = fs.String("out", "", "output `FILE`.npz: X (windows × coeffs or bands), y (labels, if given), file (index of the recording), start (first sample), freq (the frequency in Hz of every column, when the sampling rate is known: a coefficient's, or a mel band's centre)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil features fft --out FILE.npz (--input PATH [--label L] ... | --files MAP.csv --domain D [--data DIR]) [flags]")
 		fmt.Fprintln(fs.Output(), "\nDraws windows of consecutive samples at random positions (or, with --hop, at a fixed stride) from")
@@ -56,149 +98,116 @@ func runFeaturesFFT(args []string, e *env) error {
 		fmt.Fprintln(fs.Output())
 		fs.PrintDefaults()
 	}
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if *out == "" {
-		return usageError{fmt.Errorf("--out is required")}
-	}
-	if !strings.HasSuffix(*out, ".npz") {
-		return usageError{fmt.Errorf("--out %s: the output is a .npz archive", *out)}
-	}
-	if err := checkOutput("--out", *out); err != nil {
-		return err
-	}
+	return f
+}
+
+// extraction checks the flags of the windows and their features and
+// returns the extraction they ask for.
+func (f *fftFlags) extraction() (*signal.Extraction, error) {
 	// A window past this (6 minutes at 48 kHz) is a mistake rather than a
 	// spectrum; refusing it keeps the transform's buffers from exhausting
 	// the memory before the recordings show it is longer than they are.
-	if *window > maxWindow {
-		return usageError{fmt.Errorf("--window %d: at most %d samples", *window, maxWindow)}
+	if *f.window > signal.MaxWindow {
+		return nil, usageError{fmt.Errorf("--window %d: at most %d samples", *f.window, signal.MaxWindow)}
 	}
-	if *windows < 1 {
-		return usageError{fmt.Errorf("--windows must be at least 1")}
+	if *f.windows < 1 {
+		return nil, usageError{fmt.Errorf("--windows must be at least 1")}
 	}
-	if *hop < 0 {
-		return usageError{fmt.Errorf("--hop must be positive (or 0: random positions)")}
+	if *f.hop < 0 {
+		return nil, usageError{fmt.Errorf("--hop must be positive (or 0: random positions)")}
 	}
-	limit := *windows // windows per recording with --hop; 0: all
-	if *hop > 0 && !flagSet(fs, "windows") {
-		limit = 0
+	ex := &signal.Extraction{Window: *f.window, Coeffs: *f.coeffs, Hop: *f.hop, Windows: *f.windows}
+	if *f.hop > 0 && !flagSet(f.fs, "windows") {
+		ex.Windows = 0 // all that fit
 	}
-	if *hop > 0 && flagSet(fs, "seed") {
-		return usageError{fmt.Errorf("--seed has no meaning with --hop (the windows are not drawn at random)")}
+	if *f.hop > 0 && flagSet(f.fs, "seed") {
+		return nil, usageError{fmt.Errorf("--seed has no meaning with --hop (the windows are not drawn at random)")}
 	}
-	tp, err := signal.ParseTaper(*taper)
+	tp, err := signal.ParseTaper(*f.taper)
 	if err != nil {
-		return usageError{fmt.Errorf("--taper: %s", strings.TrimPrefix(err.Error(), "signal: "))}
+		return nil, usageError{fmt.Errorf("--taper: %s", strings.TrimPrefix(err.Error(), "signal: "))}
 	}
-	if *logMag && *db {
-		return usageError{fmt.Errorf("--log and --db exclude each other")}
+	if *f.logMag && *f.db {
+		return nil, usageError{fmt.Errorf("--log and --db exclude each other")}
 	}
-	if *rate < 0 || math.IsNaN(*rate) || math.IsInf(*rate, 0) || flagSet(fs, "rate") && *rate == 0 {
-		return usageError{fmt.Errorf("--rate %v: want a sampling rate in Hz above 0", *rate)}
+	if r := *f.rate; r < 0 || math.IsNaN(r) || math.IsInf(r, 0) || flagSet(f.fs, "rate") && r == 0 {
+		return nil, usageError{fmt.Errorf("--rate %v: want a sampling rate in Hz above 0", r)}
 	}
-	var mel *signal.Mel
-	cols := *coeffs // columns of X
-	switch {
-	case *melBands < 0:
-		return usageError{fmt.Errorf("--mel %d: want a number of bands (at least 1)", *melBands)}
-	case *melBands > 0:
-		if flagSet(fs, "coeffs") {
-			return usageError{fmt.Errorf("--coeffs and --mel exclude each other: with --mel the features are the %d band energies, computed from every coefficient", *melBands)}
-		}
-		sc, err := signal.ParseMelScale(*melScale)
-		if err != nil {
-			return usageError{fmt.Errorf("--mel-scale: %s", strings.TrimPrefix(err.Error(), "signal: "))}
-		}
-		if *melNorm != "none" && *melNorm != "slaney" {
-			return usageError{fmt.Errorf("--mel-norm %q: want none or slaney", *melNorm)}
-		}
-		mel = &signal.Mel{Min: *fmin, Max: *fmax, Scale: sc, Normalize: *melNorm == "slaney"}
-		cols = *melBands
-	case flagSet(fs, "fmin") || flagSet(fs, "fmax") || flagSet(fs, "mel-scale") || flagSet(fs, "mel-norm"):
-		return usageError{fmt.Errorf("--fmin, --fmax, --mel-scale and --mel-norm set the mel bands: give them with --mel")}
+	ex.Settings = signal.Settings{Taper: tp, Log: *f.logMag, Decibels: *f.db}
+	if ex.Mel, err = f.mel(); err != nil {
+		return nil, err
 	}
-	spec := &signal.Settings{Taper: tp, Log: *logMag, Decibels: *db}
+	if ex.Mel != nil {
+		ex.Coeffs = *f.melBands
+	}
 	// The bands depend on each recording's rate; their settings are
 	// checked once it is known.
-	if mel == nil {
-		if _, err := signal.NewSpectrum(*window, *coeffs, spec); err != nil {
-			return usageError{err}
-		}
-	} else if *rate > 0 {
-		m, s := *mel, *spec
-		m.Rate = *rate
-		s.Mel = &m
-		if _, err := signal.NewSpectrum(*window, cols, &s); err != nil {
-			return usageError{fmt.Errorf("--rate %g: %s", *rate, strings.TrimPrefix(err.Error(), "signal: "))}
-		}
-	}
-	type rec struct {
-		path, variable string
-		label          int
-		labeled        bool
-	}
-	var recs []rec
 	switch {
-	case *files != "" && len(inputs) > 0:
-		return usageError{fmt.Errorf("give either --input or --files, not both")}
-	case *files != "":
-		if *domain == "" {
-			return usageError{fmt.Errorf("--files needs --domain")}
+	case ex.Mel == nil:
+		if err := ex.Check(0); err != nil {
+			return nil, usageError{err}
 		}
-		fm, err := bench.ReadCWRUFiles(*files)
+	case *f.rate > 0:
+		if err := ex.Check(*f.rate); err != nil {
+			return nil, usageError{fmt.Errorf("--rate %g: %s", *f.rate, strings.TrimPrefix(err.Error(), "signal: "))}
+		}
+	}
+	return ex, nil
+}
+
+// mel returns the bands --mel and its flags ask for; nil without --mel.
+func (f *fftFlags) mel() (*signal.Mel, error) {
+	switch {
+	case *f.melBands < 0:
+		return nil, usageError{fmt.Errorf("--mel %d: want a number of bands (at least 1)", *f.melBands)}
+	case *f.melBands > 0:
+		if flagSet(f.fs, "coeffs") {
+			return nil, usageError{fmt.Errorf("--coeffs and --mel exclude each other: with --mel the features are the %d band energies, computed from every coefficient", *f.melBands)}
+		}
+		sc, err := signal.ParseMelScale(*f.melScale)
 		if err != nil {
-			return err
+			return nil, usageError{fmt.Errorf("--mel-scale: %s", strings.TrimPrefix(err.Error(), "signal: "))}
 		}
-		dir := *data
-		if dir == "" {
-			dir = filepath.Dir(*files)
+		if *f.melNorm != "none" && *f.melNorm != "slaney" {
+			return nil, usageError{fmt.Errorf("--mel-norm %q: want none or slaney", *f.melNorm)}
 		}
-		var doms []string
-		for _, f := range fm {
-			if !slices.Contains(doms, f.Domain) {
-				doms = append(doms, f.Domain)
-			}
-		}
-		if !slices.Contains(doms, *domain) {
-			return usageError{fmt.Errorf("--domain %q: %s lists no file for it (domains: %s)", *domain, *files, strings.Join(doms, ", "))}
-		}
-		// The classes of the map are those dadil bench cwru uses.
-		present, err := bench.PresentCWRUFiles(dir, fm)
-		if err != nil {
-			return err
-		}
-		if len(present.Dropped) > 0 {
-			fmt.Fprintf(e.stderr, "note: no recordings of class %s in %s: left out, as dadil bench cwru does\n", strings.Join(present.Dropped, ", "), dir)
-		}
-		for _, f := range present.Files {
-			if f.Domain == *domain {
-				recs = append(recs, rec{filepath.Join(dir, filepath.FromSlash(f.Path)), f.Variable, f.Label, true})
-			}
-		}
-	case len(inputs) > 0:
-		if *domain != "" || *data != "" {
-			return usageError{fmt.Errorf("--domain and --data select recordings of a --files map; with --input they have no meaning")}
-		}
-		if len(labels) > 0 && len(labels) != len(inputs) {
-			return usageError{fmt.Errorf("%d --label for %d --input: give one label per input, or none", len(labels), len(inputs))}
-		}
-		for i, p := range inputs {
-			r := rec{path: p, variable: *variable}
-			if len(labels) > 0 {
-				l, err := strconv.Atoi(labels[i])
-				if err != nil {
-					return usageError{fmt.Errorf("--label %q (for %s) is not an integer", labels[i], p)}
-				}
-				r.label, r.labeled = l, true
-			}
-			recs = append(recs, r)
-		}
+		return &signal.Mel{Min: *f.fmin, Max: *f.fmax, Scale: sc, Normalize: *f.melNorm == "slaney"}, nil
+	case flagSet(f.fs, "fmin") || flagSet(f.fs, "fmax") || flagSet(f.fs, "mel-scale") || flagSet(f.fs, "mel-norm"):
+		return nil, usageError{fmt.Errorf("--fmin, --fmax, --mel-scale and --mel-norm set the mel bands: give them with --mel")}
+	}
+	return nil, nil
+}
+
+// fftRecording is a recording features fft reads: its file, the signal
+// in it and its label.
+type fftRecording struct {
+	path, variable string
+	label          int
+	labeled        bool
+	opts           signal.ReadOptions
+}
+
+// recordings returns the recordings --input or --files give, after
+// checking that none is given twice, that their features fit in memory
+// and every recording's reading options, before reading any.
+func (f *fftFlags) recordings(e *env, ex *signal.Extraction) ([]fftRecording, error) {
+	var recs []fftRecording
+	var err error
+	switch {
+	case *f.files != "" && len(f.inputs) > 0:
+		return nil, usageError{fmt.Errorf("give either --input or --files, not both")}
+	case *f.files != "":
+		recs, err = f.mapRecordings(e)
+	case len(f.inputs) > 0:
+		recs, err = f.inputRecordings()
 	default:
-		return usageError{fmt.Errorf("give the recordings with --input or --files")}
+		return nil, usageError{fmt.Errorf("give the recordings with --input or --files")}
+	}
+	if err != nil {
+		return nil, err
 	}
 	if len(recs) == 0 {
-		return fmt.Errorf("--files %s: none of the recordings of domain %q is present: nothing to write", *files, *domain)
+		return nil, fmt.Errorf("--files %s: none of the recordings of domain %q is present: nothing to write", *f.files, *f.domain)
 	}
 	// A recording given twice (the same file and signal) would count twice,
 	// perhaps under two labels.
@@ -208,37 +217,91 @@ func runFeaturesFFT(args []string, e *env) error {
 	}
 	for _, paths := range byVariable {
 		if err := distinctFiles(paths, "recording"); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	// The features must fit in memory: refuse a typo such as --windows
 	// 100000000 before reading anything.
-	if gb := float64(*windows) * float64(len(recs)) * float64(cols) * 8 / 1e9; limit > 0 && gb > maxFeatureGB {
-		return usageError{fmt.Errorf("--windows %d: %d recordings × %d windows × %d columns make %.3g GB of features, more than %d GB", *windows, len(recs), *windows, cols, gb, maxFeatureGB)}
-	}
-	// Check every recording's options before reading any, and read them
-	// all before writing anything.
-	opts := make([]signal.ReadOptions, len(recs))
-	for i, r := range recs {
-		o, err := recordingOptions(r.path, r.variable, *channel)
-		if err != nil {
-			return err
-		}
-		opts[i] = o
-		if ext := strings.ToLower(filepath.Ext(r.path)); mel != nil && *rate == 0 && ext != ".wav" && ext != ".flac" {
-			return usageError{fmt.Errorf("--mel needs the sampling rate, and %s does not carry one (only WAV and FLAC files do): give --rate HZ", r.path)}
-		}
-	}
-	var X, y, file, start []float64
-	rates := map[float64]bool{}
-	var first struct {
-		path string
-		rate float64
+	if gb := float64(*f.windows) * float64(len(recs)) * float64(ex.Coeffs) * 8 / 1e9; ex.Windows > 0 && gb > maxFeatureGB {
+		return nil, usageError{fmt.Errorf("--windows %d: %d recordings × %d windows × %d columns make %.3g GB of features, more than %d GB", *f.windows, len(recs), *f.windows, ex.Coeffs, gb, maxFeatureGB)}
 	}
 	for i, r := range recs {
-		rec, err := signal.Read(r.path, &opts[i])
+		if recs[i].opts, err = recordingOptions(r.path, r.variable, *f.channel); err != nil {
+			return nil, err
+		}
+		if ext := strings.ToLower(filepath.Ext(r.path)); ex.Mel != nil && *f.rate == 0 && ext != ".wav" && ext != ".flac" {
+			return nil, usageError{fmt.Errorf("--mel needs the sampling rate, and %s does not carry one (only WAV and FLAC files do): give --rate HZ", r.path)}
+		}
+	}
+	return recs, nil
+}
+
+// mapRecordings returns the recordings of --domain in the file map
+// --files, of the classes dadil bench cwru uses.
+func (f *fftFlags) mapRecordings(e *env) ([]fftRecording, error) {
+	if *f.domain == "" {
+		return nil, usageError{fmt.Errorf("--files needs --domain")}
+	}
+	fm, err := bench.ReadCWRUFiles(*f.files)
+	if err != nil {
+		return nil, err
+	}
+	dir := *f.data
+	if dir == "" {
+		dir = filepath.Dir(*f.files)
+	}
+	if doms := bench.CWRUFileDomains(fm); !slices.Contains(doms, *f.domain) {
+		return nil, usageError{fmt.Errorf("--domain %q: %s lists no file for it (domains: %s)", *f.domain, *f.files, strings.Join(doms, ", "))}
+	}
+	present, err := bench.PresentCWRUFiles(dir, fm)
+	if err != nil {
+		return nil, err
+	}
+	if len(present.Dropped) > 0 {
+		fmt.Fprintf(e.stderr, "note: no recordings of class %s in %s: left out, as dadil bench cwru does\n", strings.Join(present.Dropped, ", "), dir)
+	}
+	var recs []fftRecording
+	for _, fl := range present.Files {
+		if fl.Domain == *f.domain {
+			recs = append(recs, fftRecording{path: filepath.Join(dir, filepath.FromSlash(fl.Path)), variable: fl.Variable, label: fl.Label, labeled: true})
+		}
+	}
+	return recs, nil
+}
+
+// inputRecordings returns the recordings of --input, with the labels of
+// --label if given.
+func (f *fftFlags) inputRecordings() ([]fftRecording, error) {
+	if *f.domain != "" || *f.data != "" {
+		return nil, usageError{fmt.Errorf("--domain and --data select recordings of a --files map; with --input they have no meaning")}
+	}
+	if len(f.labels) > 0 && len(f.labels) != len(f.inputs) {
+		return nil, usageError{fmt.Errorf("%d --label for %d --input: give one label per input, or none", len(f.labels), len(f.inputs))}
+	}
+	recs := make([]fftRecording, len(f.inputs))
+	for i, p := range f.inputs {
+		recs[i] = fftRecording{path: p, variable: *f.variable}
+		if len(f.labels) > 0 {
+			l, err := strconv.Atoi(f.labels[i])
+			if err != nil {
+				return nil, usageError{fmt.Errorf("--label %q (for %s) is not an integer", f.labels[i], p)}
+			}
+			recs[i].label, recs[i].labeled = l, true
+		}
+	}
+	return recs, nil
+}
+
+// extract reads the recordings one at a time and returns the rows of
+// their windows and the sampling rate of each (0: unknown). The windows
+// of recording i are drawn from signal.Stream(seed, "i").
+func (f *fftFlags) extract(e *env, ex *signal.Extraction, recs []fftRecording) (*signal.Rows, []float64, error) {
+	var rows signal.Rows
+	rates := make([]float64, len(recs))
+	for i, r := range recs {
+		rec, err := signal.Read(r.path, &r.opts)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		what := r.path
 		if rec.Signal != "" {
@@ -247,135 +310,120 @@ func runFeaturesFFT(args []string, e *env) error {
 		fr := float64(rec.Rate)
 		switch {
 		case rec.Rate == 0:
-			fr = *rate
-		case *rate > 0 && fr != *rate:
-			return usageError{fmt.Errorf("--rate %g: %s is sampled at %d Hz, as its header says", *rate, r.path, rec.Rate)}
+			fr = *f.rate
+		case *f.rate > 0 && fr != *f.rate:
+			return nil, nil, usageError{fmt.Errorf("--rate %g: %s is sampled at %d Hz, as its header says", *f.rate, r.path, rec.Rate)}
 		}
-		rates[fr] = true
-		if i == 0 {
-			first.path, first.rate = r.path, fr
+		rates[i] = fr
+		if ex.Mel != nil && *f.fmax == 0 && fr != rates[0] {
+			return nil, nil, usageError{fmt.Errorf("--mel: %s is sampled at %g Hz and %s at %g Hz: give --fmax (at most %g Hz) so that the bands are the same frequencies in every recording", recs[0].path, rates[0], r.path, fr, min(rates[0], fr)/2)}
 		}
-		if mel != nil {
-			if *fmax == 0 && fr != first.rate {
-				return usageError{fmt.Errorf("--mel: %s is sampled at %g Hz and %s at %g Hz: give --fmax (at most %g Hz) so that the bands are the same frequencies in every recording", first.path, first.rate, r.path, fr, min(first.rate, fr)/2)}
+		var rng *rand.Rand
+		if ex.Hop == 0 {
+			if positions := len(rec.Samples) - ex.Window + 1; positions > 0 && positions < ex.Windows {
+				fmt.Fprintf(e.stderr, "note: %s: %d samples leave %d distinct window positions for %d windows: rows repeat\n", what, len(rec.Samples), positions, ex.Windows)
 			}
-			mel.Rate = fr
-			spec.Mel = mel
-		}
-		var starts []int
-		if *hop > 0 {
-			starts, err = signal.SlidingStarts(len(rec.Samples), *window, *hop, limit)
-		} else {
-			if positions := len(rec.Samples) - *window + 1; positions > 0 && positions < *windows {
-				fmt.Fprintf(e.stderr, "note: %s: %d samples leave %d distinct window positions for %d windows: rows repeat\n", what, len(rec.Samples), positions, *windows)
-			}
-			h := fnv.New64a()
-			h.Write([]byte(strconv.Itoa(i)))
-			starts, err = signal.RandomStarts(rand.New(rand.NewPCG(*seed, h.Sum64())), len(rec.Samples), *window, *windows)
+			rng = signal.Stream(*f.seed, strconv.Itoa(i))
 		}
 		// The signal package's errors, with the recording named after
 		// their prefix.
-		named := func(err error) error {
-			return fmt.Errorf("signal: %s: %s", what, strings.TrimPrefix(err.Error(), "signal: "))
-		}
-		if err != nil {
-			return named(err)
-		}
-		F, err := signal.Features(rec.Samples, starts, *window, cols, spec)
-		if err != nil {
-			return named(err)
-		}
-		X = append(X, F.RawMatrix().Data...)
-		for _, s := range starts {
-			file = append(file, float64(i))
-			start = append(start, float64(s))
-			if r.labeled {
-				y = append(y, float64(r.label))
-			}
+		if err := ex.Append(&rows, i, rec.Samples, fr, rng); err != nil {
+			return nil, nil, fmt.Errorf("signal: %s: %s", what, strings.TrimPrefix(err.Error(), "signal: "))
 		}
 	}
-	rows := len(file)
-	if len(rates) > 1 {
-		var rs []float64
-		for r := range rates {
-			rs = append(rs, r)
-		}
-		slices.Sort(rs)
-		names := make([]string, len(rs))
-		for i, r := range rs {
+	return &rows, rates, nil
+}
+
+// write writes the archive of the rows, after a note if the recordings
+// have different sampling rates, and says what it wrote.
+func (f *fftFlags) write(e *env, ex *signal.Extraction, recs []fftRecording, rows *signal.Rows, rates []float64) error {
+	distinct := slices.Compact(slices.Sorted(slices.Values(rates)))
+	if len(distinct) > 1 {
+		names := make([]string, len(distinct))
+		for i, r := range distinct {
 			names[i] = "unknown"
 			if r > 0 {
 				names[i] = strconv.FormatFloat(r, 'g', -1, 64) + " Hz"
 			}
 		}
 		what := "coefficient k is a different frequency in each"
-		if mel != nil {
-			what = fmt.Sprintf("the mel bands are the same frequencies in each, but a window of %d samples lasts a different time", *window)
+		if ex.Mel != nil {
+			what = fmt.Sprintf("the mel bands are the same frequencies in each, but a window of %d samples lasts a different time", ex.Window)
 		}
 		fmt.Fprintf(e.stderr, "note: the recordings have different sampling rates (%s): %s\n", strings.Join(names, ", "), what)
 	}
+	n, cols := rows.Len(), rows.Cols
+	file, start, y := make([]float64, n), make([]float64, n), make([]float64, 0, n)
+	for i, r := range rows.Recording {
+		file[i], start[i] = float64(r), float64(rows.Start[i])
+		if recs[r].labeled {
+			y = append(y, float64(recs[r].label))
+		}
+	}
 	arrays := map[string]*npy.Array{
-		"X":     {Shape: []int{rows, cols}, Data: X},
-		"file":  {Shape: []int{rows}, Data: file},
-		"start": {Shape: []int{rows}, Data: start},
+		"X":     {Shape: []int{n, cols}, Data: rows.Data},
+		"file":  {Shape: []int{n}, Data: file},
+		"start": {Shape: []int{n}, Data: start},
 	}
 	if len(y) > 0 {
-		arrays["y"] = &npy.Array{Shape: []int{rows}, Data: y}
+		arrays["y"] = &npy.Array{Shape: []int{n}, Data: y}
 	}
-	// The frequency of every column, when it is the same in every row.
+	// The frequency of every column, when it is the same in every row: the
+	// mel bands are, and the coefficients at a single known rate.
 	var freq []float64
-	switch {
-	case mel != nil:
-		freq = mel.Edges(cols)[1 : cols+1]
-	case len(rates) == 1 && first.rate > 0:
-		freq = make([]float64, cols)
-		for k := range freq {
-			freq[k] = float64(k) * first.rate / float64(*window)
-		}
+	if ex.Mel != nil || len(distinct) == 1 {
+		freq = ex.Freq(rates[0])
 	}
 	if freq != nil {
 		arrays["freq"] = &npy.Array{Shape: []int{cols}, Data: freq}
 	}
-	if err := npy.WriteNPZ(*out, arrays); err != nil {
+	if err := npy.WriteNPZ(*f.out, arrays); err != nil {
 		return err
 	}
-	lab := "unlabeled"
-	if len(y) > 0 {
-		lab = "labeled"
-	}
-	how := fmt.Sprintf("seed %d", *seed)
-	if *hop > 0 {
-		how = fmt.Sprintf("hop %d", *hop)
-	}
-	if tp != signal.Rectangular {
-		how += ", " + tp.String() + " taper"
-	}
-	what := "magnitudes"
-	if mel != nil {
-		what = "mel band energies"
-	}
-	switch {
-	case *logMag:
-		how += ", log " + strings.TrimPrefix(what, "mel band ")
-	case *db:
-		how += ", decibels"
-	}
-	fmt.Fprintf(e.stdout, "wrote %s: %d windows × %d %s from %d recordings (%s; window %d, %s)\n", *out, rows, cols, what, len(recs), lab, *window, how)
-	switch {
-	case mel != nil:
-		norm := ""
-		if mel.Normalize {
-			norm = ", unit area"
-		}
-		fmt.Fprintf(e.stdout, "mel bands (%s scale%s) from %.6g to %.6g Hz, centres %.6g … %.6g Hz (freq in the archive)\n", mel.Scale, norm, mel.Min, mel.Edges(cols)[cols+1], freq[0], freq[cols-1])
-	case len(rates) == 1 && first.rate > 0:
-		fmt.Fprintf(e.stdout, "sampling rate %g Hz: coefficient k is at k × %.6g Hz\n", first.rate, first.rate/float64(*window))
-	}
+	f.report(e, ex, n, len(recs), len(y) > 0, rates[0], freq)
 	return nil
 }
 
-// maxWindow is the longest window features fft accepts.
-const maxWindow = 1 << 24
+// report prints what write wrote: rows from so many recordings, the
+// settings and, with freq, the frequencies of the columns, those of
+// recordings sampled at rate Hz.
+func (f *fftFlags) report(e *env, ex *signal.Extraction, rows, recordings int, labeled bool, rate float64, freq []float64) {
+	lab := "unlabeled"
+	if labeled {
+		lab = "labeled"
+	}
+	how := fmt.Sprintf("seed %d", *f.seed)
+	if ex.Hop > 0 {
+		how = fmt.Sprintf("hop %d", ex.Hop)
+	}
+	if ex.Taper != signal.Rectangular {
+		how += ", " + ex.Taper.String() + " taper"
+	}
+	what := "magnitudes"
+	if ex.Mel != nil {
+		what = "mel band energies"
+	}
+	switch {
+	case ex.Log:
+		how += ", log " + strings.TrimPrefix(what, "mel band ")
+	case ex.Decibels:
+		how += ", decibels"
+	}
+	cols := ex.Coeffs
+	fmt.Fprintf(e.stdout, "wrote %s: %d windows × %d %s from %d recordings (%s; window %d, %s)\n", *f.out, rows, cols, what, recordings, lab, ex.Window, how)
+	switch {
+	case ex.Mel != nil:
+		norm := ""
+		if ex.Mel.Normalize {
+			norm = ", unit area"
+		}
+		mel := *ex.Mel
+		mel.Rate = rate
+		fmt.Fprintf(e.stdout, "mel bands (%s scale%s) from %.6g to %.6g Hz, centres %.6g … %.6g Hz (freq in the archive)\n", mel.Scale, norm, mel.Min, mel.Edges(cols)[cols+1], freq[0], freq[cols-1])
+	case freq != nil:
+		fmt.Fprintf(e.stdout, "sampling rate %g Hz: coefficient k is at k × %.6g Hz\n", rate, rate/float64(ex.Window))
+	}
+}
 
 // recordingOptions turns --variable and --channel into the reading
 // options of one recording: for a MATLAB file --channel is the CWRU
