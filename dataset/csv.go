@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -50,7 +51,7 @@ func ReadCSV(path string, opt *ReadOptions) (*File, error) {
 		}
 		return nil, fmt.Errorf("dataset: %s: %w", path, err)
 	}
-	d, err := newFile(path, x, labels)
+	d, err := newFileOpt(path, x, labels, options(opt))
 	if err != nil {
 		return nil, err
 	}
@@ -83,10 +84,20 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 
 	header, err := cr.Read()
 	if err == io.EOF {
+		if opt.NoHeader {
+			return nil, nil, nil, errors.New("empty file")
+		}
 		return nil, nil, nil, errors.New("empty file: want a header row naming the columns")
 	}
 	if err != nil {
 		return nil, nil, nil, csvError(err)
+	}
+	var first []string // the first data row, without a header
+	if opt.NoHeader {
+		first = slices.Clone(header)
+		for j := range header {
+			header[j] = strconv.Itoa(j + 1)
+		}
 	}
 	cols := make([]string, len(header))
 	seen := make(map[string]int, len(header))
@@ -126,14 +137,20 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 	var labels []int
 	rows := 0
 	for {
-		rec, err := cr.Read()
+		var rec []string
+		var err error
+		line := 1
+		if first != nil {
+			rec, first = first, nil
+		} else if rec, err = cr.Read(); err == nil {
+			line, _ = cr.FieldPos(0)
+		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, nil, nil, csvError(err)
 		}
-		line, _ := cr.FieldPos(0)
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" && len(cols) > 1 {
 			// A line of spaces: treat it as empty.
 			continue
@@ -154,7 +171,7 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 				labels = append(labels, l)
 				continue
 			}
-			v, err := parseFeature(s)
+			v, err := parseFeature(s, opt.AllowMissing)
 			if err != nil {
 				return nil, nil, nil, fmt.Errorf("line %d, column %q: %w", line, cols[j], err)
 			}
@@ -163,6 +180,9 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 		rows++
 	}
 	if rows == 0 {
+		if opt.NoHeader {
+			return nil, nil, nil, errors.New("no data rows")
+		}
 		return nil, nil, nil, errors.New("no data rows: the file has only the header")
 	}
 	names := make([]string, 0, d)
@@ -183,10 +203,26 @@ func csvError(err error) error {
 	return err
 }
 
-// parseFeature parses a feature value, which must be a finite number.
-func parseFeature(s string) (float64, error) {
-	if s == "" {
-		return 0, errors.New("empty value")
+// missingCells are the CSV cells that mean a missing value (compared
+// without case).
+var missingCells = []string{"", "?", "na", "n/a", "nan", "null"}
+
+// isMissing reports whether the CSV cell s means a missing value.
+func isMissing(s string) bool {
+	return slices.Contains(missingCells, strings.ToLower(s))
+}
+
+// parseFeature parses a feature value, which must be a finite number or,
+// with missing, a missing value (returned as NaN).
+func parseFeature(s string, missing bool) (float64, error) {
+	if isMissing(s) {
+		if missing {
+			return math.NaN(), nil
+		}
+		if s == "" {
+			return 0, errors.New("empty value (a missing value: choose a missing-value policy to read it)")
+		}
+		return 0, fmt.Errorf("%s is a missing value: choose a missing-value policy to read it", quoteCell(s))
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {

@@ -259,3 +259,73 @@ func TestLoadErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadMissing(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	// No header: the label is column 4. Column 3 is missing in all of t's
+	// rows, column 2 once in s1 and once in t.
+	s1 := write("s1.data", "1,2,5,0\n3,?,7,1\n5,6,9,0\n")
+	s2 := write("s2.data", "0,4,1,1\r\n2,8,3,0\r\n")
+	tgt := write("t.data", "1,,?,1\n2,NA,NaN,0\n")
+	read := ReadOptions{NoHeader: true, LabelColumn: "4"}
+	// Without a policy, a missing value is an error naming its place.
+	if _, err := Load([]string{s1, s2}, tgt, &LoadOptions{Read: read}); err == nil || !strings.Contains(err.Error(), `s1.data: line 2, column "2": "?" is a missing value`) {
+		t.Errorf("no policy: %v", err)
+	}
+	var notes []string
+	note := func(m string) { notes = append(notes, m) }
+	l, err := Load([]string{s1, s2}, tgt, &LoadOptions{Read: read, Missing: MissingImpute, Note: note})
+	if err != nil {
+		t.Fatal(err)
+	}
+	im := l.Imputer
+	// Column 2's source mean is (2+6+4+8)/4 = 5, column 3's (5+7+9+1+3)/5 = 5.
+	if im == nil || im.Features != 3 || !slices.Equal(im.Keep, []int{0, 1, 2}) || !slices.Equal(im.Fill, []float64{11. / 5, 5, 5}) {
+		t.Fatalf("imputer %+v", im)
+	}
+	if r, c := l.Target.X.Dims(); r != 2 || c != 3 || l.Sources[0].Rows() != 3 {
+		t.Errorf("target %d×%d", r, c)
+	}
+	if len(notes) != 3 || !strings.Contains(notes[0], "s1.data: 1 missing values, imputed") || !strings.Contains(notes[1], "t.data: 4 missing values") {
+		t.Errorf("notes %q", notes)
+	}
+	// Drop: columns 2 and 3 go.
+	notes = nil
+	l, err = Load([]string{s1, s2}, tgt, &LoadOptions{Read: read, Missing: MissingDrop, Note: note})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(l.Imputer.Keep, []int{0}) || l.Target.X.RawMatrix().Cols != 1 || !strings.Contains(notes[2], "2 of 3 features dropped (2, 3)") {
+		t.Errorf("drop: keep %v, notes %q", l.Imputer.Keep, notes)
+	}
+	// A column no source observes is dropped under impute too; every
+	// column missing somewhere leaves nothing under drop.
+	s3 := write("s3.data", "1,?,0\n2,?,1\n")
+	t3 := write("t3.data", "?,1\n2,2\n")
+	read3 := ReadOptions{NoHeader: true, LabelColumn: "3"}
+	if l, err := Load([]string{s3}, t3, &LoadOptions{Read: read3, Missing: MissingImpute}); err != nil || !slices.Equal(l.Imputer.Keep, []int{0}) {
+		t.Errorf("unobserved column: %v", err)
+	}
+	if _, err := Load([]string{s3}, t3, &LoadOptions{Read: read3, Missing: MissingDrop}); err == nil || !strings.Contains(err.Error(), "no feature is left") {
+		t.Errorf("nothing left: %v", err)
+	}
+	// Files without missing values need no imputer.
+	if l, err := Load([]string{s2}, write("t4.data", "1,2,3,0\n"), &LoadOptions{Read: read, Missing: MissingImpute}); err != nil || l.Imputer != nil {
+		t.Errorf("complete files: imputer %v, %v", l.Imputer, err)
+	}
+	for _, s := range []string{"error", "impute", "drop"} {
+		if m, err := ParseMissing(s); err != nil || m.String() != s {
+			t.Errorf("ParseMissing(%q) = %v, %v", s, m, err)
+		}
+	}
+	if _, err := ParseMissing("zero"); err == nil {
+		t.Error("ParseMissing accepts zero")
+	}
+}

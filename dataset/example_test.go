@@ -71,7 +71,7 @@ func Example() {
 	}
 	fmt.Println("batch rows", batch, "labels", drawn)
 
-	_, err = dataset.Read("notes.txt", nil)
+	_, err = dataset.Read("notes.doc", nil)
 	fmt.Println(err)
 
 	// Output:
@@ -80,5 +80,5 @@ func Example() {
 	// ⎡    1      0⎤
 	// ⎣0.125      1⎦
 	// batch rows [0 2 1 3] labels [3 3 7 7]
-	// dataset: notes.txt: unknown file type ".txt" (want .csv, .npy, .npz or .mat)
+	// dataset: notes.doc: unknown file type ".doc" (want .csv, .txt, .data, .npy, .npz or .mat)
 }

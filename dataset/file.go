@@ -75,6 +75,18 @@ type ReadOptions struct {
 	// domain unlabeled even when its name was set explicitly, as for a
 	// target domain whose labels, if present, are only used for scoring.
 	LabelsOptional bool
+
+	// NoHeader reads a CSV file whose first row is data: its columns are
+	// named by their position, "1", "2", …, so the label column is chosen
+	// by number (LabelColumn "14").
+	NoHeader bool
+
+	// AllowMissing makes the readers accept missing feature values and
+	// store them as NaN: in CSV files the cells "", "?", "NA", "N/A",
+	// "NaN" and "null" (in any case), in the other formats NaN values.
+	// Load then applies its Missing policy. Without it they are errors.
+	// Labels may never be missing.
+	AllowMissing bool
 }
 
 // Default names of variables and columns.
@@ -104,13 +116,13 @@ func options(opt *ReadOptions) ReadOptions {
 	return *opt
 }
 
-// Read reads the domain in the file at path, choosing the reader by the
-// extension of path (case-insensitive): ReadCSV for .csv, ReadNPY for
-// .npy, ReadNPZ for .npz and ReadMAT for .mat. The domain's Name is the
-// base name of path without its extension.
+// Read reads the file at path, choosing the reader by the extension of
+// path (case-insensitive): ReadCSV for .csv (and comma-separated .txt and
+// .data files), ReadNPY for .npy, ReadNPZ for .npz and ReadMAT for .mat.
+// The file's Name is the base name of path without its extension.
 func Read(path string, opt *ReadOptions) (*File, error) {
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
-	case ".csv":
+	case ".csv", ".txt", ".data":
 		return ReadCSV(path, opt)
 	case ".npy":
 		return ReadNPY(path, opt)
@@ -120,9 +132,9 @@ func Read(path string, opt *ReadOptions) (*File, error) {
 		return ReadMAT(path, opt)
 	default:
 		if ext == "" {
-			return nil, fmt.Errorf("dataset: %s: no file name extension (want .csv, .npy, .npz or .mat)", path)
+			return nil, fmt.Errorf("dataset: %s: no file name extension (want .csv, .txt, .data, .npy, .npz or .mat)", path)
 		}
-		return nil, fmt.Errorf("dataset: %s: unknown file type %q (want .csv, .npy, .npz or .mat)", path, ext)
+		return nil, fmt.Errorf("dataset: %s: unknown file type %q (want .csv, .txt, .data, .npy, .npz or .mat)", path, ext)
 	}
 }
 
@@ -134,7 +146,11 @@ func baseName(path string) string {
 
 // checkFeatures returns an error unless x is a non-empty matrix of finite
 // values. Rows and columns in messages count from 1.
-func checkFeatures(x *mat.Dense) error {
+func checkFeatures(x *mat.Dense) error { return checkValues(x, false) }
+
+// checkValues is checkFeatures that, with missing, accepts NaN (a missing
+// value) but not infinities.
+func checkValues(x *mat.Dense, missing bool) error {
 	if x == nil || x.IsEmpty() {
 		return errors.New("no data")
 	}
@@ -143,7 +159,7 @@ func checkFeatures(x *mat.Dense) error {
 	for i := range r {
 		row := raw.Data[i*raw.Stride : i*raw.Stride+c]
 		for j, v := range row {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			if (math.IsNaN(v) && !missing) || math.IsInf(v, 0) {
 				return fmt.Errorf("row %d, column %d is %v (rows and columns count from 1)", i+1, j+1, v)
 			}
 		}
@@ -151,9 +167,15 @@ func checkFeatures(x *mat.Dense) error {
 	return nil
 }
 
-// newDomain checks x and labels and returns the domain read from path.
+// newFile checks x (finite values) and labels and returns the content of
+// the file at path.
 func newFile(path string, x *mat.Dense, labels []int) (*File, error) {
-	if err := checkFeatures(x); err != nil {
+	return newFileOpt(path, x, labels, ReadOptions{})
+}
+
+// newFileOpt is newFile under the options o (AllowMissing).
+func newFileOpt(path string, x *mat.Dense, labels []int, o ReadOptions) (*File, error) {
+	if err := checkValues(x, o.AllowMissing); err != nil {
 		return nil, fmt.Errorf("dataset: %s: features: %w", path, err)
 	}
 	if r, _ := x.Dims(); labels != nil && len(labels) != r {

@@ -19,9 +19,12 @@ type LoadOptions struct {
 	// zero value, ScaleNone, keeps the features as they are (dadil's
 	// command line defaults to ScaleMinMax).
 	Scaling Scaling
+	// Missing is the policy for missing feature values; the zero value,
+	// MissingError, refuses them.
+	Missing Missing
 	// Note, if not nil, receives remarks for the user: a source without
 	// some class, target labels that only score, target label values the
-	// sources do not have.
+	// sources do not have, missing values imputed or dropped.
 	Note func(msg string)
 }
 
@@ -36,7 +39,10 @@ type Loaded struct {
 	*Problem
 	// Labels maps class indices to the user's label values.
 	Labels *Classes
-	// Scaler is the scaling fitted on all the files.
+	// Imputer completes rows with missing values before scaling; nil when
+	// no file misses a value (or under MissingError).
+	Imputer *Imputer
+	// Scaler is the scaling fitted on all the files (after the imputer).
 	Scaler *Scaler
 	// Features names the feature columns when a file does (CSV), else nil.
 	Features []string
@@ -81,6 +87,7 @@ func Load(sources []string, target string, opt *LoadOptions) (*Loaded, error) {
 	if err := DistinctFiles(append(slices.Clone(sources), target), "domain"); err != nil {
 		return nil, err
 	}
+	o.Read.AllowMissing = o.Missing != MissingError
 	src, tgt, err := readFiles(sources, target, o.Read)
 	if err != nil {
 		return nil, err
@@ -91,6 +98,20 @@ func Load(sources []string, target string, opt *LoadOptions) (*Loaded, error) {
 		return nil, err
 	}
 	noteMissingClasses(src, l.Labels, note)
+	if o.Missing != MissingError {
+		var notes []string
+		if l.Imputer, notes = fitImputer(o.Missing, all, len(src)); l.Imputer != nil {
+			if len(l.Imputer.Keep) == 0 {
+				return nil, fmt.Errorf("dataset: every feature misses values (policy %s): no feature is left", o.Missing)
+			}
+			for _, n := range notes {
+				note("%s", n)
+			}
+			if err := applyImputer(l.Imputer, all); err != nil {
+				return nil, err
+			}
+		}
+	}
 	for _, f := range all {
 		if f.Features != nil {
 			l.Features = f.Features

@@ -74,7 +74,8 @@ func TestReadCSVErrors(t *testing.T) {
 		{"header and blank lines", "a,b\n\n\n", nil, "no data rows"},
 		{"not a number", "f1,f2,f3\n1,2,3\n4,5,abc\n", nil, `src.csv: line 3, column "f3": "abc" is not a number`},
 		{"not a number at line 17", "f1,f2,f3\n" + strings.Repeat("1,2,3\n", 15) + "4,5,abc\n", nil, `src.csv: line 17, column "f3": "abc" is not a number`},
-		{"NaN", "a,b\n1,NaN\n", nil, `src.csv: line 2, column "b": "NaN" is not a finite number`},
+		{"NaN", "a,b\n1,NaN\n", nil, `src.csv: line 2, column "b": "NaN" is a missing value: choose a missing-value policy`},
+		{"infinite", "a,b\n1,-Inf\n", nil, `src.csv: line 2, column "b": "-Inf" is not a finite number`},
 		{"Inf", "a,b\n1,2\n-inf,1\n", nil, `line 3, column "a": "-inf" is not a finite number`},
 		{"overflow", "a,b\n1,1e999\n", nil, `line 2, column "b": "1e999" is outside the float64 range`},
 		{"empty value", "a,b\n1,\n", nil, `line 2, column "b": empty value`},
@@ -303,8 +304,8 @@ func TestReadDispatch(t *testing.T) {
 			t.Fatalf("%s: name %q", path, d.Name)
 		}
 	}
-	_, err := Read(filepath.Join(dir, "x.txt"), nil)
-	errContains(t, err, `x.txt: unknown file type ".txt" (want .csv, .npy, .npz or .mat)`)
+	_, err := Read(filepath.Join(dir, "x.doc"), nil)
+	errContains(t, err, `x.doc: unknown file type ".doc" (want .csv, .txt, .data, .npy, .npz or .mat)`)
 	_, err = Read(filepath.Join(dir, "noext"), nil)
 	errContains(t, err, "noext: no file name extension")
 }

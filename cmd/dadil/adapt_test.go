@@ -191,7 +191,7 @@ func TestAdaptErrors(t *testing.T) {
 	dir := t.TempDir()
 	src, tgt := synthFiles(t, dir, true)
 	bad := filepath.Join(dir, "bad.csv")
-	if err := os.WriteFile(bad, []byte("x1,x2,label\n1,NaN,10\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("x1,x2,label\n1,Inf,10\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
@@ -208,7 +208,7 @@ func TestAdaptErrors(t *testing.T) {
 		{"no target", []string{"adapt", "--source", src[0]}, 2, "--target is required"},
 		{"negative max-rows", adaptArgs(src, tgt, "--max-rows", "-1"), 2, "--max-rows -1"},
 		{"out under a file", adaptArgs(src, tgt, "--out", filepath.Join(tgt, "run")), 2, "is not a directory"},
-		{"NaN in a source", adaptArgs([]string{src[0], bad}, tgt, "--methods", "sa", "--out", out), 1, "bad.csv"},
+		{"Inf in a source", adaptArgs([]string{src[0], bad}, tgt, "--methods", "sa", "--out", out), 1, "bad.csv"},
 		{"missing target", adaptArgs(src, filepath.Join(dir, "none.csv"), "--out", out), 1, "none.csv"},
 	} {
 		code, _, stderr := runCLI(tc.args...)

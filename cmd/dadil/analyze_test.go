@@ -152,7 +152,7 @@ func TestAnalyzeBadInput(t *testing.T) {
 	src, tgt := synthFiles(t, dir, true)
 	out := filepath.Join(dir, "out")
 	bad := filepath.Join(dir, "bad.csv")
-	if err := os.WriteFile(bad, []byte("x1,x2,label\n1,NaN,1\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("x1,x2,label\n1,Inf,1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	data := []string{"--source", src[0], "--source", src[1], "--target", tgt}

@@ -17,6 +17,7 @@ type dataFlags struct {
 	sources multiFlag
 	target  string
 	scale   string
+	missing string
 	rf      readerFlags
 }
 
@@ -24,6 +25,7 @@ func (d *dataFlags) register(fs *flag.FlagSet) {
 	fs.Var(&d.sources, "source", "labeled source domain `PATH` (.csv, .npy, .npz or .mat); repeat for every source")
 	fs.StringVar(&d.target, "target", "", "target domain `PATH`; its labels, if any, are only used to report accuracy")
 	fs.StringVar(&d.scale, "scale", "minmax", "feature scaling over all domains together: `minmax`, standard or none")
+	fs.StringVar(&d.missing, "missing", "impute", "missing feature values (\"?\", empty cells, NA, NaN): `impute` with the sources' means, drop the features that miss any, or error")
 	d.rf.register(fs)
 }
 
@@ -36,6 +38,9 @@ func (d *dataFlags) check() error {
 		return usageError{errors.New("--target is required")}
 	}
 	if _, err := dataset.ParseScaling(d.scale); err != nil {
+		return usageError{err}
+	}
+	if _, err := dataset.ParseMissing(d.missing); err != nil {
 		return usageError{err}
 	}
 	return nil
@@ -74,8 +79,12 @@ func (d *dataFlags) load(note func(format string, a ...any)) (*dataset.Loaded, e
 	if err != nil {
 		return nil, usageError{err}
 	}
+	missing, err := dataset.ParseMissing(d.missing)
+	if err != nil {
+		return nil, usageError{err}
+	}
 	l, err := dataset.Load(d.sources, d.target, &dataset.LoadOptions{
-		Read: *d.rf.options(), Scaling: kind,
+		Read: *d.rf.options(), Scaling: kind, Missing: missing,
 		Note: func(msg string) { note("%s", msg) },
 	})
 	if errors.Is(err, dataset.ErrArgument) {

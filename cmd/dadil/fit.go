@@ -29,18 +29,21 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // readerFlags are the flags shared by commands that read domains.
 type readerFlags struct {
 	labelColumn, featuresVar, labelsVar string
+	noHeader                            bool
 }
 
 func (r *readerFlags) register(fs interface {
 	StringVar(*string, string, string, string)
+	BoolVar(*bool, string, bool, string)
 }) {
-	fs.StringVar(&r.labelColumn, "label-column", "", "CSV column holding the labels (default \"label\")")
+	fs.StringVar(&r.labelColumn, "label-column", "", "CSV column holding the labels (default \"label\"; with --no-header its number, counted from 1)")
+	fs.BoolVar(&r.noHeader, "no-header", false, "CSV and text files have no header row: their first row is data and columns are named 1, 2, …")
 	fs.StringVar(&r.featuresVar, "features-var", "", "features variable of .mat/.npz files (default: feas, fts or X; X for .npz)")
 	fs.StringVar(&r.labelsVar, "labels-var", "", "labels variable of .mat/.npz files (default: labels or y; y for .npz)")
 }
 
 func (r *readerFlags) options() *dataset.ReadOptions {
-	o := &dataset.ReadOptions{LabelColumn: r.labelColumn}
+	o := &dataset.ReadOptions{LabelColumn: r.labelColumn, NoHeader: r.noHeader}
 	if r.featuresVar != "" {
 		o.FeaturesVar = []string{r.featuresVar}
 	}

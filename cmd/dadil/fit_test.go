@@ -284,7 +284,8 @@ func TestFitBadInput(t *testing.T) {
 		{"no out", base("--source", src[0]), 2, "--out"},
 		{"out under a file", base("--source", src[0], "--out", filepath.Join(tgt, "run", "x")), 2, "is not a directory"},
 		{"unlabeled source", base("--source", unlabeled, "--out", filepath.Join(dir, "o2")), 1, "nolabel.csv has no labels"},
-		{"NaN", base("--source", nan, "--out", filepath.Join(dir, "o3")), 1, "nan.csv"},
+		{"NaN", base("--source", nan, "--missing", "error", "--out", filepath.Join(dir, "o3")), 1, "nan.csv: line 9, column \"x2\": \"NaN\" is a missing value"},
+		{"missing policy", base("--source", src[0], "--missing", "zero", "--out", filepath.Join(dir, "o3")), 2, "unknown missing-value policy \"zero\""},
 		{"dimensions", base("--source", src[0], "--source", three, "--out", filepath.Join(dir, "o4")), 1, "three.csv"},
 		{"empty", base("--source", empty, "--out", filepath.Join(dir, "o5")), 1, "empty.csv"},
 		{"single class", base("--source", single, "--out", filepath.Join(dir, "o6")), 1, "single class"},
@@ -410,5 +411,26 @@ func TestWriteDirAtomicChecksFirst(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Dir(dir)); len(entries) != 1 {
 		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// TestFitMissingValues: by default, missing feature values are imputed with
+// the sources' means and a note says so; the model then completes new data
+// the same way.
+func TestFitMissingValues(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	holes := filepath.Join(dir, "holes.csv")
+	p := synth.Generate(synth.Default(), 1)
+	writeCSV(t, holes, p.Sources[0], true, func(i int, row []string) []string {
+		if i%10 == 3 {
+			row[1] = "?"
+		}
+		return row
+	})
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCLI("fit", "--source", holes, "--source", src[1], "--target", tgt, "--out", out, "--epochs", "5")
+	if code != 0 || !strings.Contains(stderr, "holes.csv: 30 missing values, imputed with the sources' means") || !strings.Contains(stdout, "target accuracy") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
