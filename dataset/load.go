@@ -69,20 +69,13 @@ const MaxUnscaled = 1e100
 
 // Load reads a user's problem: the labeled source files, in order, and the
 // target file, whose labels, if any, only score (Problem.Test). It checks
-// that no file is given twice and that the files are compatible
-// (CheckCompatible), takes the classes from the sources' labels
-// (NewClasses), fits the scaler over all rows of all the files and scales
-// every domain, and encodes the labels as class indices. Errors name the
-// file at fault.
+// that no file is given twice, reads the files (Read, with the options'
+// Read settings; the target with LabelsOptional) and prepares the problem
+// with Prepare. Errors name the file at fault.
 func Load(sources []string, target string, opt *LoadOptions) (*Loaded, error) {
 	var o LoadOptions
 	if opt != nil {
 		o = *opt
-	}
-	note := func(format string, a ...any) {
-		if o.Note != nil {
-			o.Note(fmt.Sprintf(format, a...))
-		}
 	}
 	if err := DistinctFiles(append(slices.Clone(sources), target), "domain"); err != nil {
 		return nil, err
@@ -92,25 +85,43 @@ func Load(sources []string, target string, opt *LoadOptions) (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
+	return Prepare(src, tgt, &o)
+}
+
+// Prepare makes a problem of file contents: the labeled sources and the
+// target, whose labels, if any, only score. It checks that the files are
+// compatible (CheckCompatible), takes the classes from the sources' labels
+// (NewClasses), applies the options' Missing policy, fits the scaler over
+// all rows of all the files and scales every domain, and encodes the
+// labels as class indices. The files' features are replaced when missing
+// values are imputed or dropped; they are otherwise left as they are.
+func Prepare(src []*File, tgt *File, opt *LoadOptions) (*Loaded, error) {
+	var o LoadOptions
+	if opt != nil {
+		o = *opt
+	}
+	note := func(format string, a ...any) {
+		if o.Note != nil {
+			o.Note(fmt.Sprintf(format, a...))
+		}
+	}
+	for _, f := range src {
+		if f != nil && !f.Labeled() {
+			return nil, fmt.Errorf("source %s has no labels (no label column or labels variable)", f.label(0))
+		}
+	}
 	all := append(slices.Clone(src), tgt)
+	if err := CheckCompatible(all...); err != nil {
+		return nil, err
+	}
 	l := &Loaded{}
+	var err error
 	if l.Labels, err = NewClasses(src...); err != nil {
 		return nil, err
 	}
 	noteMissingClasses(src, l.Labels, note)
-	if o.Missing != MissingError {
-		var notes []string
-		if l.Imputer, notes = fitImputer(o.Missing, all, len(src)); l.Imputer != nil {
-			if len(l.Imputer.Keep) == 0 {
-				return nil, fmt.Errorf("dataset: every feature misses values (policy %s): no feature is left", o.Missing)
-			}
-			for _, n := range notes {
-				note("%s", n)
-			}
-			if err := applyImputer(l.Imputer, all); err != nil {
-				return nil, err
-			}
-		}
+	if err := l.impute(o.Missing, all, len(src), note); err != nil {
+		return nil, err
 	}
 	for _, f := range all {
 		if f.Features != nil {
@@ -132,8 +143,27 @@ func Load(sources []string, target string, opt *LoadOptions) (*Loaded, error) {
 	return l, nil
 }
 
+// impute fits and applies the missing-value policy m to the files, the
+// first sources of them the sources.
+func (l *Loaded) impute(m Missing, all []*File, sources int, note func(string, ...any)) error {
+	if m == MissingError {
+		return nil
+	}
+	var notes []string
+	if l.Imputer, notes = fitImputer(m, all, sources); l.Imputer == nil {
+		return nil
+	}
+	if len(l.Imputer.Keep) == 0 {
+		return fmt.Errorf("dataset: every feature misses values (policy %s): no feature is left", m)
+	}
+	for _, n := range notes {
+		note("%s", n)
+	}
+	return applyImputer(l.Imputer, all)
+}
+
 // readFiles reads the sources, which must carry labels, and the target,
-// whose labels are optional, and checks that they are compatible.
+// whose labels are optional.
 func readFiles(sources []string, target string, opt ReadOptions) ([]*File, *File, error) {
 	var src []*File
 	for _, p := range sources {
@@ -151,9 +181,6 @@ func readFiles(sources []string, target string, opt ReadOptions) ([]*File, *File
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := CheckCompatible(append(slices.Clone(src), tgt)...); err != nil {
-		return nil, nil, err
-	}
 	return src, tgt, nil
 }
 
@@ -168,7 +195,7 @@ func noteMissingClasses(src []*File, c *Classes, note func(string, ...any)) {
 			}
 		}
 		if len(missing) > 0 {
-			note("source %s has no rows of class %v (of %v)", f.Path, missing, c.Values)
+			note("source %s has no rows of class %v (of %v)", f.label(0), missing, c.Values)
 		}
 	}
 }
@@ -178,7 +205,7 @@ func noteMissingClasses(src []*File, c *Classes, note func(string, ...any)) {
 func checkUnscaled(files []*File) error {
 	for _, f := range files {
 		if i, j, ok := linalg.FirstEntryAbove(f.X, MaxUnscaled); !ok {
-			return argError{fmt.Sprintf("%s: row %d, feature %d is %g: with --scale none, features beyond ±%g make squared distances overflow; use --scale minmax or standard", f.Path, i+1, j+1, f.X.At(i, j), MaxUnscaled)}
+			return argError{fmt.Sprintf("%s: row %d, feature %d is %g: with --scale none, features beyond ±%g make squared distances overflow; use --scale minmax or standard", f.label(0), i+1, j+1, f.X.At(i, j), MaxUnscaled)}
 		}
 	}
 	return nil
@@ -186,7 +213,7 @@ func checkUnscaled(files []*File) error {
 
 // build scales the files and encodes their labels into l.Problem.
 func (l *Loaded) build(src []*File, tgt *File, note func(string, ...any)) error {
-	p := &Problem{Name: filepath.Base(tgt.Path), Classes: l.Labels.Len()}
+	p := &Problem{Name: filepath.Base(tgt.label(0)), Classes: l.Labels.Len()}
 	for _, f := range src {
 		sf, err := l.Scaler.TransformFile(f)
 		if err != nil {
@@ -194,20 +221,20 @@ func (l *Loaded) build(src []*File, tgt *File, note func(string, ...any)) error 
 		}
 		y, err := l.Labels.Encode(f.Labels)
 		if err != nil {
-			return fmt.Errorf("%s: %w", f.Path, err)
+			return fmt.Errorf("%s: %w", f.label(0), err)
 		}
-		p.Sources = append(p.Sources, Domain{Name: f.Path, X: sf.X, Y: y})
+		p.Sources = append(p.Sources, Domain{Name: f.label(0), X: sf.X, Y: y})
 	}
 	st, err := l.Scaler.TransformFile(tgt)
 	if err != nil {
 		return err
 	}
-	p.Target = Domain{Name: tgt.Path, X: st.X}
+	p.Target = Domain{Name: tgt.label(0), X: st.X}
 	if tgt.Labeled() {
 		var truth []int
 		truth, l.Unknown = l.Labels.Indices(tgt.Labels)
-		p.Test = &Domain{Name: tgt.Path, X: st.X, Y: truth}
-		note("the target %s carries labels: they are used only to report accuracy, never to fit", tgt.Path)
+		p.Test = &Domain{Name: tgt.label(0), X: st.X, Y: truth}
+		note("the target %s carries labels: they are used only to report accuracy, never to fit", tgt.label(0))
 		if len(l.Unknown) > 0 {
 			note("target labels %v do not occur in the sources; those rows count as errors", l.Unknown)
 		}

@@ -145,7 +145,7 @@ func missingNotes(m Missing, files []*File, missing [][]int, im *Imputer) []stri
 			if m == MissingDrop {
 				what = "their features dropped"
 			}
-			notes = append(notes, fmt.Sprintf("%s: %d missing values, %s", f.Path, total, what))
+			notes = append(notes, fmt.Sprintf("%s: %d missing values, %s", f.label(i), total, what))
 		}
 	}
 	if dropped := im.Features - len(im.Keep); dropped > 0 {
@@ -208,7 +208,7 @@ func applyImputer(im *Imputer, files []*File) error {
 	for _, f := range files {
 		X, err := im.Apply(f.X)
 		if err != nil {
-			return fmt.Errorf("%w (%s)", err, f.Path)
+			return fmt.Errorf("%w (%s)", err, f.label(0))
 		}
 		f.X = X
 		if f.Features != nil {

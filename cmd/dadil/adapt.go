@@ -190,15 +190,9 @@ func runAdapt(args []string, e *env) error {
 // seeded by --seed, DaDiL with the dictionary settings set, and the
 // transport-based methods capped at --max-rows rows per domain.
 func (c *adaptCommand) builder(name string, set dictionary.Settings) func() adapt.Method {
+	cfg := &adapt.Config{Seed: c.dict.seed, Dictionary: &set, MaxRows: c.maxRows}
 	return func() adapt.Method {
-		m, _ := adapt.New(name, c.dict.seed)
-		if d, ok := m.(*adapt.DaDiL); ok {
-			s := set
-			d.Settings = &s
-		}
-		if c.maxRows > 0 && adapt.DenseTransport(name) {
-			m = &adapt.Subsampled{Method: m, MaxRows: c.maxRows, Seed: c.dict.seed}
-		}
+		m, _ := cfg.New(name)
 		return m
 	}
 }

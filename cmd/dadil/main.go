@@ -104,6 +104,7 @@ func groups() map[string]map[string]command {
 			"dadil":            {"time DaDiL fits (paper setting) side by side with a Python reference", runBenchDaDiL},
 			"cwru":             {"reproduce the paper's CWRU fault-diagnosis experiment (Table 5) from the raw recordings", runBenchCWRU},
 			"cwru-encoder":     {"score CWRU encoder settings on held-out source loads, without the target", runBenchCWRUEncoder},
+			"suite":            {"every method on every target of the development suite's data sets", runBenchSuite},
 		},
 	}
 }

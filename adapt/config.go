@@ -1,0 +1,35 @@
+package adapt
+
+import "github.com/dadil/dadil/dictionary"
+
+// Config builds methods by name with the choices every method of one
+// comparison shares, as dadil adapt and the benchmarks do: one seed, the
+// settings of DaDiL's dictionary, and a cap on the rows of the methods whose
+// transport plans grow with the product of the domains' sizes.
+type Config struct {
+	// Seed seeds every method's random choices.
+	Seed uint64
+	// Dictionary, when not nil, holds the settings of dadil-r and dadil-e
+	// (a copy is made for every method); nil selects New's.
+	Dictionary *dictionary.Settings
+	// MaxRows, when positive, fits the DenseTransport methods on at most
+	// MaxRows rows of every domain (Subsampled, seeded by Seed).
+	MaxRows int
+}
+
+// New returns the method called name (one of Names) under the
+// configuration.
+func (c *Config) New(name string) (Method, error) {
+	m, err := New(name, c.Seed)
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := m.(*DaDiL); ok && c.Dictionary != nil {
+		s := *c.Dictionary
+		d.Settings = &s
+	}
+	if c.MaxRows > 0 && DenseTransport(name) {
+		m = &Subsampled{Method: m, MaxRows: c.MaxRows, Seed: c.Seed}
+	}
+	return m, nil
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/bench"
+)
+
+// suiteCommand holds the flags of dadil bench suite.
+type suiteCommand struct {
+	data, sets, methods, json string
+	seed                      uint64
+	workers, maxRows          int
+	quiet                     bool
+}
+
+func parseSuite(args []string, e *env) (*suiteCommand, error) {
+	c := &suiteCommand{}
+	fs := newFlags("dadil bench suite", e)
+	fs.StringVar(&c.data, "data", "", "`DIR` holding the data sets' folders (../shared/data)")
+	fs.StringVar(&c.sets, "sets", strings.Join(bench.SuiteSetNames, ","), "comma-separated `LIST` of data sets")
+	fs.StringVar(&c.methods, "methods", "all", "comma-separated `LIST` of methods ("+strings.Join(adapt.Names(), ", ")+"), or all")
+	fs.StringVar(&c.json, "json", "", "write every result to `FILE` as JSON")
+	fs.Uint64Var(&c.seed, "seed", 1, "random seed of every method (and of the CWRU windows)")
+	fs.IntVar(&c.workers, "workers", 0, "fits run at once (0: one per core); results do not depend on it")
+	fs.IntVar(&c.maxRows, "max-rows", 2000, "rows of every domain for the transport-based methods, as dadil adapt")
+	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: dadil bench suite --data DIR [--sets LIST] [--methods LIST] [--json FILE]")
+		fmt.Fprintln(fs.Output(), "\nRuns every method on every target of every data set of the development suite, each domain in")
+		fmt.Fprintln(fs.Output(), "turn the target and the others its sources, prepared as dadil adapt prepares files by default,")
+		fmt.Fprintln(fs.Output(), "and prints each method's mean score per data set (balanced accuracy where classes are")
+		fmt.Fprintln(fs.Output(), "imbalanced), its rank there, and its mean rank.")
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	if c.data == "" {
+		return nil, usageError{fmt.Errorf("--data is required")}
+	}
+	if err := checkWorkers(c.workers); err != nil {
+		return nil, err
+	}
+	if c.json != "" {
+		if err := checkOutput("--json", c.json); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func runBenchSuite(args []string, e *env) error {
+	c, err := parseSuite(args, e)
+	if err != nil {
+		return err
+	}
+	methods, err := requestedMethods(c.methods)
+	if err != nil {
+		return usageError{err}
+	}
+	start := time.Now()
+	sets, notes, err := bench.LoadSuite(c.data, splitList(c.sets), c.seed)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		fmt.Fprintln(e.stderr, "note:", n)
+	}
+	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: c.seed, MaxRows: c.maxRows}, Workers: c.workers}
+	if !c.quiet {
+		opt.Progress = benchProgress(e)
+	}
+	results, err := bench.RunSuite(sets, opt)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, s := range sets {
+		names = append(names, s.Name)
+		fmt.Fprintf(e.stdout, "- %s: %s (%d targets%s)\n", s.Name, s.Protocol, len(s.Domains), map[bool]string{true: ", balanced accuracy"}[s.Balanced])
+	}
+	fmt.Fprintf(e.stdout, "\nMean score per data set (rank), seed %d; %s.\n\n", c.seed, time.Since(start).Round(time.Second))
+	fmt.Fprint(e.stdout, bench.Summarize(results, names, methods).Markdown())
+	if c.json != "" {
+		return writeBenchJSON(c.json, map[string]any{"benchmark": "suite", "seed": c.seed, "results": results})
+	}
+	return nil
+}
