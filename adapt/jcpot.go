@@ -110,22 +110,16 @@ const jcpotBound = 100
 // library defaults to ε = 1 on raw costs and 10 Bregman iterations; other
 // implementations use ε = 0.1 on costs divided by their maximum. Here the
 // costs are divided by their maximum and the defaults, our choices, are
-// ε = 1e-3, MaxIter 1000 and Tol 1e-7. A small ε matters: on the
-// target-shift problem of the tests (target proportions 0.6/0.3/0.1,
-// overlapping classes) ε = 0.1 estimates (0.50, 0.29, 0.21) and ε ≤ 0.01
-// about (0.62, 0.27, 0.10); on Caltech-Office SURF features (min-max
-// scaled, whole domains), label propagation reaches 36% on Webcam with
-// ε = 1e-3, 42% with 3e-4, and 20% with 0.01 or 0.1 (30% on average over
-// the four targets with ε = 1e-3). There the classes' conditional
-// distributions differ between domains, against the method's assumption,
-// and ĥ is far from uniform although the domains are nearly balanced;
-// the re-weighted classifier then does better with a large ε, whose ĥ
-// stays near uniform (56% on average with ε = 0.1, 41% with 1e-3, 55%
-// for source-only). The iteration converges fast
-// on the synthetic problem (h stable to 1e-3 after 10 iterations) but
-// slowly on Caltech-Office (Webcam: 31% after 10 iterations, 35% after
-// 100, 36% after 1000, still short of Tol), hence the generous cap.
-// Source weights λ_k are uniform, as in the authors' code.
+// ε = 1e-3, MaxIter 1000 and Tol 1e-7. A small ε matters: a large one
+// blurs the couplings, which pulls the estimated proportions ĥ towards
+// uniform and mixes the classes in label propagation. When the classes'
+// conditional distributions differ between domains, against the method's
+// assumption, ĥ can be far from uniform even for nearly balanced domains;
+// the re-weighted classifier (Reweight) then does better with a large ε,
+// whose ĥ stays near uniform. On real features the iteration may need
+// hundreds of iterations to settle, hence the generous cap. See
+// docs/defaults.md for measurements. Source weights λ_k are uniform, as in
+// the authors' code.
 //
 // JCPOT is deterministic: it makes no random choice. An iteration costs
 // O(Σ_k n_k m) operations, and Fit holds two n_k×m matrices per source;

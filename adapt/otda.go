@@ -55,9 +55,7 @@ const (
 // 0.1 for the cost normalised to a maximum of 1, with p = 1/2 and 10
 // majorisation-minimisation iterations (the defaults of ot.SinkhornLpl1)
 // and at most DefaultOTDAInnerIter Sinkhorn iterations per inner solve.
-// On Caltech-Office (SURF, whole domains, every target) the mean accuracy
-// moved by less than 2 points over RegE ∈ [0.01, 0.1] and
-// RegCl ∈ [0.001, 1].
+// See docs/defaults.md for the accuracy over a range of RegE and RegCl.
 type OTDA struct {
 	// Sinkhorn selects the class-regularised entropic variant.
 	Sinkhorn bool
@@ -87,10 +85,8 @@ type OTDA struct {
 // Once the class term has taken effect the majorised problems are nearly
 // degenerate and Sinkhorn converges slowly (see ot.SinkhornLpl1); every
 // majorisation step continues from the potentials reached by the previous
-// one. On Caltech-Office (SURF, 800 features, 1000–2000 × 300–1100
-// transport problems) caps of 30, 50, 100 and 200 gave the same accuracy
-// within 1%, at a cost proportional to the cap (about 2 s per Fit at 50 on
-// two cores).
+// one, so a moderate cap loses little accuracy, while the cost of a Fit
+// grows in proportion to it (see docs/defaults.md).
 const DefaultOTDAInnerIter = 50
 
 // NewOTDAEMD returns OTDA with exact transport ("otda-emd").

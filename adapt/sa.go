@@ -46,10 +46,9 @@ const DefaultSAComponents = 64
 // not report the d of its SA baseline. SA uses a fixed d = Components
 // (default DefaultSAComponents = 64, a choice of this package), capped by
 // the number of principal directions of positive variance of either
-// domain (at most min(n−1, D) for n rows of dimension D). On Caltech-Office
-// (SURF, min-max scaled, A+C+D → W) d = 20, 64 and 100 gave 46%, 51% and
-// 50% accuracy. Features are used as given (callers scale them) and
-// centred per domain.
+// domain (at most min(n−1, D) for n rows of dimension D); see
+// docs/defaults.md for other values of d. Features are used as given
+// (callers scale them) and centred per domain.
 type SA struct {
 	// Components is the subspace dimension d; zero means
 	// DefaultSAComponents. It must not be negative.

@@ -30,11 +30,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/internal/linalg"
+	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/ot"
 )
 
@@ -224,22 +224,14 @@ func solve(measures []Measure, alpha []float64, s *Settings, labeled bool) (*Res
 	prev := math.NaN()
 	for it := 1; it <= set.MaxIter; it++ {
 		// Transport problems, in parallel.
-		errs := make([]error, K)
-		var wg sync.WaitGroup
-		sem := make(chan struct{}, set.Workers)
-		for k := range work {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(k int) {
-				defer func() { <-sem; wg.Done() }()
-				errs[k] = work[k].transport(&res.Measure, set.Beta, labeled, &res.Plans[k])
-			}(k)
-		}
-		wg.Wait()
-		for k, err := range errs {
-			if err != nil {
-				return nil, fmt.Errorf("barycenter: measure %d: %w", k, err)
+		err := par.Run(K, set.Workers, func(k int) error {
+			if err := work[k].transport(&res.Measure, set.Beta, labeled, &res.Plans[k]); err != nil {
+				return fmt.Errorf("barycenter: measure %d: %w", k, err)
 			}
+			return nil
+		}, nil)
+		if err != nil {
+			return nil, err
 		}
 		J := 0.0
 		for k := range work {

@@ -138,20 +138,20 @@ func (u *UniformSolver) Solve(dst *UniformResult, s *Stack, alpha []float64, ini
 	}
 	dst.Converged = false
 	prev := math.NaN()
-	errs := make([]error, s.k)
 	for it := 1; it <= u.MaxIter; it++ {
 		u.support(s)
 		if s.c > 0 {
 			u.labels(s)
 		}
-		u.eachPair(s.k, func(k int) {
-			dst.Costs[k], errs[k] = u.pairCost(s, dst.Match[k], k)
+		err := u.eachPair(s.k, func(k int) (err error) {
+			dst.Costs[k], err = u.pairCost(s, dst.Match[k], k)
+			return err
 		})
+		if err != nil {
+			return err
+		}
 		J := 0.0
 		for k := 0; k < s.k; k++ {
-			if errs[k] != nil {
-				return errs[k]
-			}
 			J += alpha[k] * dst.Costs[k]
 		}
 		dst.History = append(dst.History, J)
@@ -284,15 +284,19 @@ func (u *UniformSolver) update(s *Stack, match [][]int, alpha []float64) {
 	}
 }
 
-// eachPair runs f(k) for k < K, on Workers goroutines.
-func (u *UniformSolver) eachPair(K int, f func(k int)) {
+// eachPair runs f(k) for every k < K, on Workers goroutines, and returns
+// the error of the lowest k that failed (see par.Run).
+func (u *UniformSolver) eachPair(K int, f func(k int) error) error {
 	if u.Workers <= 1 {
+		var first error
 		for k := 0; k < K; k++ {
-			f(k)
+			if err := f(k); err != nil && first == nil {
+				first = err
+			}
 		}
-		return
+		return first
 	}
-	par.ForEach(K, u.Workers, f, nil)
+	return par.Run(K, u.Workers, f, nil)
 }
 
 // sumInto sets dst to Σ_t w_t rows(t) over the terms ts, term by term

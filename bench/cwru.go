@@ -13,8 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/signal"
 )
 
@@ -263,27 +263,22 @@ func LoadCWRU(dir string, files []CWRUFile, window int) (*CWRU, error) {
 		}
 	}
 	out := make([]recording, len(jobs))
-	errs := make([]error, len(jobs))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 4)
-	for i, j := range jobs {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			path := filepath.Join(dir, filepath.FromSlash(j.f.Path))
-			x, v, err := signal.ReadChannel(path, j.f.Variable, "DE")
-			if err == nil && len(x) < window {
-				err = fmt.Errorf("%s: variable %s has %d samples, fewer than a window of %d", path, v, len(x), window)
-			}
-			out[i], errs[i] = recording{path: path, x: x}, err
-		}()
-	}
-	wg.Wait()
-	for i, j := range jobs {
-		if errs[i] != nil {
-			return nil, fmt.Errorf("bench: cwru: %w", errs[i])
+	err = par.Run(len(jobs), 4, func(i int) error {
+		path := filepath.Join(dir, filepath.FromSlash(jobs[i].f.Path))
+		x, v, err := signal.ReadChannel(path, jobs[i].f.Variable, "DE")
+		if err == nil && len(x) < window {
+			err = fmt.Errorf("%s: variable %s has %d samples, fewer than a window of %d", path, v, len(x), window)
 		}
+		if err != nil {
+			return fmt.Errorf("bench: cwru: %w", err)
+		}
+		out[i] = recording{path: path, x: x}
+		return nil
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	for i, j := range jobs {
 		c.rec[j.d][j.k] = append(c.rec[j.d][j.k], out[i])
 	}
 	for d, dom := range c.Domains {

@@ -66,28 +66,26 @@ func paperMember(name string, settings func(seed uint64) *dictionary.Settings, u
 	}}
 }
 
-// cwruFamilies returns every method of the CWRU benchmark, in table order.
+// cwruFamilies returns every method of the CWRU benchmark, in table order:
+// the encoder's own classification, then the families of the Caltech-Office
+// benchmark, the methods of adapt.DenseTransport fitted on at most
+// CWRUOTRows rows per domain, and DaDiL in the paper's setting as two fits
+// (dictionary.PaperCWRU with K = 8 for DaDiL-R, K = 3 for DaDiL-E).
 func cwruFamilies() []cwruFamily {
-	fams := []cwruFamily{
-		{members: []string{"mlp"}, spectra: true, fit: func(e *CWRUExperiment, _ uint64) ([]func(*mat.Dense) ([]int, error), error) {
-			return []func(*mat.Dense) ([]int, error){e.Encoder.Predict}, nil
-		}},
-		fromFamily(named("source-only"), 0),
-	}
-	for _, f := range baselineFamilies() {
+	encoder := cwruFamily{members: []string{"mlp"}, spectra: true, fit: func(e *CWRUExperiment, _ uint64) ([]func(*mat.Dense) ([]int, error), error) {
+		return []func(*mat.Dense) ([]int, error){e.Encoder.Predict}, nil
+	}}
+	fam := func(members []string) cwruFamily {
 		n := 0
-		if adapt.DenseTransport(f.members[0]) {
+		if adapt.DenseTransport(members[0]) {
 			n = CWRUOTRows
 		}
-		fams = append(fams, fromFamily(f, n))
+		return fromFamily(named(members), n)
 	}
-	fams = append(fams,
-		fromFamily(named("wbr-r", "wbr-e"), CWRUOTRows),
+	return append([]cwruFamily{encoder}, tableFamilies(fam,
 		paperMember("dadil-r-paper", func(seed uint64) *dictionary.Settings { return dictionary.PaperCWRU(8, seed) }, true),
 		paperMember("dadil-e-paper", func(seed uint64) *dictionary.Settings { return dictionary.PaperCWRU(3, seed) }, false),
-		fromFamily(named("dadil-r", "dadil-e"), 0),
-	)
-	return fams
+	)...)
 }
 
 // CWRUMethodNames returns the names of the methods of the CWRU benchmark,
@@ -215,9 +213,12 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 					return nil, err
 				}
 				results := make([][]Result, len(jobs))
-				errs := make([]error, len(jobs))
-				par.ForEach(len(jobs), opt.Workers, func(i int) {
-					results[i], errs[i] = runCWRUJob(e, jobs[i].fam, jobs[i].members, expSeed, rep)
+				err = par.Run(len(jobs), opt.Workers, func(i int) (err error) {
+					results[i], err = runCWRUJob(e, jobs[i].fam, jobs[i].members, expSeed, rep)
+					if err != nil {
+						return fmt.Errorf("bench: cwru: %s on %s: %w", strings.Join(jobs[i].fam.members, "/"), what, err)
+					}
+					return nil
 				}, func(i int) {
 					done++
 					if opt.Progress != nil {
@@ -228,10 +229,10 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 						opt.Progress(done, total, strings.Join(names, "/")+" on "+what, time.Since(start))
 					}
 				})
-				for i, r := range results {
-					if errs[i] != nil {
-						return nil, fmt.Errorf("bench: cwru: %s on %s: %w", strings.Join(jobs[i].fam.members, "/"), what, errs[i])
-					}
+				if err != nil {
+					return nil, err
+				}
+				for _, r := range results {
 					if heldOut != "" {
 						for j := range r {
 							r[j].Target, r[j].HeldOut = target, heldOut

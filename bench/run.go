@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -38,8 +39,8 @@ type family struct {
 
 // named is the family of the method of adapt.New called members[0] and,
 // for a dictionary method, of its sibling members[1] (adapt.Predictors),
-// which shares its fit.
-func named(members ...string) family {
+// which shares its fit: one fit of adapt.Group.
+func named(members []string) family {
 	return fromMethod(members, func(seed uint64) (adapt.Method, error) { return adapt.New(members[0], seed) })
 }
 
@@ -62,17 +63,28 @@ func fromMethod(members []string, build func(seed uint64) (adapt.Method, error))
 	}}
 }
 
-// families returns every method of the benchmark, in table order.
+// families returns every method of the benchmark, in table order: the
+// methods of package adapt and DaDiL in the paper's setting
+// (dictionary.Paper), "dadil-r-paper" and "dadil-e-paper".
 func families() []family {
-	fams := []family{named("source-only")}
-	fams = append(fams, baselineFamilies()...)
-	fams = append(fams,
-		named("wbr-r", "wbr-e"),
-		fromMethod([]string{"dadil-r-paper", "dadil-e-paper"}, func(seed uint64) (adapt.Method, error) {
-			return adapt.NewDaDiLR(dictionary.Paper(seed)), nil
-		}),
-		named("dadil-r", "dadil-e"),
-	)
+	paper := fromMethod([]string{"dadil-r-paper", "dadil-e-paper"}, func(seed uint64) (adapt.Method, error) {
+		return adapt.NewDaDiLR(dictionary.Paper(seed)), nil
+	})
+	return tableFamilies(named, paper)
+}
+
+// tableFamilies returns the families of the fits of adapt.Group(adapt.Names()),
+// made by fam, in the order of the paper's tables, with the benchmark's
+// families of DaDiL in the paper's setting, paper, placed before the
+// defaults' "dadil-r" and "dadil-e".
+func tableFamilies[F any](fam func(members []string) F, paper ...F) []F {
+	var fams []F
+	for _, fit := range adapt.Group(adapt.Names()) {
+		if fit[0] == "dadil-r" {
+			fams = append(fams, paper...)
+		}
+		fams = append(fams, fam(fit))
+	}
 	return fams
 }
 
@@ -161,27 +173,24 @@ func RunOfficeCaltech(o *OfficeCaltech, opt Options) ([]Result, error) {
 		}
 	}
 	results := make([][]Result, len(exps))
-	errs := make([]error, len(exps))
 	start := time.Now()
 	done := 0
-	par.ForEach(len(exps), opt.Workers, func(i int) {
-		results[i], errs[i] = runExperiment(o, exps[i], opt.Seed, opt.HeldOutSources)
+	err = par.Run(len(exps), opt.Workers, func(i int) (err error) {
+		results[i], err = runExperiment(o, exps[i], opt.Seed, opt.HeldOutSources)
+		if err != nil {
+			return fmt.Errorf("bench: %s: %w", describe(exps[i], opt.HeldOutSources), err)
+		}
+		return nil
 	}, func(i int) {
 		done++
 		if opt.Progress != nil {
-			e := exps[i]
-			opt.Progress(done, len(exps), describe(e, opt.HeldOutSources), time.Since(start))
+			opt.Progress(done, len(exps), describe(exps[i], opt.HeldOutSources), time.Since(start))
 		}
 	})
-	var out []Result
-	for i, r := range results {
-		if errs[i] != nil {
-			e := exps[i]
-			return nil, fmt.Errorf("bench: %s: %w", describe(e, opt.HeldOutSources), errs[i])
-		}
-		out = append(out, r...)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return slices.Concat(results...), nil
 }
 
 // describe names an experiment in progress lines and errors.

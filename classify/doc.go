@@ -59,7 +59,11 @@
 // approximate Wolfe conditions of Hager and Zhang, so that small GradTol
 // can be met. Training starts at W = 0, b = 0 and stops once
 // ‖∇L‖_∞ < GradTol (default 1e-6) or after MaxIter iterations (default
-// 1000).
+// 1000), or earlier when the line search finds no point with a lower loss
+// (the loss flat to rounding). Result.Status tells which, as the
+// optimize.Status of gonum that package dictionary also reports:
+// optimize.GradientThreshold, optimize.IterationLimit or
+// optimize.MethodConverge respectively.
 //
 // The optimiser works in the shifted coordinates (W, b̃), b̃ = b + Wμ,
 // where μ = (1/S) Σ_i s_i x_i is the weighted mean of the samples, so that

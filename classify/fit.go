@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
 
 	"github.com/dadil/dadil/internal/linalg"
 )
@@ -76,8 +77,15 @@ type Result struct {
 	// the data; the gradient costs about as much again).
 	Iterations, Evaluations int
 
-	// Status is the reason training stopped.
-	Status Status
+	// Status is the reason training stopped: optimize.GradientThreshold
+	// once ‖∇L‖_∞ < GradTol, optimize.IterationLimit after MaxIter
+	// iterations, or optimize.MethodConverge when the line search finds no
+	// point with a lower loss, which happens when the loss is flat to
+	// floating-point precision, typically with ‖∇L‖_∞ barely above
+	// GradTol. (Gonum's own line searches report that case as
+	// optimize.Failure with optimize.ErrNoProgress; here it is no error:
+	// the model returned is the best found.)
+	Status optimize.Status
 }
 
 // Fit trains a softmax regression on the n×d features X, which may hold

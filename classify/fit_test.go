@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
 )
 
 // gradAt returns L and ∇L at model m, recomputed from scratch.
@@ -35,7 +36,7 @@ func TestSeparableGaussians(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !r.Converged || r.Status != GradConverged {
+		if !r.Converged || r.Status != optimize.GradientThreshold {
 			t.Errorf("d=%d: not converged: %+v", d, r)
 		}
 		Xt, lt := drawClusters(rng, means, 3000, 1)
@@ -397,7 +398,7 @@ func TestSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Iterations != 3 || r.Converged || r.Status != IterationLimit {
+	if r.Iterations != 3 || r.Converged || r.Status != optimize.IterationLimit {
 		t.Errorf("MaxIter 3: %+v", *r)
 	}
 	// A loose GradTol stops early too.
@@ -405,20 +406,24 @@ func TestSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Converged || r.GradNorm >= 1e-2 || r.Status != GradConverged {
+	if !r.Converged || r.GradNorm >= 1e-2 || r.Status != optimize.GradientThreshold {
 		t.Errorf("GradTol 1e-2: %+v", *r)
 	}
 }
 
+// TestStatusString: the stop statuses keep their names, and only the
+// iteration cap counts as an early end (optimize.Status.Early).
 func TestStatusString(t *testing.T) {
-	for s, want := range map[Status]string{
-		GradConverged:  "GradConverged",
-		IterationLimit: "IterationLimit",
-		NoProgress:     "NoProgress",
-		Status(9):      "Status(9)",
+	for s, want := range map[optimize.Status]string{
+		optimize.GradientThreshold: "GradientThreshold",
+		optimize.IterationLimit:    "IterationLimit",
+		optimize.MethodConverge:    "MethodConverge",
 	} {
 		if got := s.String(); got != want {
 			t.Errorf("%d: %q, want %q", int(s), got, want)
+		}
+		if s.Early() != (s == optimize.IterationLimit) {
+			t.Errorf("%v: Early() = %v", s, s.Early())
 		}
 	}
 }

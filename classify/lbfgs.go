@@ -1,38 +1,11 @@
 package classify
 
 import (
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/optimize"
 )
-
-// Status is the reason training stopped.
-type Status int
-
-const (
-	// GradConverged means ‖∇L‖_∞ < GradTol.
-	GradConverged Status = iota
-	// IterationLimit means MaxIter iterations were performed.
-	IterationLimit
-	// NoProgress means the line search found no point with a lower loss,
-	// which happens when the loss is flat to floating-point precision,
-	// typically with ‖∇L‖_∞ barely above GradTol.
-	NoProgress
-)
-
-// String returns the name of the status.
-func (s Status) String() string {
-	switch s {
-	case GradConverged:
-		return "GradConverged"
-	case IterationLimit:
-		return "IterationLimit"
-	case NoProgress:
-		return "NoProgress"
-	}
-	return fmt.Sprintf("Status(%d)", int(s))
-}
 
 // L-BFGS and line-search constants.
 const (
@@ -72,9 +45,10 @@ type lbfgs struct {
 
 // minimize runs L-BFGS from x0, which it overwrites with the final point.
 // It returns the final value and gradient, the number of iterations and the
-// reason for stopping. It stops when fn.norm of the gradient is below
-// gradTol.
-func minimize(fn function, x0 []float64, maxIter int, gradTol float64) (f float64, g []float64, iter int, st Status) {
+// reason for stopping (see Result.Status): optimize.GradientThreshold when
+// fn.norm of the gradient is below gradTol, optimize.IterationLimit after
+// maxIter iterations, optimize.MethodConverge when no step lowers f.
+func minimize(fn function, x0 []float64, maxIter int, gradTol float64) (f float64, g []float64, iter int, st optimize.Status) {
 	n := len(x0)
 	l := &lbfgs{
 		fn:    fn,
@@ -95,15 +69,15 @@ func minimize(fn function, x0 []float64, maxIter int, gradTol float64) (f float6
 }
 
 // run iterates from l.x until convergence or maxIter iterations.
-func (l *lbfgs) run(maxIter int, gradTol float64) (f float64, iter int, st Status) {
+func (l *lbfgs) run(maxIter int, gradTol float64) (f float64, iter int, st optimize.Status) {
 	f = l.fn.Func(l.x)
 	l.fn.Grad(l.g, l.x)
 	for ; ; iter++ {
 		if l.fn.norm(l.g) < gradTol {
-			return f, iter, GradConverged
+			return f, iter, optimize.GradientThreshold
 		}
 		if iter >= maxIter {
-			return f, iter, IterationLimit
+			return f, iter, optimize.IterationLimit
 		}
 		step := l.direction()
 		d0 := floats.Dot(l.g, l.p)
@@ -113,12 +87,12 @@ func (l *lbfgs) run(maxIter int, gradTol float64) (f float64, iter int, st Statu
 			step = l.direction()
 			d0 = floats.Dot(l.g, l.p)
 			if !(d0 < 0) {
-				return f, iter, NoProgress
+				return f, iter, optimize.MethodConverge
 			}
 		}
 		fNew, ok := l.lineSearch(f, d0, step)
 		if !ok {
-			return f, iter, NoProgress
+			return f, iter, optimize.MethodConverge
 		}
 		l.update()
 		f = fNew

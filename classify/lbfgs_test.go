@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/optimize"
 )
 
 // testFunc adapts closures to the function interface.
@@ -87,7 +88,7 @@ func TestMinimize(t *testing.T) {
 				dist = math.Max(dist, math.Abs(v-1))
 			}
 			t.Logf("f %.17g, ‖g‖∞ %.3g, %d iterations, %d evaluations, %v, max |x−1| %.2g", f, gn, iter, tc.fn.evals, st, dist)
-			if st != GradConverged || gn >= tc.gradTol {
+			if st != optimize.GradientThreshold || gn >= tc.gradTol {
 				t.Errorf("status %v, ‖g‖∞ = %g", st, gn)
 			}
 			if dist > 1e-6 {
@@ -106,7 +107,7 @@ func TestMinimizeStops(t *testing.T) {
 	fn := rosenbrock()
 	x := []float64{-1.2, 1}
 	_, _, iter, st := minimize(fn, x, 5, 1e-12)
-	if iter != 5 || st != IterationLimit {
+	if iter != 5 || st != optimize.IterationLimit {
 		t.Errorf("MaxIter 5: %d iterations, %v", iter, st)
 	}
 	// A function that cannot decrease along its gradient (inconsistent
@@ -117,8 +118,8 @@ func TestMinimizeStops(t *testing.T) {
 	}
 	x = []float64{1}
 	f, _, _, st := minimize(bad, x, 100, 1e-12)
-	if st != NoProgress || f != 1 || x[0] != 1 {
-		t.Errorf("inconsistent gradient: status %v, f %g at %v; want NoProgress at the start", st, f, x)
+	if st != optimize.MethodConverge || f != 1 || x[0] != 1 {
+		t.Errorf("inconsistent gradient: status %v, f %g at %v; want MethodConverge at the start", st, f, x)
 	}
 }
 

@@ -230,17 +230,21 @@ func TestBatchGradientsSumOverDomains(t *testing.T) {
 		f := newFitter(ds, c, set)
 		f.initAtoms()
 		f.setup()
-		f.sampleBatch(1)
+		f.workers = 1
+		f.drawBatches()
 		N, K, nb := f.N, f.K, f.nb
 		if want := map[bool]int{false: N, true: 1}[shared]; len(f.abs) != want {
 			t.Fatalf("shared=%v: %d atom batches, want %d", shared, len(f.abs), want)
 		}
-		f.prepareBatches()
+		f.beginEpoch()
+		if err := f.barycenters(); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.lossAndGradients(); err != nil {
+			t.Fatal(err)
+		}
 		var mean float64
 		for l := range f.dbs {
-			if err := f.domainStep(l); err != nil {
-				t.Fatal(err)
-			}
 			mean += f.dbs[l].Loss / float64(N)
 		}
 		inv := 1 / float64(N)

@@ -1,19 +1,14 @@
 package dictionary
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
-	"runtime"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/dadil/dadil/dataset"
-	"github.com/dadil/dadil/internal/par"
-	"github.com/dadil/dadil/ot"
 )
 
 // Init selects how atoms are initialised.
@@ -67,12 +62,12 @@ func (i Init) String() string {
 type Settings struct {
 	// Atoms is K, the number of atoms. The default is the number of
 	// labeled domains: with InitData every atom then starts as one of
-	// them, and no atom can end up serving the unlabeled target alone —
-	// such an atom's labels would be supervised by no labeled domain, and
-	// pulling it onto the target by the label-free W_2 loss alone is the
-	// unsupervised alignment that fails on features like SURF (on the
-	// Caltech-Office SURF benchmark, K = 8 for 3 sources lost to K = 3).
-	// The paper uses K = 8 for Caltech-Office.
+	// them, and no atom can end up serving the unlabeled target alone.
+	// Such an atom's labels would be supervised by no labeled domain, and
+	// only the label-free W_2 loss would pull it onto the target: an
+	// unsupervised alignment, which fails on features whose classes do not
+	// line up across domains. The paper uses K = 8 for Caltech-Office
+	// (Paper); see docs/defaults.md for the comparison.
 	Atoms int
 	// Samples is n, the support size of every atom. Default 100 per class
 	// (the paper searches {50, 100, 200}·n_c and uses 1000 for 10 classes).
@@ -123,13 +118,12 @@ type Settings struct {
 	// setting, not a better one.
 	RawAlphaGradient bool
 	// SharedAtomBatch draws one atom batch per step for all domains
-	// instead of one per domain (paper Algorithm 2, lines 10–13, and the
-	// authors' implementation). The barycenters then share the inner
-	// products of the batch's points (one Gram matrix), which makes a step
-	// cheaper in that part, but every atom row receives gradients about N
-	// times less often: on the Caltech-Office SURF benchmark (20 splits)
-	// the paper setting lost 2.9 points of DaDiL-R and 4.5 of DaDiL-E, the
-	// defaults 0.7 and 1.3.
+	// instead of one per domain, the default, as in paper Algorithm 2
+	// (lines 10–13) and the authors' implementation. The barycenters then
+	// share the inner products of the batch's points (one Gram matrix),
+	// which makes a step cheaper in that part, but every atom row receives
+	// gradients about N times less often, which costs accuracy (see
+	// docs/defaults.md).
 	SharedAtomBatch bool
 	// HardLabels makes NewModel train the DaDiL-R and DaDiL-E classifiers
 	// on the argmax of the labels (the reconstruction's propagated labels,
@@ -151,7 +145,9 @@ type Settings struct {
 	// Workers bounds the number of domains processed at once; 0 means
 	// runtime.GOMAXPROCS(0), and it must not be negative.
 	Workers int
-	// Progress, if not nil, is called after every epoch.
+	// Progress, if not nil, is called after every epoch, with Status
+	// optimize.NotTerminated but after the last one, whose Status is
+	// History.Stopped.
 	Progress func(EpochStats) `json:"-"`
 }
 
@@ -313,336 +309,6 @@ func WBR(p *dataset.Problem, s *Settings) (*Dictionary, error) {
 	return f.dict, nil
 }
 
-// fitter holds the state of one Fit call.
-type fitter struct {
-	domains []dataset.Domain
-	classes int
-	set     Settings
-	rng     *rand.Rand
-	dict    *Dictionary
-
-	K, N, n, nb, d int
-	// fixed atoms (WBR) are not learned; only α is.
-	fixed bool
-	// Parameters and their Adam states.
-	X, Z  []*mat.Dense // atoms' features and logits
-	alpha *mat.Dense
-	optX  []lazyAdam
-	optZ  []adam
-	optA  adam
-	lrX   float64
-
-	// Batch buffers: one atom batch per domain, or one shared by all
-	// (Settings.SharedAtomBatch).
-	abs []atomBatch
-	dbs []domainBatch
-	cls [][]int // scratch: class of every row of every atom
-}
-
-func newFitter(domains []dataset.Domain, classes int, set Settings) *fitter {
-	f := &fitter{
-		domains: domains,
-		classes: classes,
-		set:     set,
-		rng:     rand.New(rand.NewPCG(set.Seed, 0xdad1)),
-		K:       set.Atoms,
-		N:       len(domains),
-		n:       set.Samples,
-		nb:      set.Batch,
-	}
-	_, f.d = domains[0].X.Dims()
-	f.lrX = set.LearningRate
-	if set.FeatureScale == ScaleAuto {
-		f.lrX *= featureRMS(domains)
-	} else {
-		f.lrX *= set.FeatureScale
-	}
-	return f
-}
-
-// featureRMS returns sqrt(mean over features of the variance), over all
-// rows of all domains; 1 if the data are constant.
-func featureRMS(domains []dataset.Domain) float64 {
-	_, d := domains[0].X.Dims()
-	mean := make([]float64, d)
-	sq := make([]float64, d)
-	var cnt float64
-	for _, dm := range domains {
-		r, _ := dm.X.Dims()
-		for i := 0; i < r; i++ {
-			for q, v := range dm.X.RawRowView(i) {
-				mean[q] += v
-				sq[q] += v * v
-			}
-		}
-		cnt += float64(r)
-	}
-	var tot float64
-	for q := range mean {
-		m := mean[q] / cnt
-		tot += math.Max(sq[q]/cnt-m*m, 0)
-	}
-	s := math.Sqrt(tot / float64(d))
-	if s == 0 || math.IsNaN(s) {
-		return 1
-	}
-	return s
-}
-
-// initAtoms draws the initial atoms (Settings.Init).
-func (f *fitter) initAtoms() {
-	K, n, d, c := f.K, f.n, f.d, f.classes
-	f.X = make([]*mat.Dense, K)
-	f.Z = make([]*mat.Dense, K)
-	// Balanced classes: point i of an atom belongs to class i mod c.
-	switch f.set.Init {
-	case InitGaussian:
-		for k := 0; k < K; k++ {
-			X := mat.NewDense(n, d, nil)
-			raw := X.RawMatrix().Data
-			for i := range raw {
-				raw[i] = f.rng.NormFloat64()
-			}
-			Z := mat.NewDense(n, c, nil)
-			for i := 0; i < n; i++ {
-				Z.Set(i, i%c, 1)
-			}
-			f.X[k], f.Z[k] = X, Z
-		}
-	default:
-		var labeled []int
-		for l, dm := range f.domains {
-			if dm.Labeled() {
-				labeled = append(labeled, l)
-			}
-		}
-		// Logit s makes softmax put 0.9 on the class: e^s/(e^s+c−1) = 0.9.
-		s := math.Log(9 * float64(c-1))
-		if c == 1 {
-			s = 0
-		}
-		for k := 0; k < K; k++ {
-			l := labeled[k%len(labeled)]
-			rows := dataset.BalancedBatch(f.rng, f.domains[l].Y, c, n, nil)
-			X := mat.NewDense(n, d, nil)
-			Z := mat.NewDense(n, c, nil)
-			for i, r := range rows {
-				copy(X.RawRowView(i), f.domains[l].X.RawRowView(r))
-				Z.Set(i, f.domains[l].Y[r], s)
-			}
-			f.X[k], f.Z[k] = X, Z
-		}
-	}
-}
-
-// setup allocates the optimiser states, the coordinates and the batch
-// buffers for the atoms in f.X, f.Z.
-func (f *fitter) setup() {
-	K, d, c := f.K, f.d, f.classes
-	f.optX = make([]lazyAdam, K)
-	f.optZ = make([]adam, K)
-	if !f.fixed {
-		for k := 0; k < K; k++ {
-			r, _ := f.X[k].Dims()
-			f.optX[k].init(r, d)
-			f.optZ[k].init(r * c)
-		}
-	}
-	f.alpha = mat.NewDense(f.N, K, nil)
-	for l := 0; l < f.N; l++ {
-		for k := 0; k < K; k++ {
-			f.alpha.Set(l, k, 1/float64(K))
-		}
-	}
-	f.optA.init(f.N * K)
-
-	f.abs = make([]atomBatch, f.N)
-	if f.set.SharedAtomBatch {
-		f.abs = make([]atomBatch, 1)
-	}
-	for i := range f.abs {
-		f.abs[i] = newAtomBatch(K, f.nb, d, c)
-	}
-	f.dbs = make([]domainBatch, f.N)
-	for l := range f.dbs {
-		f.dbs[l].XQ = mat.NewDense(f.nb, d, nil)
-		if f.domains[l].Labeled() {
-			f.dbs[l].YQ = mat.NewDense(f.nb, c, nil)
-		}
-		f.dbs[l].init = make([]int, f.nb)
-	}
-}
-
-// errDiverged is returned when the parameters stop being finite.
-var errDiverged = errors.New("dictionary: learning diverged (non-finite atoms or losses); lower the learning rate")
-
-func (f *fitter) run() error {
-	f.setup()
-	set := f.set
-	K, N := f.K, f.N
-	batches := (f.n + f.nb - 1) / f.nb
-	h := &History{}
-	start := time.Now()
-	gX := make([]*mat.Dense, K)
-	gZ := make([]*mat.Dense, K)
-	for k := 0; k < K; k++ {
-		r, _ := f.X[k].Dims()
-		gX[k] = mat.NewDense(r, f.d, nil)
-		gZ[k] = mat.NewDense(r, f.classes, nil)
-	}
-	gA := mat.NewDense(N, K, nil)
-	live := make([][]bool, K)
-	for k := range live {
-		r, _ := f.X[k].Dims()
-		live[k] = make([]bool, r)
-	}
-	prevY := make([]*mat.Dense, K)
-	curY := make([]*mat.Dense, K)
-	dys := make([]float64, K)
-	prevA := mat.NewDense(N, K, nil)
-	workers := set.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	annealed, since, lrScale := false, 0, 1.0
-	for epoch := 1; epoch <= set.Epochs; epoch++ {
-		var epochLoss float64
-		domLoss := make([]float64, N)
-		for b := 0; b < batches; b++ {
-			f.sampleBatch(workers)
-			f.prepareBatches()
-			// Domains in parallel; each writes only its own domainBatch.
-			errs := make([]error, N)
-			par.ForEach(N, workers, func(l int) { errs[l] = f.domainStep(l) }, nil)
-			for _, err := range errs {
-				if err != nil {
-					return err
-				}
-			}
-			gA.Zero()
-			var batchLoss float64
-			inv := 1 / float64(N)
-			for l := 0; l < N; l++ {
-				db := &f.dbs[l]
-				batchLoss += db.Loss * inv
-				domLoss[l] += db.Loss / float64(batches)
-				for k := 0; k < K; k++ {
-					gA.Set(l, k, db.gAlpha[k]*inv)
-				}
-			}
-			if math.IsNaN(batchLoss) || math.IsInf(batchLoss, 0) {
-				return errDiverged
-			}
-			epochLoss += batchLoss / float64(batches)
-
-			// Adam steps, then α back onto the simplex. Atoms are
-			// independent: one goroutine per atom gathers the domains'
-			// gradients (in domain order, so the sums do not depend on the
-			// number of goroutines) and steps its features and logits. Only
-			// the batch's rows carry gradients; the other rows' steps are
-			// applied when they are next drawn (lazyAdam).
-			prevA.Copy(f.alpha)
-			var dy float64
-			if !f.fixed {
-				f.eachAtom(workers, func(k int) {
-					f.gather(k, gX[k], gZ[k], live[k], inv)
-					ox := &f.optX[k]
-					ox.advance(lrScale * f.lrX)
-					xk := f.X[k].RawMatrix().Data
-					for i := range f.abs {
-						for _, r := range f.abs[i].idx[k] {
-							ox.stepRow(xk, gX[k].RawRowView(r), r)
-						}
-					}
-					// The labels after a step are those before the next one:
-					// they are computed once per step.
-					if prevY[k] == nil {
-						prevY[k] = labelsInto(nil, f.Z[k])
-					}
-					f.optZ[k].stepRows(f.Z[k].RawMatrix().Data, gZ[k].RawMatrix().Data, f.classes, live[k], lrScale*set.LearningRate)
-					curY[k] = labelsInto(curY[k], f.Z[k])
-					dys[k] = sqDiff(curY[k], prevY[k])
-					prevY[k], curY[k] = curY[k], prevY[k]
-				})
-				for k := 0; k < K; k++ {
-					dy += dys[k]
-				}
-			}
-			// Only the component of ∂L/∂α_ℓ tangent to the simplex
-			// (Σ_k α_k = 1) matters; Adam's per-coordinate normalisation
-			// would otherwise turn a common offset into equal steps that
-			// the projection then cancels, and α would not move.
-			for l := 0; l < N && !set.RawAlphaGradient; l++ {
-				row := gA.RawRowView(l)
-				var mean float64
-				for _, v := range row {
-					mean += v
-				}
-				mean /= float64(K)
-				for k := range row {
-					row[k] -= mean
-				}
-			}
-			f.optA.step(f.alpha.RawMatrix().Data, gA.RawMatrix().Data, lrScale*set.LearningRate)
-			for l := 0; l < N; l++ {
-				row := f.alpha.RawRowView(l)
-				ot.ProjectSimplex(row, row)
-			}
-			h.DeltaY = append(h.DeltaY, dy/float64(K))
-			h.DeltaA = append(h.DeltaA, sqDiff(f.alpha, prevA))
-		}
-		h.Loss = append(h.Loss, epochLoss)
-		h.DomainLoss = append(h.DomainLoss, domLoss)
-		h.Alpha = append(h.Alpha, mat.DenseCopyOf(f.alpha))
-		status := optimize.NotTerminated
-		if plateau(h.Loss[since:], set.Window, set.PlateauTol) {
-			if annealed {
-				status = optimize.FunctionConvergence
-			} else {
-				// First plateau: anneal the learning rate tenfold and learn
-				// on until the loss levels off again, which removes most of
-				// the mini-batch noise from the final atoms and coordinates.
-				annealed = true
-				lrScale = 0.1
-				since = len(h.Loss)
-			}
-		}
-		if status == optimize.NotTerminated && epoch == set.Epochs {
-			status = optimize.IterationLimit
-		}
-		if set.Progress != nil {
-			set.Progress(EpochStats{Epoch: epoch, Epochs: set.Epochs, Loss: epochLoss, Elapsed: time.Since(start), Status: status})
-		}
-		if status != optimize.NotTerminated {
-			h.Stopped = status
-			break
-		}
-	}
-	if !f.fixed {
-		// Apply the steps the rows outside the last batches missed, and
-		// sum the features' step sizes over the atoms.
-		f.eachAtom(workers, func(k int) { f.optX[k].sync(f.X[k].RawMatrix().Data) })
-		h.DeltaX = make([]float64, len(h.DeltaY))
-		for u := range h.DeltaX {
-			for k := 0; k < K; k++ {
-				h.DeltaX[u] += f.optX[k].sq[u]
-			}
-			h.DeltaX[u] /= float64(K)
-		}
-	}
-	h.Elapsed = time.Since(start)
-	atoms := make([]Atom, K)
-	for k := range atoms {
-		atoms[k] = Atom{X: f.X[k], Logits: f.Z[k]}
-	}
-	names := make([]string, N)
-	for l, dm := range f.domains {
-		names[l] = dm.Name
-	}
-	f.dict = &Dictionary{Atoms: atoms, Alpha: f.alpha, Names: names, Classes: f.classes, History: *h, Settings: set}
-	return nil
-}
-
 // StopReason names a stop status of learning as reports do: "plateau"
 // (optimize.FunctionConvergence), "epochs" (optimize.IterationLimit), else
 // the status's own name.
@@ -655,175 +321,6 @@ func StopReason(s optimize.Status) string {
 	}
 	return s.String()
 }
-
-// plateau reports whether the mean of the last w losses is at most tol
-// (relative) below the mean of the w before. tol < 0 disables the rule.
-func plateau(loss []float64, w int, tol float64) bool {
-	if tol < 0 || len(loss) < 2*w {
-		return false
-	}
-	e := len(loss)
-	var cur, prev float64
-	for i := e - w; i < e; i++ {
-		cur += loss[i]
-	}
-	for i := e - 2*w; i < e-w; i++ {
-		prev += loss[i]
-	}
-	return prev-cur <= tol*prev
-}
-
-func sqDiff(A, B *mat.Dense) float64 {
-	a, b := A.RawMatrix().Data, B.RawMatrix().Data
-	var s float64
-	for i, v := range a {
-		e := v - b[i]
-		s += e * e
-	}
-	return s
-}
-
-// sampleBatch draws the batch: atom rows (one draw per domain, or one
-// shared by all), every domain's sample and every barycenter's initial
-// support, all from the fitter's generator in a fixed order; then it fills
-// the atom batches, one goroutine per atom, bringing the drawn rows up to
-// date first.
-func (f *fitter) sampleBatch(workers int) {
-	K, nb, c := f.K, f.nb, f.classes
-	// Atom batches are class-balanced by the argmax of the current soft
-	// labels, which no draw changes: computed once per step.
-	if f.cls == nil {
-		f.cls = make([][]int, K)
-	}
-	for k, Z := range f.Z {
-		rk, _ := Z.Dims()
-		f.cls[k] = f.cls[k][:0]
-		for i := 0; i < rk; i++ {
-			f.cls[k] = append(f.cls[k], argmax(Z.RawRowView(i)))
-		}
-	}
-	drawAtoms := func(ab *atomBatch) {
-		for k := 0; k < K; k++ {
-			ab.idx[k] = dataset.BalancedBatch(f.rng, f.cls[k], c, nb, ab.idx[k])
-		}
-	}
-	perDomain := len(f.abs) > 1
-	if !perDomain {
-		drawAtoms(&f.abs[0])
-	}
-	var rows []int
-	for l := range f.dbs {
-		if perDomain {
-			drawAtoms(&f.abs[l])
-		}
-		db := &f.dbs[l]
-		dm := &f.domains[l]
-		nq, _ := dm.X.Dims()
-		if dm.Labeled() {
-			rows = dataset.BalancedBatch(f.rng, dm.Y, c, nb, rows)
-			db.YQ.Zero()
-			for i, r := range rows {
-				db.YQ.Set(i, dm.Y[r], 1)
-			}
-		} else {
-			rows = dataset.UniformBatch(f.rng, nq, nb, rows)
-		}
-		for i, r := range rows {
-			copy(db.XQ.RawRowView(i), dm.X.RawRowView(r))
-		}
-		perm := f.rng.Perm(K * nb)
-		copy(db.init, perm[:nb])
-	}
-	f.eachAtom(workers, func(k int) {
-		X, Z := f.X[k], f.Z[k]
-		for i := range f.abs {
-			ab := &f.abs[i]
-			for l, r := range ab.idx[k] {
-				if !f.fixed {
-					f.optX[k].catchUp(X.RawMatrix().Data, r, f.optX[k].t)
-				}
-				t := k*nb + l
-				copy(ab.A.RawRowView(t), X.RawRowView(r))
-				softmax(ab.YA.RawRowView(t), Z.RawRowView(r))
-			}
-		}
-	})
-}
-
-// prepareBatches readies the atom batches for their barycenters (one per
-// domain, or all N on a shared batch); see barycenter.Stack.Prepare.
-func (f *fitter) prepareBatches() {
-	runs := 1
-	if len(f.abs) == 1 {
-		runs = f.N
-	}
-	for i := range f.abs {
-		f.abs[i].Prepare(runs)
-	}
-}
-
-// atomBatch returns the atom batch of domain l.
-func (f *fitter) atomBatch(l int) *atomBatch {
-	if len(f.abs) > 1 {
-		return &f.abs[l]
-	}
-	return &f.abs[0]
-}
-
-// domainStep computes domain l's barycenter, loss and gradients.
-func (f *fitter) domainStep(l int) error {
-	db := &f.dbs[l]
-	alpha := f.alpha.RawRowView(l)
-	ab := f.atomBatch(l)
-	if err := db.barycenter(ab, alpha, f.set.Beta, f.set.BarycenterIter, f.set.BarycenterTol); err != nil {
-		return err
-	}
-	return db.lossAndGradients(ab, alpha, f.set.Beta)
-}
-
-// gather writes into the rows of gX and gZ drawn into some domain's batch
-// (marked in live) the gradients of the batch loss with respect to atom k's
-// features and logits: the sum over the domains, in domain order, of scale ×
-// each domain's gradients. A row drawn by several domains sums them all.
-func (f *fitter) gather(k int, gX, gZ *mat.Dense, live []bool, scale float64) {
-	clear(live)
-	for i := range f.abs {
-		for _, r := range f.abs[i].idx[k] {
-			live[r] = true
-			clear(gX.RawRowView(r))
-			clear(gZ.RawRowView(r))
-		}
-	}
-	for l := range f.dbs {
-		f.scatter(k, f.atomBatch(l), &f.dbs[l], gX, gZ, scale)
-	}
-}
-
-// scatter adds scale × domain db's gradients of atom k's batch rows to the
-// atom's full gradients gX and gZ, converting label gradients to logit
-// gradients through the softmax Jacobian: ∂L/∂z = y ⊙ (g − ⟨g, y⟩).
-func (f *fitter) scatter(k int, ab *atomBatch, db *domainBatch, gX, gZ *mat.Dense, scale float64) {
-	nb, c := f.nb, f.classes
-	gz := make([]float64, c)
-	for l, r := range ab.idx[k] {
-		t := k*nb + l
-		dst := gX.RawRowView(r)
-		for q, v := range db.gX.RawRowView(t) {
-			dst[q] += scale * v
-		}
-		if db.YQ == nil {
-			continue
-		}
-		logitGrad(gz, ab.YA.RawRowView(t), db.gY.RawRowView(t))
-		dz := gZ.RawRowView(r)
-		for q, v := range gz {
-			dz[q] += scale * v
-		}
-	}
-}
-
-// eachAtom runs fn(k) for every atom on at most workers goroutines.
-func (f *fitter) eachAtom(workers int, fn func(k int)) { par.ForEach(f.K, workers, fn, nil) }
 
 // logitGrad writes the gradient with respect to the logits z of a function
 // whose gradient with respect to y = softmax(z) is g: y ⊙ (g − ⟨g, y⟩).

@@ -180,6 +180,44 @@ func TestFixedEpochs(t *testing.T) {
 	}
 }
 
+// TestProgressStatus: Settings.Progress sees optimize.NotTerminated after
+// every epoch but the last and History.Stopped after the last, whether the
+// plateau rule or the epoch cap ends learning.
+func TestProgressStatus(t *testing.T) {
+	ds, _ := synthDomains(4)
+	for _, c := range []struct {
+		name string
+		s    Settings
+		want optimize.Status
+	}{
+		{"plateau", Settings{Atoms: 2, Epochs: 60, Window: 2, Samples: 150, Batch: 30, Seed: 10}, optimize.FunctionConvergence},
+		{"epochs", Settings{Atoms: 2, Epochs: 4, Samples: 150, Batch: 30, Seed: 10}, optimize.IterationLimit},
+	} {
+		var got []EpochStats
+		c.s.Progress = func(e EpochStats) { got = append(got, e) }
+		d, err := Fit(ds, 3, &c.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := d.History
+		if h.Stopped != c.want {
+			t.Fatalf("%s: stopped by %v, want %v", c.name, h.Stopped, c.want)
+		}
+		if len(got) != len(h.Loss) || (c.want == optimize.FunctionConvergence) != (len(got) < c.s.Epochs) {
+			t.Fatalf("%s: %d progress calls, %d epochs of at most %d", c.name, len(got), len(h.Loss), c.s.Epochs)
+		}
+		for i, e := range got {
+			want := optimize.NotTerminated
+			if i == len(got)-1 {
+				want = h.Stopped
+			}
+			if e.Status != want || e.Epoch != i+1 || e.Epochs != c.s.Epochs || e.Loss != h.Loss[i] {
+				t.Errorf("%s: progress %d is %+v, want epoch %d of %d, loss %g, status %v", c.name, i, e, i+1, c.s.Epochs, h.Loss[i], want)
+			}
+		}
+	}
+}
+
 func TestPlateau(t *testing.T) {
 	cases := []struct {
 		loss []float64
