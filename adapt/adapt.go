@@ -78,8 +78,8 @@ func finite(name string, X *mat.Dense) error {
 // SourceOnly trains the classifier on all sources pooled, without
 // adaptation: the paper's "baseline" row.
 type SourceOnly struct {
-	Classifier *classify.Settings
-	model      *classify.Softmax
+	Classifier classify.Trainer
+	model      classify.Classifier
 }
 
 // Name returns "source-only".
@@ -92,7 +92,7 @@ func (m *SourceOnly) Fit(p *dataset.Problem) error {
 		return err
 	}
 	X, y := p.PoolSources()
-	model, _, err := classify.FitLabels(X, y, p.Classes, nil, m.Classifier)
+	model, err := trainLabels(m.Classifier, X, y, p.Classes, nil)
 	if err != nil {
 		return fmt.Errorf("adapt: source-only: %w", err)
 	}
@@ -124,7 +124,7 @@ func named(name string) func([]int, error) ([]int, error) {
 type DaDiL struct {
 	Ensemble   bool
 	Settings   *dictionary.Settings
-	Classifier *classify.Settings
+	Classifier classify.Trainer
 	// Dict and Model are set by Fit.
 	Dict  *dictionary.Dictionary
 	Model *dictionary.Model
@@ -180,7 +180,7 @@ func (m *DaDiL) Predictors() []Predictor { return dictionaryPredictors(m, m.Mode
 type WBR struct {
 	Ensemble   bool
 	Settings   *dictionary.Settings
-	Classifier *classify.Settings
+	Classifier classify.Trainer
 	Dict       *dictionary.Dictionary
 	Model      *dictionary.Model
 }

@@ -1,6 +1,9 @@
 package adapt
 
-import "github.com/dadil/dadil/dictionary"
+import (
+	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dictionary"
+)
 
 // Config builds methods by name with the choices every method of one
 // comparison shares, as dadil adapt and the benchmarks do: one seed, the
@@ -15,6 +18,9 @@ type Config struct {
 	// MaxRows, when positive, fits the DenseTransport methods on at most
 	// MaxRows rows of every domain (Subsampled, seeded by Seed).
 	MaxRows int
+	// Classifier, when not nil, trains every method's final classifier
+	// (NewClassifier); nil keeps each method's default.
+	Classifier classify.Trainer
 }
 
 // New returns the method called name (one of Names) under the
@@ -27,6 +33,9 @@ func (c *Config) New(name string) (Method, error) {
 	if d, ok := m.(*DaDiL); ok && c.Dictionary != nil {
 		s := *c.Dictionary
 		d.Settings = &s
+	}
+	if c.Classifier != nil {
+		m.(classified).setClassifier(c.Classifier)
 	}
 	if c.MaxRows > 0 && DenseTransport(name) {
 		m = &Subsampled{Method: m, MaxRows: c.MaxRows, Seed: c.Seed}

@@ -156,7 +156,7 @@ type JCPOT struct {
 	// rows of all sources with their labels, weighted by λ_k and by the
 	// mass each row carries. Map takes precedence over Reweight.
 	Map        bool
-	Classifier *classify.Settings
+	Classifier classify.Trainer
 
 	// Proportions is the estimated class proportions of the target, ĥ,
 	// on the simplex; set by Fit.
@@ -168,7 +168,7 @@ type JCPOT struct {
 	Converged  bool
 
 	model      *jcpotModel
-	classifier *classify.Softmax
+	classifier classify.Classifier
 }
 
 // jcpotModel is what Predict needs: the active sources with their
@@ -376,7 +376,7 @@ func (m *JCPOT) Fit(p *dataset.Problem) error {
 			ys = append(ys, s.y...)
 		}
 		X, _ := dataset.Pool(doms)
-		clf, _, err := classify.FitLabels(X, ys, classes, mapW, m.Classifier)
+		clf, err := trainLabels(m.Classifier, X, ys, classes, mapW)
 		if err != nil {
 			return fmt.Errorf("adapt: jcpot: %w", err)
 		}
@@ -393,7 +393,7 @@ func (m *JCPOT) Fit(p *dataset.Problem) error {
 				w = append(w, lambda[k]*prev[c]/float64(counts[c]))
 			}
 		}
-		clf, _, err := classify.FitLabels(X, y, classes, w, m.Classifier)
+		clf, err := trainLabels(m.Classifier, X, y, classes, w)
 		if err != nil {
 			return fmt.Errorf("adapt: jcpot: %w", err)
 		}

@@ -437,7 +437,7 @@ func TestJCPOTErrors(t *testing.T) {
 		{"negative weight", &JCPOT{Weights: []float64{1, -1, 1}}, src, tgt, 3, "weight 1"},
 		{"NaN weight", &JCPOT{Weights: []float64{1, math.NaN(), 1}}, src, tgt, 3, "weight 1"},
 		{"zero weights", &JCPOT{Weights: []float64{0, 0, 0}}, src, tgt, 3, "sum to 0"},
-		{"classifier", &JCPOT{Reweight: true, Classifier: &classify.Settings{MaxIter: -1}}, src, tgt, 3, "classify"},
+		{"classifier", &JCPOT{Reweight: true, Classifier: &classify.SoftmaxTrainer{Settings: &classify.Settings{MaxIter: -1}}}, src, tgt, 3, "classify"},
 	}
 	for _, c := range cases {
 		err := fit(c.m, c.src, c.tgt, c.c)

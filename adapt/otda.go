@@ -70,13 +70,13 @@ type OTDA struct {
 	Lpl1 *ot.SinkhornLpl1Settings
 	// Classifier configures the classifier; nil means the defaults of
 	// package classify.
-	Classifier *classify.Settings
+	Classifier classify.Trainer
 
 	// Mapped is set by Fit: the pooled source rows mapped onto the target,
 	// in the order of the sources.
 	Mapped *mat.Dense
 
-	model *classify.Softmax
+	model classify.Classifier
 }
 
 // DefaultOTDAInnerIter caps the Sinkhorn iterations of every inner solve
@@ -125,7 +125,7 @@ func (m *OTDA) Fit(p *dataset.Problem) error {
 	if err != nil {
 		return fmt.Errorf("adapt: %s: %w", m.Name(), err)
 	}
-	model, _, err := classify.FitLabels(mapped, ys, classes, nil, m.Classifier)
+	model, err := trainLabels(m.Classifier, mapped, ys, classes, nil)
 	if err != nil {
 		return fmt.Errorf("adapt: %s: %w", m.Name(), err)
 	}

@@ -55,7 +55,7 @@ type SA struct {
 	Components int
 	// Classifier configures the classifier; nil means the defaults of
 	// package classify.
-	Classifier *classify.Settings
+	Classifier classify.Trainer
 
 	// The fields below are set by Fit.
 
@@ -67,7 +67,7 @@ type SA struct {
 	// Alignment is M = P_Sᵀ P_T (d×d).
 	Alignment *mat.Dense
 
-	model *classify.Softmax
+	model classify.Classifier
 }
 
 // Name returns "sa".
@@ -109,7 +109,7 @@ func (m *SA) Fit(p *dataset.Problem) error {
 	var PsM, Zs mat.Dense
 	PsM.Mul(Ps, M)
 	Zs.Mul(Xsc, &PsM)
-	model, _, err := classify.FitLabels(&Zs, ys, classes, nil, m.Classifier)
+	model, err := trainLabels(m.Classifier, &Zs, ys, classes, nil)
 	if err != nil {
 		return fmt.Errorf("adapt: sa: %w", err)
 	}

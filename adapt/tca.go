@@ -99,13 +99,13 @@ type TCA struct {
 	Mu float64
 	// Classifier configures the classifier; nil means the defaults of
 	// package classify.
-	Classifier *classify.Settings
+	Classifier classify.Trainer
 
 	// Projection is set by Fit: the D×m matrix P of the embedding
 	// z = Pᵀ x.
 	Projection *mat.Dense
 
-	model *classify.Softmax
+	model classify.Classifier
 }
 
 // Name returns "tca".
@@ -138,7 +138,7 @@ func (m *TCA) Fit(p *dataset.Problem) error {
 	}
 	var Zs mat.Dense
 	Zs.Mul(Xs, P)
-	model, _, err := classify.FitLabels(&Zs, ys, classes, nil, m.Classifier)
+	model, err := trainLabels(m.Classifier, &Zs, ys, classes, nil)
 	if err != nil {
 		return fmt.Errorf("adapt: tca: %w", err)
 	}

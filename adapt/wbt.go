@@ -101,12 +101,12 @@ type WB struct {
 	Bary BarycenterSettings
 	// Classifier configures the classifier; nil means the defaults of
 	// package classify.
-	Classifier *classify.Settings
+	Classifier classify.Trainer
 
 	// Barycenter is set by Fit.
 	Barycenter *barycenter.Result
 
-	model *classify.Softmax
+	model classify.Classifier
 }
 
 // Name returns "wb".
@@ -123,7 +123,7 @@ func (m *WB) Fit(p *dataset.Problem) error {
 	if err != nil {
 		return fmt.Errorf("adapt: wb: %w", err)
 	}
-	model, _, err := classify.Fit(b.X, b.Y, nil, m.Classifier)
+	model, err := trainer(m.Classifier).Train(b.X, b.Y, nil)
 	if err != nil {
 		return fmt.Errorf("adapt: wb: %w", err)
 	}
@@ -181,14 +181,14 @@ type WBT struct {
 	Lpl1 *ot.SinkhornLpl1Settings
 	// Classifier configures the classifier; nil means the defaults of
 	// package classify.
-	Classifier *classify.Settings
+	Classifier classify.Trainer
 
 	// Barycenter and Mapped are set by Fit: the barycenter of the sources
 	// and its support mapped onto the target.
 	Barycenter *barycenter.Result
 	Mapped     *mat.Dense
 
-	model *classify.Softmax
+	model classify.Classifier
 }
 
 // Name returns "wbt-reg".
@@ -218,7 +218,7 @@ func (m *WBT) Fit(p *dataset.Problem) error {
 	if err != nil {
 		return fmt.Errorf("adapt: wbt-reg: %w", err)
 	}
-	model, _, err := classify.Fit(mapped, b.Y, nil, m.Classifier)
+	model, err := trainer(m.Classifier).Train(mapped, b.Y, nil)
 	if err != nil {
 		return fmt.Errorf("adapt: wbt-reg: %w", err)
 	}

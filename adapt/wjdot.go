@@ -171,9 +171,16 @@ type WJDOT struct {
 	// Seed seeds the mini-batch draws.
 	Seed uint64
 
-	// Classifier configures the source-only initialisation of f and its
-	// L2 penalty λ (nil: package classify's defaults).
-	Classifier *classify.Settings
+	// Classifier chooses the softmax regression f: its source-only
+	// initialisation and its L2 penalty λ, which a classify.SoftmaxTrainer
+	// sets (nil: package classify's default) and a classify.SoftmaxCV
+	// chooses by cross-validation on the pooled sources. Another trainer
+	// (k nearest neighbours, …) is trained at the end on the sources
+	// weighted by the learned α (rows of source k weigh α_k/n_k) and
+	// classifies in f's place.
+	Classifier classify.Trainer
+	// final is that trainer's classifier.
+	final classify.Classifier
 
 	// Alpha holds the learned source weights α, on the simplex, and
 	// Model the learned classifier f; Losses holds the transport cost
@@ -231,8 +238,8 @@ func (m *WJDOT) settings() (wjdotConfig, error) {
 	if m.ClassifierSteps > 0 {
 		cfg.steps = m.ClassifierSteps
 	}
-	if c := m.Classifier; c != nil {
-		switch {
+	if t, ok := m.Classifier.(*classify.SoftmaxTrainer); ok && t.Settings != nil {
+		switch c := t.Settings; {
 		case c.NoPenalty:
 			cfg.lambda = 0
 		case c.L2 > 0 && !math.IsInf(c.L2, 0):
@@ -240,6 +247,17 @@ func (m *WJDOT) settings() (wjdotConfig, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// penalty returns λ of f: the configured one, or the one cross-validation
+// chooses on the pooled sources Xs, ys for a classify.SoftmaxCV.
+func (m *WJDOT) penalty(cfg wjdotConfig, Xs *mat.Dense, ys []int, classes int) (float64, error) {
+	cv, ok := m.Classifier.(*classify.SoftmaxCV)
+	if !ok {
+		return cfg.lambda, nil
+	}
+	l2, _, err := cv.Select(Xs, classify.OneHot(ys, classes), nil)
+	return l2, err
 }
 
 // Fit learns α and the classifier.
@@ -252,10 +270,17 @@ func (m *WJDOT) Fit(p *dataset.Problem) error {
 	if err != nil {
 		return err
 	}
-	m.Alpha, m.Model, m.Losses = nil, nil, nil
+	m.Alpha, m.Model, m.Losses, m.final = nil, nil, nil, nil
 
 	Xs, ys := p.PoolSources()
-	model, _, err := classify.FitLabels(Xs, ys, classes, nil, m.Classifier)
+	if cfg.lambda, err = m.penalty(cfg, Xs, ys, classes); err != nil {
+		return fmt.Errorf("adapt: wjdot: %w", err)
+	}
+	init := &classify.Settings{L2: cfg.lambda, NoPenalty: cfg.lambda == 0}
+	if t, ok := m.Classifier.(*classify.SoftmaxTrainer); ok && t.Settings != nil {
+		init = t.Settings
+	}
+	model, _, err := classify.FitLabels(Xs, ys, classes, nil, init)
 	if err != nil {
 		return fmt.Errorf("adapt: wjdot: %w", err)
 	}
@@ -274,8 +299,31 @@ func (m *WJDOT) Fit(p *dataset.Problem) error {
 		losses = append(losses, loss)
 	}
 	m.Alpha = append([]float64(nil), w.alpha...)
-	m.Model = w.model
 	m.Losses = losses
+	if err := m.train(Xs, ys, classes, w.start); err != nil {
+		return err
+	}
+	m.Model = w.model
+	return nil
+}
+
+// train trains a classifier that is not a softmax regression on the
+// sources weighted by α: row i of source k weighs α_k/n_k.
+func (m *WJDOT) train(Xs *mat.Dense, ys []int, classes int, start []int) error {
+	switch m.Classifier.(type) {
+	case nil, *classify.SoftmaxTrainer, *classify.SoftmaxCV:
+		return nil
+	}
+	w := make([]float64, len(ys))
+	for k, a := range m.Alpha {
+		for i := start[k]; i < start[k+1]; i++ {
+			w[i] = a / float64(start[k+1]-start[k])
+		}
+	}
+	var err error
+	if m.final, err = trainLabels(m.Classifier, Xs, ys, classes, w); err != nil {
+		return fmt.Errorf("adapt: wjdot: %w", err)
+	}
 	return nil
 }
 
@@ -284,7 +332,11 @@ func (m *WJDOT) Predict(X *mat.Dense) ([]int, error) {
 	if m.Model == nil {
 		return nil, ErrNotFitted
 	}
-	pred, err := m.Model.Predict(X)
+	var c classify.Classifier = m.Model
+	if m.final != nil {
+		c = m.final
+	}
+	pred, err := c.Predict(X)
 	if err != nil {
 		return nil, fmt.Errorf("adapt: wjdot: %w", err)
 	}

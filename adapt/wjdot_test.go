@@ -243,7 +243,7 @@ func TestWJDOTErrors(t *testing.T) {
 		{"negative steps", &WJDOT{ClassifierSteps: -1}, src, tgt, 3, "ClassifierSteps"},
 		{"negative batch", &WJDOT{BatchSize: -5}, src, tgt, 3, "BatchSize"},
 		{"loss", &WJDOT{Loss: 7}, src, tgt, 3, "unknown loss WJDOTLoss(7)"},
-		{"classifier", &WJDOT{Classifier: &classify.Settings{L2: -1}}, src, tgt, 3, "classify"},
+		{"classifier", &WJDOT{Classifier: &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: -1}}}, src, tgt, 3, "classify"},
 	}
 	for _, c := range cases {
 		err := fit(c.m, c.src, c.tgt, c.c)

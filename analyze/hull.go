@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/par"
@@ -17,6 +18,9 @@ type HullSettings struct {
 	// Dictionary holds the settings of every fit; Atoms is overridden
 	// (3 for the grid, each of Atoms below for the draws).
 	Dictionary dictionary.Settings
+	// Classifier trains DaDiL-R and DaDiL-E (nil: a softmax regression
+	// with the default penalty).
+	Classifier classify.Trainer
 	// Steps is m, the grid over Δ₃ has step 1/m ((m+1)(m+2)/2 points);
 	// 0 means 10, a negative value skips the grid.
 	Steps int
@@ -180,7 +184,7 @@ func Hull(problems []*dataset.Problem, s *HullSettings) (*HullResult, error) {
 		set := inner(s.Dictionary, len(fits), s.Workers)
 		set.Atoms = fits[i].K
 		var err error
-		dicts[i], models[i], err = fit(problems[fits[i].p], set)
+		dicts[i], models[i], err = fit(problems[fits[i].p], set, s.Classifier)
 		return err
 	}, func(i int) { report(fmt.Sprintf("%s: dictionary with K = %d", problems[fits[i].p].Name, fits[i].K)) })
 	if err != nil {
@@ -191,7 +195,7 @@ func Hull(problems []*dataset.Problem, s *HullSettings) (*HullResult, error) {
 		e := evals[i]
 		p := problems[fits[e.fit].p]
 		var err error
-		points[i], err = evaluate(p, dicts[e.fit], models[e.fit], e.alpha, s.Dictionary.Seed)
+		points[i], err = evaluate(p, dicts[e.fit], models[e.fit], e.alpha, s.Dictionary.Seed, s.Classifier)
 		if err != nil {
 			at := fmt.Sprint(e.alpha)
 			if e.alpha == nil {
@@ -239,10 +243,10 @@ func Hull(problems []*dataset.Problem, s *HullSettings) (*HullResult, error) {
 
 // evaluate scores one point α of the hull of d; a nil alpha is the
 // learned α_T, whose reconstruction and DaDiL-R classifier m already holds.
-func evaluate(p *dataset.Problem, d *dictionary.Dictionary, m *dictionary.Model, alpha []float64, seed uint64) (HullPoint, error) {
+func evaluate(p *dataset.Problem, d *dictionary.Dictionary, m *dictionary.Model, alpha []float64, seed uint64, t classify.Trainer) (HullPoint, error) {
 	at := *m
 	if alpha != nil {
-		h, rec, err := d.ClassifierR(alpha, nil, seed)
+		h, rec, err := d.ClassifierR(alpha, t, seed)
 		if err != nil {
 			return HullPoint{}, err
 		}

@@ -40,9 +40,10 @@ func accuracy(p *dataset.Problem, predict func(*mat.Dense) ([]int, error)) (Scor
 	return Score(100 * acc), nil
 }
 
-// fit learns a dictionary on the problem and its DaDiL-R/E model.
-func fit(p *dataset.Problem, s dictionary.Settings) (*dictionary.Dictionary, *dictionary.Model, error) {
-	m, err := dictionary.FitModel(p, &s, nil)
+// fit learns a dictionary on the problem and its DaDiL-R/E model, whose
+// classifiers t trains.
+func fit(p *dataset.Problem, s dictionary.Settings, t classify.Trainer) (*dictionary.Dictionary, *dictionary.Model, error) {
+	m, err := dictionary.FitModel(p, &s, t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("analyze: %s: %w", p.Name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/par"
@@ -14,6 +15,9 @@ type StabilitySettings struct {
 	// Dictionary holds the settings of every fit; run r uses seed
 	// Dictionary.Seed + r.
 	Dictionary dictionary.Settings
+	// Classifier trains DaDiL-R and DaDiL-E (nil: a softmax regression
+	// with the default penalty).
+	Classifier classify.Trainer
 	// Seeds is the number of independent runs per problem; 0 means 5 (the
 	// paper's).
 	Seeds int
@@ -75,7 +79,7 @@ func Stability(problems []*dataset.Problem, s *StabilitySettings) ([]StabilityRu
 		p := problems[i/seeds]
 		set := inner(s.Dictionary, n, s.Workers)
 		set.Seed = s.Dictionary.Seed + uint64(i%seeds)
-		d, m, err := fit(p, set)
+		d, m, err := fit(p, set, s.Classifier)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/par"
@@ -18,6 +19,9 @@ type SweepSettings struct {
 	// K = 8 and n_b = 200 while n varies, K = 8 and n = 1000 while n_b
 	// varies.
 	Dictionary dictionary.Settings
+	// Classifier trains DaDiL-R and DaDiL-E (nil: a softmax regression
+	// with the default penalty).
+	Classifier classify.Trainer
 	// Atoms, Samples and Batches are the values of K, n and n_b to try;
 	// an empty list skips that sweep.
 	Atoms, Samples, Batches []int
@@ -110,7 +114,7 @@ func Sweep(problems []*dataset.Problem, s *SweepSettings) ([]SweepRun, error) {
 			set.Batch = j.value
 		}
 		t0 := time.Now()
-		d, m, err := fit(p, set)
+		d, m, err := fit(p, set, s.Classifier)
 		if err != nil {
 			return fmt.Errorf("%s = %d: %w", j.param, j.value, err)
 		}

@@ -291,8 +291,14 @@ func checkWeights(w []float64, n int) (float64, error) {
 // train minimises o with L-BFGS, in shifted coordinates, from W = 0, b = 0
 // and returns the model and the run summary.
 func train(o *objective, cfg config) (*Softmax, *Result, error) {
+	return trainFrom(o, cfg, make([]float64, o.dim()))
+}
+
+// trainFrom is train from the point v of the shifted coordinates, which it
+// overwrites with the minimiser found: a warm start for a path of
+// penalties on the same data.
+func trainFrom(o *objective, cfg config, v []float64) (*Softmax, *Result, error) {
 	sh := newShifted(o)
-	v := make([]float64, o.dim())
 	f, g, iter, st := minimize(sh, v, cfg.maxIter, cfg.gradTol)
 	r := &Result{
 		Loss:        f,

@@ -247,8 +247,8 @@ type Model struct {
 	Dict   *Dictionary
 	Target int       // row of Dict.Alpha holding α_T
 	Alpha  []float64 // α_T
-	R      *classify.Softmax
-	E      []*classify.Softmax
+	R      classify.Classifier
+	E      []classify.Classifier
 	// Reconstruction is B(α_T; P), on which R was trained.
 	Reconstruction *barycenter.Result
 	// Elapsed is the time NewModel took: the reconstruction and the
@@ -258,10 +258,11 @@ type Model struct {
 
 // FitModel learns a dictionary of the problem's domains (Fit on
 // p.Domains(), paper Algorithm 2) and trains the DaDiL-R and DaDiL-E
-// classifiers of its target (NewModel), with the classifier settings c
-// (nil: defaults) and the reconstruction seeded by the dictionary's seed.
-// The model's Dict is the dictionary. p.Test is not read.
-func FitModel(p *dataset.Problem, s *Settings, c *classify.Settings) (*Model, error) {
+// classifiers of its target (NewModel) with the trainer c (nil: a softmax
+// regression with the default penalty), the reconstruction seeded by the
+// dictionary's seed. The model's Dict is the dictionary. p.Test is not
+// read.
+func FitModel(p *dataset.Problem, s *Settings, c classify.Trainer) (*Model, error) {
 	if p == nil {
 		return nil, errors.New("dictionary: no problem")
 	}
@@ -273,9 +274,9 @@ func FitModel(p *dataset.Problem, s *Settings, c *classify.Settings) (*Model, er
 }
 
 // NewModel trains the DaDiL-R and DaDiL-E classifiers of the domain in row
-// target of d.Alpha. s configures the classifiers (nil: defaults); seed
-// drives the reconstruction's initialisation.
-func NewModel(d *Dictionary, target int, s *classify.Settings, seed uint64) (*Model, error) {
+// target of d.Alpha with the trainer t (nil: a softmax regression with the
+// default penalty); seed drives the reconstruction's initialisation.
+func NewModel(d *Dictionary, target int, t classify.Trainer, seed uint64) (*Model, error) {
 	if err := d.check(); err != nil {
 		return nil, err
 	}
@@ -286,12 +287,12 @@ func NewModel(d *Dictionary, target int, s *classify.Settings, seed uint64) (*Mo
 	start := time.Now()
 	m := &Model{Dict: d, Target: target, Alpha: mat.Row(nil, target, d.Alpha)}
 	var err error
-	if m.R, m.Reconstruction, err = d.ClassifierR(m.Alpha, s, seed); err != nil {
+	if m.R, m.Reconstruction, err = d.ClassifierR(m.Alpha, t, seed); err != nil {
 		return nil, err
 	}
-	m.E = make([]*classify.Softmax, K)
+	m.E = make([]classify.Classifier, K)
 	for k, a := range d.Atoms {
-		if m.E[k], err = d.fitClassifier(a.X, a.Labels(), s); err != nil {
+		if m.E[k], err = d.fitClassifier(a.X, a.Labels(), t); err != nil {
 			return nil, fmt.Errorf("dictionary: DaDiL-E classifier of atom %d: %w", k, err)
 		}
 	}
@@ -299,13 +300,13 @@ func NewModel(d *Dictionary, target int, s *classify.Settings, seed uint64) (*Mo
 	return m, nil
 }
 
-// ClassifierR trains DaDiL-R's classifier for the coordinates alpha: a
-// softmax regression (settings s, nil for defaults) on the reconstruction
-// B(α; P) with its propagated soft labels (their argmax with
-// Settings.HardLabels), which it also returns. With α_T
-// it is the R of NewModel; other α explore the Wasserstein hull of the
-// atoms (paper Figure 4).
-func (d *Dictionary) ClassifierR(alpha []float64, s *classify.Settings, seed uint64) (*classify.Softmax, *barycenter.Result, error) {
+// ClassifierR trains DaDiL-R's classifier for the coordinates alpha with
+// the trainer t (nil: a softmax regression with the default penalty) on the
+// reconstruction B(α; P) with its propagated soft labels (their argmax with
+// Settings.HardLabels), which it also returns. With α_T it is the R of
+// NewModel; other α explore the Wasserstein hull of the atoms (paper
+// Figure 4).
+func (d *Dictionary) ClassifierR(alpha []float64, t classify.Trainer, seed uint64) (classify.Classifier, *barycenter.Result, error) {
 	if err := d.check(); err != nil {
 		return nil, nil, err
 	}
@@ -316,22 +317,24 @@ func (d *Dictionary) ClassifierR(alpha []float64, s *classify.Settings, seed uin
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := d.fitClassifier(rec.X, normalizeRows(rec.Y), s)
+	h, err := d.fitClassifier(rec.X, normalizeRows(rec.Y), t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
 	}
 	return h, rec, nil
 }
 
-// fitClassifier trains a softmax regression (settings s) on the points X
-// with the soft labels Y, or on their argmax with Settings.HardLabels.
-func (d *Dictionary) fitClassifier(X, Y *mat.Dense, s *classify.Settings) (*classify.Softmax, error) {
-	if !d.Settings.HardLabels {
-		h, _, err := classify.Fit(X, Y, nil, s)
-		return h, err
+// fitClassifier trains t (nil: a softmax regression with the default
+// penalty) on the points X with the soft labels Y, or on their argmax with
+// Settings.HardLabels.
+func (d *Dictionary) fitClassifier(X, Y *mat.Dense, t classify.Trainer) (classify.Classifier, error) {
+	if t == nil {
+		t = &classify.SoftmaxTrainer{}
 	}
-	h, _, err := classify.FitLabels(X, argmaxRows(Y), d.Classes, nil, s)
-	return h, err
+	if d.Settings.HardLabels {
+		Y = classify.OneHot(argmaxRows(Y), d.Classes)
+	}
+	return t.Train(X, Y, nil)
 }
 
 // normalizeRows rescales every row of Y to sum to one (the propagated

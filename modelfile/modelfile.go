@@ -201,7 +201,11 @@ func write(w io.Writer, f *File) error {
 			return err
 		}
 	}
-	putSoftmax := func(prefix string, s *classify.Softmax) error {
+	putSoftmax := func(prefix string, c classify.Classifier) error {
+		s, ok := c.(*classify.Softmax)
+		if !ok {
+			return fmt.Errorf("a %T classifier cannot be saved: model files hold softmax regressions", c)
+		}
 		if err := putM(prefix+"_W", s.W); err != nil {
 			return err
 		}

@@ -311,7 +311,8 @@ func TestSaveErrors(t *testing.T) {
 	// Models that Read would refuse are not written.
 	withModel := func(edit func(m *dictionary.Model)) *File {
 		m := *f.Model
-		m.R = &classify.Softmax{W: mat.DenseCopyOf(f.Model.R.W), B: f.Model.R.B, Classes: f.Model.R.Classes, Dim: f.Model.R.Dim}
+		r := f.Model.R.(*classify.Softmax)
+		m.R = &classify.Softmax{W: mat.DenseCopyOf(r.W), B: r.B, Classes: r.Classes, Dim: r.Dim}
 		edit(&m)
 		return &File{Model: &m, Scaler: f.Scaler, Labels: f.Labels}
 	}
@@ -322,10 +323,10 @@ func TestSaveErrors(t *testing.T) {
 		file *File
 		want string
 	}{
-		{"NaN weight", withModel(func(m *dictionary.Model) { m.R.W.Set(0, 0, math.NaN()) }), "r_W.npy: entry 0 is NaN"},
+		{"NaN weight", withModel(func(m *dictionary.Model) { m.R.(*classify.Softmax).W.Set(0, 0, math.NaN()) }), "r_W.npy: entry 0 is NaN"},
 		{"target", withModel(func(m *dictionary.Model) { m.Target = 9 }), "target 9 outside the 4 domains"},
 		{"edited alpha", withModel(func(m *dictionary.Model) { m.Alpha = []float64{0.123, 0.877, 0} }), "is not row 3 of the dictionary's α"},
-		{"no classifier", withModel(func(m *dictionary.Model) { m.E = []*classify.Softmax{m.E[0], nil, m.E[2]} }), "no classifier for atom 1"},
+		{"no classifier", withModel(func(m *dictionary.Model) { m.E = []classify.Classifier{m.E[0], nil, m.E[2]} }), "no classifier for atom 1"},
 		{"scaler length", &File{Model: f.Model, Scaler: &short, Labels: f.Labels}, "scaler_offset.npy has shape [1]"},
 		{"duplicate labels", &File{Model: f.Model, Scaler: f.Scaler, Labels: []int{1, 1, 2}}, "label value 1 appears twice"},
 	} {

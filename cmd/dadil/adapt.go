@@ -22,12 +22,13 @@ import (
 
 // adaptReport is DIR/report.json of dadil adapt.
 type adaptReport struct {
-	Sources  []string `json:"sources"`
-	Target   string   `json:"target"`
-	Classes  []int    `json:"classes"`
-	Features int      `json:"features"`
-	Scaling  string   `json:"scaling"`
-	Seed     uint64   `json:"seed"`
+	Sources    []string `json:"sources"`
+	Target     string   `json:"target"`
+	Classes    []int    `json:"classes"`
+	Features   int      `json:"features"`
+	Scaling    string   `json:"scaling"`
+	Classifier string   `json:"classifier"`
+	Seed       uint64   `json:"seed"`
 	// MaxRows caps the rows of every domain for the transport-based
 	// methods (adapt.DenseTransport); 0: no cap.
 	MaxRows int `json:"max_rows"`
@@ -84,6 +85,7 @@ type adaptCommand struct {
 	maxRows         int
 	workers         int
 	want            []string // the requested methods, in the order of adapt.Names
+	trainer         classify.Trainer
 }
 
 // parseAdapt parses and checks the flags of dadil adapt, before any work.
@@ -154,11 +156,15 @@ func runAdapt(args []string, e *env) error {
 		return err
 	}
 	c.noteMaxRows(ld.Problem, nt.note)
+	if c.trainer, err = c.dict.trainer(c.fs); err != nil {
+		return err
+	}
 	rep := &adaptReport{
 		Sources: c.data.sources, Target: c.data.target, Classes: ld.Labels.Values,
 		Scaling: ld.Scaler.Kind.String(), Seed: c.dict.seed, MaxRows: c.maxRows, UnknownTargetLabels: ld.Unknown,
 	}
 	_, rep.Features = ld.Target.X.Dims()
+	rep.Classifier = c.trainer.Name()
 	fits := adapt.Group(c.want)
 	outs := c.run(e, fits, ld.Problem, set)
 	var preds [][]int
@@ -190,7 +196,7 @@ func runAdapt(args []string, e *env) error {
 // seeded by --seed, DaDiL with the dictionary settings set, and the
 // transport-based methods capped at --max-rows rows per domain.
 func (c *adaptCommand) builder(name string, set dictionary.Settings) func() adapt.Method {
-	cfg := &adapt.Config{Seed: c.dict.seed, Dictionary: &set, MaxRows: c.maxRows}
+	cfg := &adapt.Config{Seed: c.dict.seed, Dictionary: &set, MaxRows: c.maxRows, Classifier: c.trainer}
 	return func() adapt.Method {
 		m, _ := cfg.New(name)
 		return m

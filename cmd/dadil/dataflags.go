@@ -5,7 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"strings"
 
+	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 )
@@ -95,6 +98,7 @@ func (d *dataFlags) load(note func(format string, a ...any)) (*dataset.Loaded, e
 
 // dictFlags are the DaDiL hyper-parameter flags of fit and analyze.
 type dictFlags struct {
+	classifier                    string
 	atoms, samples, batch, epochs int
 	recBlock                      int
 	lr, plateau                   float64
@@ -104,6 +108,7 @@ type dictFlags struct {
 }
 
 func (f *dictFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.classifier, "classifier", defaultClassifier, "the final classifier of every method: `NAME` among "+strings.Join(adapt.ClassifierNames(), ", ")+" (--paper: softmax unless given)")
 	fs.IntVar(&f.atoms, "atoms", 0, "number of atoms `K` (default: the number of sources)")
 	fs.IntVar(&f.samples, "samples", 0, "support size `n` of every atom (default 100 per class; rounded to a multiple of the number of classes)")
 	fs.IntVar(&f.batch, "batch", 0, "mini-batch size `n_b` (default 20 per class; rounded to a multiple of the number of classes)")
@@ -136,7 +141,27 @@ func (f *dictFlags) check() error {
 	if err := init.UnmarshalText([]byte(f.init)); err != nil {
 		return usageError{err}
 	}
+	if _, err := adapt.NewClassifier(f.classifier, 0); err != nil {
+		return usageError{err}
+	}
 	return nil
+}
+
+// defaultClassifier is the default of --classifier.
+const defaultClassifier = "softmax"
+
+// trainer returns the classifier of --classifier, seeded by --seed; with
+// --paper and no --classifier, the paper's softmax regression.
+func (f *dictFlags) trainer(fs *flag.FlagSet) (classify.Trainer, error) {
+	name := f.classifier
+	if f.paper && !flagSet(fs, "classifier") {
+		name = "softmax"
+	}
+	t, err := adapt.NewClassifier(name, f.seed)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return t, nil
 }
 
 // settings returns the dictionary settings of the flags for a problem with

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/atomicfile"
@@ -60,6 +61,7 @@ type fitReport struct {
 	Classes        []int                `json:"classes"`
 	Features       int                  `json:"features"`
 	Scaling        string               `json:"scaling"`
+	Classifier     string               `json:"classifier"`
 	Settings       dictionary.Settings  `json:"settings"`
 	Notes          []string             `json:"notes,omitempty"`
 	Epochs         int                  `json:"epochs"`
@@ -88,14 +90,14 @@ type heldOutScore struct {
 // validation (adapt.ValidatePredictors: one dictionary per held-out source,
 // scored by both predictors), with the settings set. The problem's target
 // is not used. done, if not nil, receives each source's score.
-func validateOnSources(p *dataset.Problem, set dictionary.Settings, done func(heldOutScore)) ([]heldOutScore, error) {
+func validateOnSources(p *dataset.Problem, set dictionary.Settings, t classify.Trainer, done func(heldOutScore)) ([]heldOutScore, error) {
 	set.Progress = nil
 	score := func(s []adapt.Scores, k int) heldOutScore {
 		return heldOutScore{Source: s[0].HeldOut[k].Source, R: 100 * s[0].HeldOut[k].Accuracy, E: 100 * s[1].HeldOut[k].Accuracy}
 	}
 	scores, err := adapt.ValidatePredictors(p, func() adapt.Method {
 		s := set
-		return adapt.NewDaDiLR(&s)
+		return &adapt.DaDiL{Settings: &s, Classifier: t}
 	}, func(k int, s []adapt.Scores) {
 		if done != nil {
 			done(score(s, k))
@@ -168,7 +170,11 @@ func runFit(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	model, err := c.learn(e, ld.Problem, set)
+	trainer, err := c.dict.trainer(c.fs)
+	if err != nil {
+		return err
+	}
+	model, err := c.learn(e, ld.Problem, set, trainer)
 	if err != nil {
 		return err
 	}
@@ -176,8 +182,9 @@ func runFit(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
+	rep.Classifier = trainer.Name()
 	if c.validate {
-		if err := c.validateSources(e, ld.Problem, set, rep); err != nil {
+		if err := c.validateSources(e, ld.Problem, set, trainer, rep); err != nil {
 			return err
 		}
 	}
@@ -194,7 +201,7 @@ func runFit(args []string, e *env) error {
 
 // learn fits the dictionary and the target's model, with a progress bar
 // and a line when learning stops.
-func (c *fitCommand) learn(e *env, p *dataset.Problem, set dictionary.Settings) (*dictionary.Model, error) {
+func (c *fitCommand) learn(e *env, p *dataset.Problem, set dictionary.Settings, t classify.Trainer) (*dictionary.Model, error) {
 	bar := newProgress(e, c.quiet, set.Epochs)
 	set.Progress = func(s dictionary.EpochStats) {
 		bar.epoch(s)
@@ -209,7 +216,7 @@ func (c *fitCommand) learn(e *env, p *dataset.Problem, set dictionary.Settings) 
 			fmt.Fprintf(e.stderr, "fitted in %.1f s (%d epochs, stopped by %s); reconstructing the target and training the classifiers\n", s.Elapsed.Seconds(), s.Epoch, dictionary.StopReason(s.Status))
 		}
 	}
-	m, err := dictionary.FitModel(p, &set, nil)
+	m, err := dictionary.FitModel(p, &set, t)
 	bar.done()
 	return m, err
 }
@@ -251,10 +258,10 @@ func newFitReport(c *fitCommand, ld *dataset.Loaded, m *dictionary.Model, notes 
 }
 
 // validateSources adds held-out-source validation to the report.
-func (c *fitCommand) validateSources(e *env, p *dataset.Problem, set dictionary.Settings, rep *fitReport) error {
+func (c *fitCommand) validateSources(e *env, p *dataset.Problem, set dictionary.Settings, t classify.Trainer, rep *fitReport) error {
 	t0 := time.Now()
 	var err error
-	rep.HeldOutSources, err = validateOnSources(p, set, func(sc heldOutScore) {
+	rep.HeldOutSources, err = validateOnSources(p, set, t, func(sc heldOutScore) {
 		if !c.quiet {
 			fmt.Fprintf(e.stderr, "validation: %s held out: DaDiL-R %.2f%%, DaDiL-E %.2f%%\n", sc.Source, sc.R, sc.E)
 		}

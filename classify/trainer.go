@@ -1,0 +1,71 @@
+package classify
+
+import (
+	"gonum.org/v1/gonum/mat"
+)
+
+// A Classifier gives the class probabilities of rows of features.
+type Classifier interface {
+	// Proba stores in dst the n×c class probabilities of the n rows of X
+	// (dst empty, which Proba resizes, or of that shape).
+	Proba(dst, X *mat.Dense) error
+	// Predict returns the most probable class of every row of X.
+	Predict(X *mat.Dense) ([]int, error)
+}
+
+// A Trainer trains classifiers on labeled points. Every method of package
+// adapt, and DaDiL's classifiers, take one, so that a comparison of methods
+// uses the same classifier for all.
+type Trainer interface {
+	// Train fits a classifier on the n×d features X and the n×c soft
+	// targets T, each row a probability vector (one-hot for hard labels),
+	// with sample weights w (nil: uniform; only their ratios matter). It
+	// reads X, T and w and does not keep them.
+	Train(X, T *mat.Dense, w []float64) (Classifier, error)
+	// Name names the classifier as the command line does ("softmax",
+	// "softmax-cv", …).
+	Name() string
+}
+
+// SoftmaxTrainer trains a softmax regression with a fixed penalty
+// (Settings.L2, default 1e-3, the paper's setting): Fit.
+type SoftmaxTrainer struct {
+	Settings *Settings
+}
+
+// Name returns "softmax".
+func (t *SoftmaxTrainer) Name() string { return "softmax" }
+
+// Train fits a softmax regression (Fit).
+func (t *SoftmaxTrainer) Train(X, T *mat.Dense, w []float64) (Classifier, error) {
+	m, _, err := Fit(X, T, w, t.Settings)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// OneHot returns the n×c one-hot rows of the class indices y in [0, c).
+func OneHot(y []int, c int) *mat.Dense {
+	T := mat.NewDense(len(y), c, nil)
+	for i, k := range y {
+		T.Set(i, k, 1)
+	}
+	return T
+}
+
+// Argmax returns the index of the largest entry of every row of P (the
+// lowest among ties).
+func Argmax(P *mat.Dense) []int {
+	r, _ := P.Dims()
+	out := make([]int, r)
+	for i := range out {
+		row := P.RawRowView(i)
+		for k, v := range row {
+			if v > row[out[i]] {
+				out[i] = k
+			}
+		}
+	}
+	return out
+}
