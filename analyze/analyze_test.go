@@ -415,6 +415,41 @@ func TestRangeBand(t *testing.T) {
 	}
 }
 
+// TestStabilityBands: the bands of a problem gather its runs only, the
+// loss as mean ± 2σ and the updates as mean and min–max.
+func TestStabilityBands(t *testing.T) {
+	runs := []StabilityRun{
+		{Problem: "a", Loss: []float64{4, 2, 1}, DeltaX: []float64{1, 5}, DeltaY: []float64{2}, DeltaA: []float64{3, 3}},
+		{Problem: "b", Loss: []float64{100}, DeltaX: []float64{100}, DeltaY: []float64{100}, DeltaA: []float64{100}},
+		{Problem: "a", Loss: []float64{6, 4}, DeltaX: []float64{3}, DeltaY: []float64{4, 8}, DeltaA: []float64{1, 7}},
+	}
+	b := NewStabilityBands(runs, "a")
+	sd := math.Sqrt(2) // sample standard deviation of {4, 6} and of {2, 4}
+	want := Band{Mean: []float64{5, 3, 1}, Lo: []float64{5 - 2*sd, 3 - 2*sd, 1}, Hi: []float64{5 + 2*sd, 3 + 2*sd, 1}, Count: []int{2, 2, 1}}
+	near := func(x, y []float64) bool {
+		return slices.EqualFunc(x, y, func(u, v float64) bool { return math.Abs(u-v) < 1e-12 })
+	}
+	if !near(b.Loss.Mean, want.Mean) || !near(b.Loss.Lo, want.Lo) || !near(b.Loss.Hi, want.Hi) || !slices.Equal(b.Loss.Count, want.Count) {
+		t.Errorf("loss band %+v, want %+v", b.Loss, want)
+	}
+	for _, tc := range []struct {
+		name         string
+		got          Band
+		mean, lo, hi []float64
+	}{
+		{"Δ_X", b.DeltaX, []float64{2, 5}, []float64{1, 5}, []float64{3, 5}},
+		{"Δ_Y", b.DeltaY, []float64{3, 8}, []float64{2, 8}, []float64{4, 8}},
+		{"Δ_A", b.DeltaA, []float64{2, 5}, []float64{1, 3}, []float64{3, 7}},
+	} {
+		if !slices.Equal(tc.got.Mean, tc.mean) || !slices.Equal(tc.got.Lo, tc.lo) || !slices.Equal(tc.got.Hi, tc.hi) {
+			t.Errorf("%s band %+v, want mean %v, min %v, max %v", tc.name, tc.got, tc.mean, tc.lo, tc.hi)
+		}
+	}
+	if e := NewStabilityBands(runs, "c"); len(e.Loss.Mean) != 0 || len(e.DeltaA.Mean) != 0 {
+		t.Errorf("bands of a problem without runs: %+v", e)
+	}
+}
+
 // TestHullWorkers: the hull study does not depend on the number of
 // goroutines.
 func TestHullWorkers(t *testing.T) {

@@ -51,8 +51,9 @@ type StabilityRun struct {
 
 // Stability fits s.Seeds independent dictionaries per problem (paper
 // appendix, "learning stability", Figures 7 and 8) and returns their loss
-// curves and update magnitudes; Band summarises them. Runs are ordered by
-// problem, then seed; they run in parallel and do not depend on Workers.
+// curves and update magnitudes; NewStabilityBands summarises them. Runs are
+// ordered by problem, then seed; they run in parallel and do not depend on
+// Workers.
 func Stability(problems []*dataset.Problem, s *StabilitySettings) ([]StabilityRun, error) {
 	if s == nil {
 		return nil, fmt.Errorf("analyze: stability without settings")
@@ -174,4 +175,32 @@ func NewRangeBand(series [][]float64) Band {
 		b.Lo[i], b.Hi[i] = lo, hi
 	}
 	return b
+}
+
+// StabilityBands summarise the runs of one problem as paper Figures 7 and
+// 8 draw them: the loss curves as mean ± 2σ (NewBand with k = 2), the
+// update magnitudes Δ_X, Δ_Y and Δ_A as mean and min–max (NewRangeBand),
+// over the runs that reach every epoch or batch.
+type StabilityBands struct {
+	Loss   Band `json:"loss"`
+	DeltaX Band `json:"delta_x"`
+	DeltaY Band `json:"delta_y"`
+	DeltaA Band `json:"delta_a"`
+}
+
+// NewStabilityBands returns the bands of the runs of problem among runs
+// (those of Stability, for instance); they are empty when no run is of
+// problem.
+func NewStabilityBands(runs []StabilityRun, problem string) StabilityBands {
+	var loss, dx, dy, da [][]float64
+	for _, r := range runs {
+		if r.Problem != problem {
+			continue
+		}
+		loss = append(loss, r.Loss)
+		dx, dy, da = append(dx, r.DeltaX), append(dy, r.DeltaY), append(da, r.DeltaA)
+	}
+	return StabilityBands{
+		Loss: NewBand(loss, 2), DeltaX: NewRangeBand(dx), DeltaY: NewRangeBand(dy), DeltaA: NewRangeBand(da),
+	}
 }

@@ -66,10 +66,6 @@ func runBenchCWRU(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	names := ml
-	if len(ml) == 0 || (len(ml) == 1 && ml[0] == "all") {
-		names = bench.CWRUMethodNames()
-	}
 	bench.SortResults(res, bench.CWRUMethodNames(), tl)
 	if *heldOut {
 		fmt.Fprintf(e.stdout, "CWRU, %d classes: held-out-source validation, without the target. Column T: accuracy (%%) on T's sources,\n"+
@@ -79,7 +75,7 @@ func runBenchCWRU(args []string, e *env) error {
 		fmt.Fprintf(e.stdout, "CWRU, %d classes: target accuracy (%%), mean ± std over %s (base seed %d); %.0f s.\n\n",
 			len(c.Labels), plural(*cf.seeds, "seed"), *cf.seed, time.Since(start).Seconds())
 	}
-	fmt.Fprint(e.stdout, bench.Table(res, names, tl))
+	fmt.Fprint(e.stdout, bench.Table(res, tableMethods(ml, bench.CWRUMethodNames()), tl))
 	if *cf.jsonPath != "" {
 		return writeBenchJSON(*cf.jsonPath, map[string]any{
 			"benchmark": "cwru", "classes": c.Labels, "class_names": c.Names, "dropped": c.Dropped,

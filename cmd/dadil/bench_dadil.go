@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,16 +37,27 @@ type dadilTiming struct {
 
 const goImpl = "dadil (Go)"
 
-func runBenchDaDiL(args []string, e *env) error {
+// benchDaDiLCommand holds the flags of dadil bench dadil.
+type benchDaDiLCommand struct {
+	data, targets, folds                 string
+	threads, pyThreads, python, jsonPath string
+	seed                                 uint64
+	goThreads, refThreads, foldList      []int // from --threads, --python-threads and --folds
+}
+
+// parseBenchDaDiL parses and checks the flags of dadil bench dadil, before
+// any work.
+func parseBenchDaDiL(args []string, e *env) (*benchDaDiLCommand, error) {
+	c := &benchDaDiLCommand{}
 	fs := newFlags("dadil bench dadil", e)
-	data := fs.String("data", "", "benchmark folder `DIR` holding office-caltech10/")
-	targets := fs.String("targets", "W", "comma-separated target domains (W, A, D, C)")
-	folds := fs.String("folds", "1", "comma-separated test folds (1…5)")
-	seed := fs.Uint64("seed", 1, "random seed")
-	threads := fs.String("threads", "all,1", "comma-separated thread counts for dadil (`all`: every core)")
-	pyThreads := fs.String("python-threads", "1,all", "comma-separated thread counts for the Python reference")
-	python := fs.String("python", "auto", "Python interpreter with PyTorch and POT for the reference; \"auto\" tries /usr/bin/python3, \"none\" skips")
-	jsonPath := fs.String("json", "", "also write the timings to `FILE` as JSON")
+	fs.StringVar(&c.data, "data", "", "benchmark folder `DIR` holding office-caltech10/")
+	fs.StringVar(&c.targets, "targets", "W", "comma-separated target domains (W, A, D, C)")
+	fs.StringVar(&c.folds, "folds", "1", "comma-separated test folds (1…5)")
+	fs.Uint64Var(&c.seed, "seed", 1, "random seed")
+	fs.StringVar(&c.threads, "threads", "all,1", "comma-separated thread counts for dadil (`all`: every core)")
+	fs.StringVar(&c.pyThreads, "python-threads", "1,all", "comma-separated thread counts for the Python reference")
+	fs.StringVar(&c.python, "python", "auto", "Python interpreter with PyTorch and POT for the reference; \"auto\" tries /usr/bin/python3, \"none\" skips")
+	fs.StringVar(&c.jsonPath, "json", "", "also write the timings to `FILE` as JSON")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil bench dadil --data DIR [--targets W] [--folds 1] [--threads all,1] [--python-threads 1,all] [--python PYTHON|auto|none] [--json FILE]")
 		fmt.Fprintln(fs.Output(), "\nTimes DaDiL fits with the paper's Caltech-Office setting (K=8, n=1000, n_b=200, η=0.1, 10 epochs)")
@@ -54,90 +66,126 @@ func runBenchDaDiL(args []string, e *env) error {
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
-		return err
+		return nil, err
 	}
-	if *data == "" {
+	return c, c.check()
+}
+
+// check reports malformed flags.
+func (c *benchDaDiLCommand) check() error {
+	if c.data == "" {
 		return usageError{fmt.Errorf("--data is required")}
 	}
 	procs := runtime.GOMAXPROCS(0)
-	goThreads, err := parseThreads("threads", *threads, procs)
-	if err != nil {
+	var err error
+	if c.goThreads, err = parseThreads("threads", c.threads, procs); err != nil {
 		return err
 	}
-	refThreads, err := parseThreads("python-threads", *pyThreads, procs)
-	if err != nil {
+	if c.refThreads, err = parseThreads("python-threads", c.pyThreads, procs); err != nil {
 		return err
 	}
-	foldList, err := parseInts("folds", *folds)
-	if err != nil {
+	if c.foldList, err = parseInts("folds", c.folds); err != nil {
 		return err
 	}
-	if *jsonPath != "" {
-		if err := checkOutput("--json", *jsonPath); err != nil {
-			return err
-		}
+	return checkJSON(c.jsonPath)
+}
+
+func runBenchDaDiL(args []string, e *env) error {
+	c, err := parseBenchDaDiL(args, e)
+	if err != nil {
+		return err
 	}
 	announceMachine(e)
-	o, err := bench.LoadOfficeCaltech(filepath.Join(*data, "office-caltech10"), "surf")
+	o, err := bench.LoadOfficeCaltech(filepath.Join(c.data, "office-caltech10"), "surf")
 	if err != nil {
 		return err
 	}
-	py, err := findPython(*python, "torch, ot", e)
+	py, err := findPython(c.python, "torch, ot", e)
 	if err != nil {
 		return err
 	}
-	var tmp, script string
+	var ref *pythonReference
 	if py != "" {
-		if tmp, err = os.MkdirTemp("", "dadil-bench-dadil-"); err != nil {
+		if ref, err = newPythonReference(py); err != nil {
 			return err
 		}
-		defer os.RemoveAll(tmp)
-		script = filepath.Join(tmp, "dadil_reference.py")
-		if err := os.WriteFile(script, []byte(bench.PythonReference), 0o644); err != nil {
-			return err
-		}
+		defer os.RemoveAll(ref.dir)
 	}
 	var rows []dadilTiming
-	for _, target := range splitList(*targets) {
-		for _, fold := range foldList {
+	for _, target := range splitList(c.targets) {
+		for _, fold := range c.foldList {
 			s, err := o.Split(target, fold)
 			if err != nil {
 				return err
 			}
-			for _, th := range goThreads {
-				fmt.Fprintf(e.stderr, "%s %d: dadil (Go), %d thread(s)… ", target, fold, th)
-				r, err := timeGoFit(s, *seed, th)
-				if err != nil {
-					return err
-				}
-				r.Target, r.Fold = target, fold
-				rows = append(rows, r)
-				fmt.Fprintf(e.stderr, "%.1f s\n", r.TotalSeconds)
-			}
-			if py == "" {
-				continue
-			}
-			split := filepath.Join(tmp, "split.npz")
-			if err := bench.ExportSplit(split, s); err != nil {
+			r, err := c.timeSplit(e, s, target, fold, ref)
+			if err != nil {
 				return err
 			}
-			for _, th := range refThreads {
-				fmt.Fprintf(e.stderr, "%s %d: Python reference, %d thread(s)… ", target, fold, th)
-				r, err := runPythonReference(py, script, split, *seed, th)
-				if err != nil {
-					return err
-				}
-				r.Target, r.Fold = target, fold
-				rows = append(rows, r)
-				fmt.Fprintf(e.stderr, "%.1f s\n", r.TotalSeconds)
-			}
+			rows = append(rows, r...)
 		}
 	}
-	printBenchDaDiL(e, rows, *seed)
-	if *jsonPath != "" {
-		return writeBenchJSON(*jsonPath, map[string]any{"benchmark": "dadil-fit", "results": rows})
+	printBenchDaDiL(e, rows, c.seed)
+	if c.jsonPath != "" {
+		return writeBenchJSON(c.jsonPath, map[string]any{"benchmark": "dadil-fit", "results": rows})
 	}
 	return nil
+}
+
+// timeSplit times dadil on the split with every --threads and, with ref,
+// the Python reference with every --python-threads.
+func (c *benchDaDiLCommand) timeSplit(e *env, s *dataset.Problem, target string, fold int, ref *pythonReference) ([]dadilTiming, error) {
+	var rows []dadilTiming
+	add := func(r dadilTiming) {
+		r.Target, r.Fold = target, fold
+		rows = append(rows, r)
+		fmt.Fprintf(e.stderr, "%.1f s\n", r.TotalSeconds)
+	}
+	for _, th := range c.goThreads {
+		fmt.Fprintf(e.stderr, "%s %d: dadil (Go), %d thread(s)… ", target, fold, th)
+		r, err := timeGoFit(s, c.seed, th)
+		if err != nil {
+			return nil, err
+		}
+		add(r)
+	}
+	if ref == nil {
+		return rows, nil
+	}
+	split := filepath.Join(ref.dir, "split.npz")
+	if err := bench.ExportSplit(split, s); err != nil {
+		return nil, err
+	}
+	for _, th := range c.refThreads {
+		fmt.Fprintf(e.stderr, "%s %d: Python reference, %d thread(s)… ", target, fold, th)
+		r, err := ref.run(split, c.seed, th)
+		if err != nil {
+			return nil, err
+		}
+		add(r)
+	}
+	return rows, nil
+}
+
+// pythonReference runs bench.PythonReference, written in the temporary
+// folder dir, with the interpreter python.
+type pythonReference struct {
+	python, dir, script string
+}
+
+// newPythonReference writes the reference script into a new temporary
+// folder; the caller removes the folder.
+func newPythonReference(python string) (*pythonReference, error) {
+	dir, err := os.MkdirTemp("", "dadil-bench-dadil-")
+	if err != nil {
+		return nil, err
+	}
+	r := &pythonReference{python: python, dir: dir, script: filepath.Join(dir, "dadil_reference.py")}
+	if err := os.WriteFile(r.script, []byte(bench.PythonReference), 0o644); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return r, nil
 }
 
 // parseThreads parses a list of thread counts, "all" meaning procs.
@@ -192,19 +240,37 @@ func printBenchDaDiL(e *env, rows []dadilTiming, seed uint64) {
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %.1f | %.1f | %.1f | %.2f | %.2f |\n", r.Implementation, r.Target, r.Fold, r.Threads,
 			r.LearnSeconds, r.ModelSeconds, r.TotalSeconds, r.AccuracyR, r.AccuracyE)
 	}
-	// Group by implementation and threads, in order of appearance.
-	type group struct {
-		impl    string
-		threads int
-		totals  []float64
-		med     float64 // median of totals
-		r, e    float64
+	groups := groupTimings(rows)
+	if len(groups) > 0 && len(groups[0].totals) > 1 {
+		fmt.Fprintf(w, "\nOver the %d splits:\n\n", len(groups[0].totals))
+		fmt.Fprintln(w, "| implementation | threads | median total (s) | mean DaDiL-R acc. (%) | mean DaDiL-E acc. (%) |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
+		for _, g := range groups {
+			n := float64(len(g.totals))
+			fmt.Fprintf(w, "| %s | %d | %.1f | %.2f | %.2f |\n", g.impl, g.threads, g.med, g.r/n, g.e/n)
+		}
 	}
-	var groups []*group
+	printSpeedUps(w, groups)
+}
+
+// timingGroup gathers the fits of one implementation on one number of
+// threads.
+type timingGroup struct {
+	impl    string
+	threads int
+	totals  []float64
+	med     float64 // median of totals
+	r, e    float64 // sums of the accuracies
+}
+
+// groupTimings groups the rows by implementation and threads, in order of
+// appearance.
+func groupTimings(rows []dadilTiming) []*timingGroup {
+	var groups []*timingGroup
 	for _, r := range rows {
-		i := slices.IndexFunc(groups, func(g *group) bool { return g.impl == r.Implementation && g.threads == r.Threads })
+		i := slices.IndexFunc(groups, func(g *timingGroup) bool { return g.impl == r.Implementation && g.threads == r.Threads })
 		if i < 0 {
-			groups = append(groups, &group{impl: r.Implementation, threads: r.Threads})
+			groups = append(groups, &timingGroup{impl: r.Implementation, threads: r.Threads})
 			i = len(groups) - 1
 		}
 		g := groups[i]
@@ -221,18 +287,14 @@ func printBenchDaDiL(e *env, rows []dadilTiming, seed uint64) {
 			g.med = (s[n/2-1] + s[n/2]) / 2
 		}
 	}
-	if len(groups) > 0 && len(groups[0].totals) > 1 {
-		fmt.Fprintf(w, "\nOver the %d splits:\n\n", len(groups[0].totals))
-		fmt.Fprintln(w, "| implementation | threads | median total (s) | mean DaDiL-R acc. (%) | mean DaDiL-E acc. (%) |")
-		fmt.Fprintln(w, "|---|---:|---:|---:|---:|")
-		for _, g := range groups {
-			n := float64(len(g.totals))
-			fmt.Fprintf(w, "| %s | %d | %.1f | %.2f | %.2f |\n", g.impl, g.threads, g.med, g.r/n, g.e/n)
-		}
-	}
-	// Speed-ups of every dadil thread count over the reference at its
-	// fastest, and thread for thread.
-	var fastest *group
+	return groups
+}
+
+// printSpeedUps prints the speed-ups of every dadil thread count over the
+// reference at its fastest, and thread for thread; nothing without the
+// reference.
+func printSpeedUps(w io.Writer, groups []*timingGroup) {
+	var fastest *timingGroup
 	for _, g := range groups {
 		if g.impl != goImpl && (fastest == nil || g.med < fastest.med) {
 			fastest = g
@@ -257,11 +319,11 @@ func printBenchDaDiL(e *env, rows []dadilTiming, seed uint64) {
 	}
 }
 
-// runPythonReference runs the Python reference script on the split with
-// the given number of threads and returns its row of the table.
-func runPythonReference(py, script, split string, seed uint64, threads int) (dadilTiming, error) {
+// run runs the Python reference on the split with the given number of
+// threads and returns its row of the table.
+func (p *pythonReference) run(split string, seed uint64, threads int) (dadilTiming, error) {
 	var out, errOut bytes.Buffer
-	cmd := exec.Command(py, script, split, "8", "1000", "200", "0.1", "10", strconv.FormatUint(seed, 10))
+	cmd := exec.Command(p.python, p.script, split, "8", "1000", "200", "0.1", "10", strconv.FormatUint(seed, 10))
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	// PyTorch's own threads are set by the script from DADIL_REF_THREADS;
 	// BLAS and OpenMP threads here.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/npy"
@@ -59,14 +62,25 @@ type benchEMDRow struct {
 	POTOptimalCost    float64 `json:"pot_optimal_cost,omitempty"`
 }
 
-func runBenchEMD(args []string, e *env) error {
+// benchEMDCommand holds the flags of dadil bench emd.
+type benchEMDCommand struct {
+	sizes, pot, jsonPath string
+	dim, repeat          int
+	seed                 uint64
+	ns                   []int // the sizes, from --sizes
+}
+
+// parseBenchEMD parses and checks the flags of dadil bench emd, before any
+// work.
+func parseBenchEMD(args []string, e *env) (*benchEMDCommand, error) {
+	c := &benchEMDCommand{}
 	fs := newFlags("dadil bench emd", e)
-	sizes := fs.String("sizes", "200,1000,2000,5000", "comma-separated problem sizes `n` (n×n)")
-	dim := fs.Int("dim", 64, "dimension of the Gaussian points")
-	seed := fs.Uint64("seed", 1, "random seed")
-	repeat := fs.Int("repeat", 3, "timed runs per size (the median is reported)")
-	pot := fs.String("pot", "auto", "Python interpreter with POT for the side-by-side timing; \"auto\" tries /usr/bin/python3, \"none\" skips")
-	jsonPath := fs.String("json", "", "also write the results to `FILE` as JSON")
+	fs.StringVar(&c.sizes, "sizes", "200,1000,2000,5000", "comma-separated problem sizes `n` (n×n)")
+	fs.IntVar(&c.dim, "dim", 64, "dimension of the Gaussian points")
+	fs.Uint64Var(&c.seed, "seed", 1, "random seed")
+	fs.IntVar(&c.repeat, "repeat", 3, "timed runs per size (the median is reported)")
+	fs.StringVar(&c.pot, "pot", "auto", "Python interpreter with POT for the side-by-side timing; \"auto\" tries /usr/bin/python3, \"none\" skips")
+	fs.StringVar(&c.jsonPath, "json", "", "also write the results to `FILE` as JSON")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil bench emd [--sizes 200,1000,2000,5000] [--dim 64] [--repeat 3] [--pot PYTHON|auto|none] [--json FILE]")
 		fmt.Fprintln(fs.Output(), "\nTimes exact OT between two samples of n standard Gaussian points in R^dim (squared-Euclidean")
@@ -74,10 +88,14 @@ func runBenchEMD(args []string, e *env) error {
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
-		return err
+		return nil, err
 	}
-	var ns []int
-	for _, f := range strings.Split(*sizes, ",") {
+	return c, c.check()
+}
+
+// check reports malformed flags.
+func (c *benchEMDCommand) check() error {
+	for _, f := range strings.Split(c.sizes, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || v < 1 {
 			return usageError{fmt.Errorf("--sizes: %q is not a positive integer", f)}
@@ -85,20 +103,23 @@ func runBenchEMD(args []string, e *env) error {
 		if err := inRange("--sizes", v, 1, maxDemoPoints, "an n×n cost matrix must fit in memory"); err != nil {
 			return err
 		}
-		ns = append(ns, v)
+		c.ns = append(c.ns, v)
 	}
-	if err := inRange("--repeat", *repeat, 1, 1000, "timed runs per size"); err != nil {
+	if err := inRange("--repeat", c.repeat, 1, 1000, "timed runs per size"); err != nil {
 		return err
 	}
-	if err := inRange("--dim", *dim, 1, maxDemoDim, "the points must fit in memory"); err != nil {
+	if err := inRange("--dim", c.dim, 1, maxDemoDim, "the points must fit in memory"); err != nil {
 		return err
 	}
-	if *jsonPath != "" {
-		if err := checkOutput("--json", *jsonPath); err != nil {
-			return err
-		}
+	return checkJSON(c.jsonPath)
+}
+
+func runBenchEMD(args []string, e *env) error {
+	c, err := parseBenchEMD(args, e)
+	if err != nil {
+		return err
 	}
-	python, err := findPython(*pot, "ot", e)
+	python, err := findPython(c.pot, "ot", e)
 	if err != nil {
 		return err
 	}
@@ -107,104 +128,148 @@ func runBenchEMD(args []string, e *env) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	script := filepath.Join(tmp, "pot_emd.py")
+	var pot *potRunner
 	if python != "" {
-		if err := os.WriteFile(script, []byte(potScript), 0o644); err != nil {
+		if pot, err = newPOTRunner(python, tmp); err != nil {
 			return err
 		}
 	}
-
 	announceMachine(e)
 	var rows []benchEMDRow
-	for _, n := range ns {
-		fmt.Fprintf(e.stderr, "n = %d: generating… ", n)
-		C, err := gaussianProblem(n, *dim, 0, *seed+uint64(n))
+	for _, n := range c.ns {
+		row, err := c.measure(e, n, pot)
 		if err != nil {
 			return err
 		}
-		row := benchEMDRow{N: n}
-		var s ot.EMDSolver
-		var r ot.EMDResult
-		times := make([]float64, *repeat)
-		for k := range times {
-			fmt.Fprintf(e.stderr, "dadil run %d/%d… ", k+1, *repeat)
-			runtime.GC()
-			t0 := time.Now()
-			if err := s.Solve(&r, nil, nil, C); err != nil {
-				return err
-			}
-			times[k] = time.Since(t0).Seconds()
-		}
-		slices.Sort(times)
-		row.Seconds, row.Pivots, row.Cost = times[len(times)/2], r.Pivots, r.Cost
-		if python != "" {
-			fmt.Fprintf(e.stderr, "POT… ")
-			path := filepath.Join(tmp, fmt.Sprintf("C%d.npy", n))
-			if err := npy.WriteMatrix(path, C); err != nil {
-				return err
-			}
-			C = nil
-			runtime.GC()
-			var out, errOut bytes.Buffer
-			cmd := exec.Command(python, script, path, strconv.Itoa(*repeat))
-			cmd.Stdout = &out
-			cmd.Stderr = &errOut // POT's warnings about its iteration cap
-			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("POT run for n = %d: %w\n%s", n, err, errOut.String())
-			}
-			var res struct {
-				Version string `json:"version"`
-				Default struct {
-					Seconds float64 `json:"seconds"`
-					Cost    float64 `json:"cost"`
-					Warning string  `json:"warning"`
-				} `json:"default"`
-				Optimal struct {
-					Seconds float64 `json:"seconds"`
-					Cost    float64 `json:"cost"`
-				} `json:"optimal"`
-			}
-			if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-				return fmt.Errorf("POT run for n = %d: unreadable output %q: %w", n, out.String(), err)
-			}
-			row.POTVersion = res.Version
-			row.POTDefaultSeconds, row.POTDefaultCost, row.POTDefaultWarning = res.Default.Seconds, res.Default.Cost, res.Default.Warning
-			row.POTOptimalSeconds, row.POTOptimalCost = res.Optimal.Seconds, res.Optimal.Cost
-			os.Remove(path)
-		}
-		fmt.Fprintln(e.stderr, "done")
 		rows = append(rows, row)
 	}
+	c.print(e.stdout, rows, pot != nil)
+	if c.jsonPath != "" {
+		return writeBenchJSON(c.jsonPath, map[string]any{"benchmark": "emd", "dim": c.dim, "repeat": c.repeat, "results": rows})
+	}
+	return nil
+}
 
-	w := e.stdout
-	fmt.Fprintf(w, "Exact OT, n×n, Gaussian points in R^%d, squared-Euclidean cost, uniform weights; median of %d runs, solver time only.\n\n", *dim, *repeat)
-	if python == "" {
+// measure times dadil's EMD on the problem of size n and, with pot, POT's.
+func (c *benchEMDCommand) measure(e *env, n int, pot *potRunner) (benchEMDRow, error) {
+	fmt.Fprintf(e.stderr, "n = %d: generating… ", n)
+	C, err := gaussianProblem(n, c.dim, 0, c.seed+uint64(n))
+	if err != nil {
+		return benchEMDRow{}, err
+	}
+	row := benchEMDRow{N: n}
+	if err := timeEMD(e, C, c.repeat, &row); err != nil {
+		return benchEMDRow{}, err
+	}
+	if pot != nil {
+		fmt.Fprintf(e.stderr, "POT… ")
+		path := filepath.Join(pot.dir, fmt.Sprintf("C%d.npy", n))
+		if err := npy.WriteMatrix(path, C); err != nil {
+			return benchEMDRow{}, err
+		}
+		C = nil // POT runs without dadil's copy of the matrix
+		runtime.GC()
+		if err := pot.run(path, n, c.repeat, &row); err != nil {
+			return benchEMDRow{}, err
+		}
+		os.Remove(path)
+	}
+	fmt.Fprintln(e.stderr, "done")
+	return row, nil
+}
+
+// timeEMD solves the problem of cost matrix C repeat times and sets the
+// row's median time, pivots and cost.
+func timeEMD(e *env, C *mat.Dense, repeat int, row *benchEMDRow) error {
+	var s ot.EMDSolver
+	var r ot.EMDResult
+	times := make([]float64, repeat)
+	for k := range times {
+		fmt.Fprintf(e.stderr, "dadil run %d/%d… ", k+1, repeat)
+		runtime.GC()
+		t0 := time.Now()
+		if err := s.Solve(&r, nil, nil, C); err != nil {
+			return err
+		}
+		times[k] = time.Since(t0).Seconds()
+	}
+	slices.Sort(times)
+	row.Seconds, row.Pivots, row.Cost = times[len(times)/2], r.Pivots, r.Cost
+	return nil
+}
+
+// potRunner times POT's ot.emd with potScript, written in dir.
+type potRunner struct {
+	python, dir, script string
+}
+
+// newPOTRunner writes potScript into dir, for python.
+func newPOTRunner(python, dir string) (*potRunner, error) {
+	p := &potRunner{python: python, dir: dir, script: filepath.Join(dir, "pot_emd.py")}
+	if err := os.WriteFile(p.script, []byte(potScript), 0o644); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// run times POT on the cost matrix in the .npy file path (size n) and
+// sets POT's columns of the row.
+func (p *potRunner) run(path string, n, repeat int, row *benchEMDRow) error {
+	var out, errOut bytes.Buffer
+	cmd := exec.Command(p.python, p.script, path, strconv.Itoa(repeat))
+	cmd.Stdout = &out
+	cmd.Stderr = &errOut // POT's warnings about its iteration cap
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("POT run for n = %d: %w\n%s", n, err, errOut.String())
+	}
+	var res struct {
+		Version string `json:"version"`
+		Default struct {
+			Seconds float64 `json:"seconds"`
+			Cost    float64 `json:"cost"`
+			Warning string  `json:"warning"`
+		} `json:"default"`
+		Optimal struct {
+			Seconds float64 `json:"seconds"`
+			Cost    float64 `json:"cost"`
+		} `json:"optimal"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		return fmt.Errorf("POT run for n = %d: unreadable output %q: %w", n, out.String(), err)
+	}
+	row.POTVersion = res.Version
+	row.POTDefaultSeconds, row.POTDefaultCost, row.POTDefaultWarning = res.Default.Seconds, res.Default.Cost, res.Default.Warning
+	row.POTOptimalSeconds, row.POTOptimalCost = res.Optimal.Seconds, res.Optimal.Cost
+	return nil
+}
+
+// print writes the table of the results: dadil's alone, or side by side
+// with POT's and the warnings where POT's uncapped cost is not dadil's.
+func (c *benchEMDCommand) print(w io.Writer, rows []benchEMDRow, withPOT bool) {
+	fmt.Fprintf(w, "Exact OT, n×n, Gaussian points in R^%d, squared-Euclidean cost, uniform weights; median of %d runs, solver time only.\n\n", c.dim, c.repeat)
+	if !withPOT {
 		fmt.Fprintln(w, "| n | dadil EMD (s) | pivots | cost |")
 		fmt.Fprintln(w, "|---:|---:|---:|---:|")
 		for _, r := range rows {
 			fmt.Fprintf(w, "| %d | %.4g | %d | %.10g |\n", r.N, r.Seconds, r.Pivots, r.Cost)
 		}
-	} else {
-		fmt.Fprintf(w, "| n | dadil EMD (s), always optimal | POT %s ot.emd, default cap (s) | its cost vs optimum | POT ot.emd, uncapped (s) | dadil speed-up vs POT capped / uncapped |\n", rows[0].POTVersion)
-		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|")
-		for _, r := range rows {
-			gap := "optimal"
-			if rel := (r.POTDefaultCost - r.Cost) / r.Cost; rel > 1e-9 {
-				gap = fmt.Sprintf("+%.2f%% (sub-optimal)", 100*rel)
-			}
-			fmt.Fprintf(w, "| %d | %.4g | %.4g | %s | %.4g | %.2f× / %.2f× |\n",
-				r.N, r.Seconds, r.POTDefaultSeconds, gap, r.POTOptimalSeconds, r.POTDefaultSeconds/r.Seconds, r.POTOptimalSeconds/r.Seconds)
+		return
+	}
+	fmt.Fprintf(w, "| n | dadil EMD (s), always optimal | POT %s ot.emd, default cap (s) | its cost vs optimum | POT ot.emd, uncapped (s) | dadil speed-up vs POT capped / uncapped |\n", rows[0].POTVersion)
+	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rows {
+		gap := "optimal"
+		if rel := (r.POTDefaultCost - r.Cost) / r.Cost; rel > 1e-9 {
+			gap = fmt.Sprintf("+%.2f%% (sub-optimal)", 100*rel)
 		}
-		for _, r := range rows {
-			if d := r.POTOptimalCost - r.Cost; d > 1e-9*r.Cost || -d > 1e-9*r.Cost {
-				fmt.Fprintf(w, "\nWARNING: n = %d: uncapped POT cost %.12g differs from dadil's %.12g\n", r.N, r.POTOptimalCost, r.Cost)
-			}
+		fmt.Fprintf(w, "| %d | %.4g | %.4g | %s | %.4g | %.2f× / %.2f× |\n",
+			r.N, r.Seconds, r.POTDefaultSeconds, gap, r.POTOptimalSeconds, r.POTDefaultSeconds/r.Seconds, r.POTOptimalSeconds/r.Seconds)
+	}
+	for _, r := range rows {
+		if d := r.POTOptimalCost - r.Cost; d > 1e-9*r.Cost || -d > 1e-9*r.Cost {
+			fmt.Fprintf(w, "\nWARNING: n = %d: uncapped POT cost %.12g differs from dadil's %.12g\n", r.N, r.POTOptimalCost, r.Cost)
 		}
 	}
-	if *jsonPath != "" {
-		return writeBenchJSON(*jsonPath, map[string]any{"benchmark": "emd", "dim": *dim, "repeat": *repeat, "results": rows})
-	}
-	return nil
 }
 
 // findPython resolves a flag naming the Python interpreter of a
@@ -245,6 +310,15 @@ func checkOutput(flag, path string) error {
 		return usageError{fmt.Errorf("%s: %w", flag, err)}
 	}
 	return nil
+}
+
+// checkJSON checks, as checkOutput, the file of a --json flag when one is
+// given.
+func checkJSON(path string) error {
+	if path == "" {
+		return nil
+	}
+	return checkOutput("--json", path)
 }
 
 // checkOutputDir reports, before a long run, whether the output directory

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"flag"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -20,17 +22,40 @@ func splitList(s string) []string {
 	return out
 }
 
-func runBenchOfficeCaltech(args []string, e *env) error {
-	fs := newFlags("dadil bench office-caltech10", e)
-	data := fs.String("data", "", "benchmark folder `DIR` holding surf/, decaf/ and folds/")
-	features := fs.String("features", "surf", "feature set: `surf` or decaf")
-	methods := fs.String("methods", "all", "comma-separated `LIST` of methods, or all")
-	targets := fs.String("targets", "W,A,D,C", "comma-separated target domains")
-	folds := fs.String("folds", "1,2,3,4,5", "comma-separated test folds")
-	seed := fs.Uint64("seed", 1, "random seed")
-	jsonPath := fs.String("json", "", "write every result to `FILE` as JSON")
-	workers := fs.Int("workers", 0, "experiments run at once (0: one per core); results do not depend on it")
-	heldOut := fs.Bool("held-out-sources", false, "validate without the target instead: each target's sources are held out in turn as its unlabeled target (no folds)")
+// tableMethods returns the methods of a benchmark's table: those asked,
+// or all of them when none or "all" is asked.
+func tableMethods(asked, all []string) []string {
+	if len(asked) == 0 || (len(asked) == 1 && asked[0] == "all") {
+		return all
+	}
+	return asked
+}
+
+// benchOCCommand holds the flags of dadil bench office-caltech10.
+type benchOCCommand struct {
+	fs                                                *flag.FlagSet
+	data, features, methods, targets, folds, jsonPath string
+	seed                                              uint64
+	workers                                           int
+	heldOut                                           bool
+	foldList                                          []int    // from --folds
+	targetList, methodList                            []string // from --targets (upper case) and --methods
+}
+
+// parseBenchOC parses and checks the flags of dadil bench
+// office-caltech10, before any work.
+func parseBenchOC(args []string, e *env) (*benchOCCommand, error) {
+	c := &benchOCCommand{fs: newFlags("dadil bench office-caltech10", e)}
+	fs := c.fs
+	fs.StringVar(&c.data, "data", "", "benchmark folder `DIR` holding surf/, decaf/ and folds/")
+	fs.StringVar(&c.features, "features", "surf", "feature set: `surf` or decaf")
+	fs.StringVar(&c.methods, "methods", "all", "comma-separated `LIST` of methods, or all")
+	fs.StringVar(&c.targets, "targets", "W,A,D,C", "comma-separated target domains")
+	fs.StringVar(&c.folds, "folds", "1,2,3,4,5", "comma-separated test folds")
+	fs.Uint64Var(&c.seed, "seed", 1, "random seed")
+	fs.StringVar(&c.jsonPath, "json", "", "write every result to `FILE` as JSON")
+	fs.IntVar(&c.workers, "workers", 0, "experiments run at once (0: one per core); results do not depend on it")
+	fs.BoolVar(&c.heldOut, "held-out-sources", false, "validate without the target instead: each target's sources are held out in turn as its unlabeled target (no folds)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil bench office-caltech10 --data DIR [--features surf|decaf] [--methods LIST] [--targets W,A,D,C] [--folds 1,2,3,4,5 | --held-out-sources] [--seed s] [--json FILE]")
 		fmt.Fprintln(fs.Output(), "\nReproduces the Caltech-Office 10 experiments of the DaDiL paper (Tables 2 and 3) on the authors'")
@@ -42,67 +67,78 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	return c, c.check()
+}
+
+// check reports malformed flags and reads the lists.
+func (c *benchOCCommand) check() error {
+	if err := checkWorkers(c.workers); err != nil {
 		return err
 	}
-	if err := checkWorkers(*workers); err != nil {
-		return err
-	}
-	if *data == "" {
+	if c.data == "" {
 		return usageError{fmt.Errorf("--data is required")}
 	}
-	if *jsonPath != "" {
-		if err := checkOutput("--json", *jsonPath); err != nil {
-			return err
-		}
+	if err := checkJSON(c.jsonPath); err != nil {
+		return err
 	}
-	var fl []int
-	if *heldOut {
-		if flagSet(fs, "folds") {
+	if c.heldOut {
+		if flagSet(c.fs, "folds") {
 			return usageError{fmt.Errorf("--folds has no meaning with --held-out-sources (the target is not used)")}
 		}
-		*folds = ""
+		c.folds = ""
 	}
-	for _, f := range splitList(*folds) {
+	for _, f := range splitList(c.folds) {
 		v, err := strconv.Atoi(f)
 		if err != nil {
 			return usageError{fmt.Errorf("--folds: %q is not a number", f)}
 		}
-		fl = append(fl, v)
+		c.foldList = append(c.foldList, v)
 	}
-	tl := splitList(*targets)
-	for i := range tl {
-		tl[i] = strings.ToUpper(tl[i])
+	c.targetList = splitList(c.targets)
+	for i := range c.targetList {
+		c.targetList[i] = strings.ToUpper(c.targetList[i])
 	}
-	ml := splitList(*methods)
-	o, err := bench.LoadOfficeCaltech(*data, *features)
+	c.methodList = splitList(c.methods)
+	return nil
+}
+
+func runBenchOfficeCaltech(args []string, e *env) error {
+	c, err := parseBenchOC(args, e)
+	if err != nil {
+		return err
+	}
+	o, err := bench.LoadOfficeCaltech(c.data, c.features)
 	if err != nil {
 		return err
 	}
 	announceMachine(e)
 	start := time.Now()
 	res, err := bench.RunOfficeCaltech(o, bench.Options{
-		Methods: ml, Targets: tl, Folds: fl, Seed: *seed, Workers: *workers, HeldOutSources: *heldOut,
+		Methods: c.methodList, Targets: c.targetList, Folds: c.foldList, Seed: c.seed, Workers: c.workers, HeldOutSources: c.heldOut,
 		Progress: benchProgress(e),
 	})
 	if err != nil {
 		return err
 	}
-	bench.SortResults(res, bench.MethodNames(), tl)
-	names := ml
-	if len(ml) == 0 || (len(ml) == 1 && ml[0] == "all") {
-		names = bench.MethodNames()
-	}
-	if *heldOut {
-		fmt.Fprintf(e.stdout, "Caltech-Office 10, %s features: held-out-source validation, without the target. Column T: accuracy (%%) on\n"+
-			"T's three sources, each held out in turn as the unlabeled target; mean ± std over them; seed %d; %.0f s.\n\n",
-			*features, *seed, time.Since(start).Seconds())
-	} else {
-		fmt.Fprintf(e.stdout, "Caltech-Office 10, %s features: target accuracy (%%), mean ± std over folds %s; seed %d; %.0f s.\n\n",
-			*features, *folds, *seed, time.Since(start).Seconds())
-	}
-	fmt.Fprint(e.stdout, bench.Table(res, names, tl))
-	if *jsonPath != "" {
-		return writeBenchJSON(*jsonPath, map[string]any{"benchmark": "office-caltech10", "features": *features, "results": res, "validation": validation(*heldOut)})
+	bench.SortResults(res, bench.MethodNames(), c.targetList)
+	c.print(e.stdout, res, time.Since(start))
+	if c.jsonPath != "" {
+		return writeBenchJSON(c.jsonPath, map[string]any{"benchmark": "office-caltech10", "features": c.features, "results": res, "validation": validation(c.heldOut)})
 	}
 	return nil
+}
+
+// print writes what the accuracies measure and their table.
+func (c *benchOCCommand) print(w io.Writer, res []bench.Result, took time.Duration) {
+	if c.heldOut {
+		fmt.Fprintf(w, "Caltech-Office 10, %s features: held-out-source validation, without the target. Column T: accuracy (%%) on\n"+
+			"T's three sources, each held out in turn as the unlabeled target; mean ± std over them; seed %d; %.0f s.\n\n",
+			c.features, c.seed, took.Seconds())
+	} else {
+		fmt.Fprintf(w, "Caltech-Office 10, %s features: target accuracy (%%), mean ± std over folds %s; seed %d; %.0f s.\n\n",
+			c.features, c.folds, c.seed, took.Seconds())
+	}
+	fmt.Fprint(w, bench.Table(res, tableMethods(c.methodList, bench.MethodNames()), c.targetList))
 }

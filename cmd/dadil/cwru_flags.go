@@ -45,10 +45,7 @@ func (f *cwruFlags) check() error {
 	if *f.seeds < 1 {
 		return usageError{fmt.Errorf("--seeds must be at least 1")}
 	}
-	if *f.jsonPath != "" {
-		return checkOutput("--json", *f.jsonPath)
-	}
-	return nil
+	return checkJSON(*f.jsonPath)
 }
 
 // protocol returns the windows and spectra the flags ask for; the caller

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -17,11 +18,20 @@ import (
 	"github.com/dadil/dadil/synth"
 )
 
-func runDemo(args []string, e *env) error {
+// demoCommand holds the flags of dadil demo.
+type demoCommand struct {
+	seed  uint64
+	out   string
+	atoms int
+}
+
+// parseDemo parses and checks the flags of dadil demo, before any work.
+func parseDemo(args []string, e *env) (*demoCommand, error) {
+	c := &demoCommand{}
 	fs := newFlags("dadil demo", e)
-	seed := fs.Uint64("seed", 1, "random seed (data, dictionary and classifiers)")
-	out := fs.String("out", "dadil-demo", "directory for the figures")
-	atoms := fs.Int("atoms", 0, "number of atoms K (default: the number of sources)")
+	fs.Uint64Var(&c.seed, "seed", 1, "random seed (data, dictionary and classifiers)")
+	fs.StringVar(&c.out, "out", "dadil-demo", "directory for the figures")
+	fs.IntVar(&c.atoms, "atoms", 0, "number of atoms K (default: the number of sources)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil demo [--seed s] [--out DIR] [--atoms K]")
 		fmt.Fprintln(fs.Output(), "\nFits DaDiL end to end on a generated problem: three labeled sources and an unlabeled")
@@ -31,41 +41,70 @@ func runDemo(args []string, e *env) error {
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
-		return err
+		return nil, err
 	}
-	if *atoms < 0 {
-		return usageError{fmt.Errorf("--atoms %d: need at least one atom", *atoms)}
+	if c.atoms < 0 {
+		return nil, usageError{fmt.Errorf("--atoms %d: need at least one atom", c.atoms)}
 	}
-	if *out == "" {
-		return usageError{fmt.Errorf("--out: give a directory for the figures")}
+	if c.out == "" {
+		return nil, usageError{fmt.Errorf("--out: give a directory for the figures")}
 	}
-	if err := checkOutputDir("--out", *out); err != nil {
+	return c, checkOutputDir("--out", c.out)
+}
+
+// demoRow is a method of the demo's table: its name and its predictor.
+type demoRow struct {
+	name string
+	pred func(*mat.Dense) ([]int, error)
+}
+
+func runDemo(args []string, e *env) error {
+	c, err := parseDemo(args, e)
+	if err != nil {
 		return err
 	}
 	start := time.Now()
-	p := synth.Generate(synth.Default(), *seed)
-	c := p.Classes
-	truth := p.Test.Y
-	so := &adapt.SourceOnly{}
-	wbr := &adapt.WBR{Settings: &dictionary.Settings{Seed: *seed}}
-	dadil := adapt.NewDaDiLR(&dictionary.Settings{Atoms: *atoms, Seed: *seed})
-	for _, m := range []adapt.Method{so, wbr, dadil} {
-		if err := m.Fit(p); err != nil {
-			return err
-		}
+	p := synth.Generate(synth.Default(), c.seed)
+	rows, dadil, err := c.fit(p)
+	if err != nil {
+		return err
+	}
+	if err := c.printAccuracies(e.stdout, p, rows); err != nil {
+		return err
 	}
 	d, m := dadil.Dict, dadil.Model
-	type row struct {
-		name string
-		pred func(*mat.Dense) ([]int, error)
+	fmt.Fprintf(e.stdout, "\nDaDiL: K = %d atoms, %d epochs (stopped by %s); target coordinates α_T = %.3f\n",
+		len(d.Atoms), len(d.History.Loss), dictionary.StopReason(d.History.Stopped), m.Alpha)
+	if err := c.writeFigures(p, d, m); err != nil {
+		return err
 	}
-	rows := []row{
+	fmt.Fprintf(e.stdout, "Figures in %s: domains.png, atoms.png, reconstructions.png, alpha.png, loss.png (%.1f s in all)\n", c.out, time.Since(start).Seconds())
+	return nil
+}
+
+// fit fits source-only, WBR and DaDiL-R on the problem, and returns the
+// rows of the table and DaDiL.
+func (c *demoCommand) fit(p *dataset.Problem) ([]demoRow, *adapt.DaDiL, error) {
+	so := &adapt.SourceOnly{}
+	wbr := &adapt.WBR{Settings: &dictionary.Settings{Seed: c.seed}}
+	dadil := adapt.NewDaDiLR(&dictionary.Settings{Atoms: c.atoms, Seed: c.seed})
+	for _, m := range []adapt.Method{so, wbr, dadil} {
+		if err := m.Fit(p); err != nil {
+			return nil, nil, err
+		}
+	}
+	return []demoRow{
 		{"source-only", so.Predict},
 		{"WBR-R", wbr.Model.PredictR}, {"WBR-E", wbr.Model.PredictE},
-		{"DaDiL-R", m.PredictR}, {"DaDiL-E", m.PredictE},
-	}
-	fmt.Fprintf(e.stdout, "Synthetic problem: 3 labeled sources and 1 unlabeled target, %d classes, %d points each (seed %d).\n\n", c, len(truth), *seed)
-	fmt.Fprintf(e.stdout, "%-12s %s\n", "method", "target accuracy")
+		{"DaDiL-R", dadil.Model.PredictR}, {"DaDiL-E", dadil.Model.PredictE},
+	}, dadil, nil
+}
+
+// printAccuracies prints the problem and the target accuracy of every row.
+func (c *demoCommand) printAccuracies(w io.Writer, p *dataset.Problem, rows []demoRow) error {
+	truth := p.Test.Y
+	fmt.Fprintf(w, "Synthetic problem: 3 labeled sources and 1 unlabeled target, %d classes, %d points each (seed %d).\n\n", p.Classes, len(truth), c.seed)
+	fmt.Fprintf(w, "%-12s %s\n", "method", "target accuracy")
 	for _, r := range rows {
 		pred, err := r.pred(p.Target.X)
 		if err != nil {
@@ -75,67 +114,94 @@ func runDemo(args []string, e *env) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "%-12s %6.2f%%\n", r.name, 100*acc)
+		fmt.Fprintf(w, "%-12s %6.2f%%\n", r.name, 100*acc)
 	}
-	fmt.Fprintf(e.stdout, "\nDaDiL: K = %d atoms, %d epochs (stopped by %s); target coordinates α_T = %.3f\n",
-		len(d.Atoms), len(d.History.Loss), dictionary.StopReason(d.History.Stopped), m.Alpha)
+	return nil
+}
 
-	// Figures.
+// writeFigures draws the figures and writes them into --out atomically.
+func (c *demoCommand) writeFigures(p *dataset.Problem, d *dictionary.Dictionary, m *dictionary.Model) error {
 	figs, err := demoFigures(p, d, m)
 	if err != nil {
 		return err
 	}
 	files := map[string]func(string) error{}
 	for name, f := range figs {
-		f := f
 		files[name] = func(path string) error { return figure.SaveGrid(path, f.plots, f.w, f.h) }
 	}
-	if err := atomicfile.WriteDir(*out, files); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "Figures in %s: domains.png, atoms.png, reconstructions.png, alpha.png, loss.png (%.1f s in all)\n", *out, time.Since(start).Seconds())
-	return nil
+	return atomicfile.WriteDir(c.out, files)
 }
 
+// gridFig is a figure of the demo: a grid of plots with cells w×h.
 type gridFig struct {
 	plots [][]*plot.Plot
 	w, h  vg.Length
 }
 
+// demoCell is the side of a scatter plot of the demo's figures.
+const demoCell = 9 * vg.Centimeter
+
+// demoFigures draws the domains, the atoms, the reconstructions, the
+// barycentric coordinates and the loss curves, by file name.
 func demoFigures(p *dataset.Problem, d *dictionary.Dictionary, m *dictionary.Model) (map[string]gridFig, error) {
-	c := p.Classes
-	cell := 9 * vg.Centimeter
 	figs := map[string]gridFig{}
-	// Domains: sources and the target (coloured by its hidden labels).
-	var dom []*plot.Plot
-	for _, s := range p.Sources {
-		pl, err := figure.Scatter(s.Name, s.X, s.Y, nil, c)
+	for _, f := range []struct {
+		name string
+		draw func() (gridFig, error)
+	}{
+		{"domains.png", func() (gridFig, error) { return domainsFigure(p) }},
+		{"atoms.png", func() (gridFig, error) { return atomsFigure(d, p.Classes) }},
+		{"reconstructions.png", func() (gridFig, error) { return reconstructionsFigure(d, m, p.Classes) }},
+		{"alpha.png", func() (gridFig, error) { return alphaFigure(d) }},
+		{"loss.png", func() (gridFig, error) { return lossFigure(d) }},
+	} {
+		g, err := f.draw()
 		if err != nil {
 			return nil, err
 		}
+		figs[f.name] = g
+	}
+	return figs, nil
+}
+
+// domainsFigure draws the sources and the target, coloured by its hidden
+// labels.
+func domainsFigure(p *dataset.Problem) (gridFig, error) {
+	var dom []*plot.Plot
+	for _, s := range p.Sources {
+		pl, err := figure.Scatter(s.Name, s.X, s.Y, nil, p.Classes)
+		if err != nil {
+			return gridFig{}, err
+		}
 		dom = append(dom, pl)
 	}
-	pt, err := figure.Scatter("target (true labels, hidden from training)", p.Test.X, p.Test.Y, nil, c)
+	pt, err := figure.Scatter("target (true labels, hidden from training)", p.Test.X, p.Test.Y, nil, p.Classes)
 	if err != nil {
-		return nil, err
+		return gridFig{}, err
 	}
 	dom = append(dom, pt)
 	figure.ShareAxes(dom...)
-	figs["domains.png"] = gridFig{[][]*plot.Plot{dom[:2], dom[2:]}, cell, cell}
+	return gridFig{[][]*plot.Plot{dom[:2], dom[2:]}, demoCell, demoCell}, nil
+}
 
-	// Atoms, coloured by the argmax of their soft labels.
+// atomsFigure draws the atoms, coloured by the argmax of their soft
+// labels.
+func atomsFigure(d *dictionary.Dictionary, classes int) (gridFig, error) {
 	var at []*plot.Plot
 	for k, a := range d.Atoms {
-		pl, err := figure.Scatter(fmt.Sprintf("atom %d", k+1), a.X, nil, a.Labels(), c)
+		pl, err := figure.Scatter(fmt.Sprintf("atom %d", k+1), a.X, nil, a.Labels(), classes)
 		if err != nil {
-			return nil, err
+			return gridFig{}, err
 		}
 		at = append(at, pl)
 	}
 	figure.ShareAxes(at...)
-	figs["atoms.png"] = gridFig{[][]*plot.Plot{at}, cell, cell}
+	return gridFig{[][]*plot.Plot{at}, demoCell, demoCell}, nil
+}
 
-	// Reconstructions B(α_ℓ; P) of every domain.
+// reconstructionsFigure draws the reconstructions B(α_ℓ; P) of every
+// domain, the target's that of the model.
+func reconstructionsFigure(d *dictionary.Dictionary, m *dictionary.Model, classes int) (gridFig, error) {
 	N, _ := d.Alpha.Dims()
 	var rec []*plot.Plot
 	for l := 0; l < N; l++ {
@@ -146,20 +212,22 @@ func demoFigures(p *dataset.Problem, d *dictionary.Dictionary, m *dictionary.Mod
 		} else {
 			b, err := d.Reconstruct(mat.Row(nil, l, d.Alpha), uint64(l))
 			if err != nil {
-				return nil, err
+				return gridFig{}, err
 			}
 			r, Y = b.X, b.Y
 		}
-		pl, err := figure.Scatter("reconstruction of "+d.Names[l], r, nil, Y, c)
+		pl, err := figure.Scatter("reconstruction of "+d.Names[l], r, nil, Y, classes)
 		if err != nil {
-			return nil, err
+			return gridFig{}, err
 		}
 		rec = append(rec, pl)
 	}
 	figure.ShareAxes(rec...)
-	figs["reconstructions.png"] = gridFig{[][]*plot.Plot{rec[:2], rec[2:]}, cell, cell}
+	return gridFig{[][]*plot.Plot{rec[:2], rec[2:]}, demoCell, demoCell}, nil
+}
 
-	// Barycentric coordinates, grouped by domain.
+// alphaFigure draws the barycentric coordinates, grouped by domain.
+func alphaFigure(d *dictionary.Dictionary) (gridFig, error) {
 	K := len(d.Atoms)
 	series := make([]string, K)
 	values := make([][]float64, K)
@@ -169,11 +237,14 @@ func demoFigures(p *dataset.Problem, d *dictionary.Dictionary, m *dictionary.Mod
 	}
 	pa, err := figure.Bars("barycentric coordinates α_ℓ", "weight", d.Names, series, values, 16*vg.Centimeter)
 	if err != nil {
-		return nil, err
+		return gridFig{}, err
 	}
-	figs["alpha.png"] = gridFig{[][]*plot.Plot{{pa}}, 16 * vg.Centimeter, 9 * vg.Centimeter}
+	return gridFig{[][]*plot.Plot{{pa}}, 16 * vg.Centimeter, 9 * vg.Centimeter}, nil
+}
 
-	// Loss per epoch: total and per domain.
+// lossFigure draws the loss per epoch: total and per domain.
+func lossFigure(d *dictionary.Dictionary) (gridFig, error) {
+	N, _ := d.Alpha.Dims()
 	names := []string{"total (1/N Σ)"}
 	curves := [][]float64{d.History.Loss}
 	for l := 0; l < N; l++ {
@@ -186,8 +257,7 @@ func demoFigures(p *dataset.Problem, d *dictionary.Dictionary, m *dictionary.Mod
 	}
 	pl, err := figure.Lines("DaDiL loss per epoch", "epoch", "mean batch loss", names, curves)
 	if err != nil {
-		return nil, err
+		return gridFig{}, err
 	}
-	figs["loss.png"] = gridFig{[][]*plot.Plot{{pl}}, 16 * vg.Centimeter, 9 * vg.Centimeter}
-	return figs, nil
+	return gridFig{[][]*plot.Plot{{pl}}, 16 * vg.Centimeter, 9 * vg.Centimeter}, nil
 }
