@@ -16,6 +16,7 @@ import (
 
 	"github.com/dadil/dadil/analyze"
 	"github.com/dadil/dadil/bench"
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/atomicfile"
@@ -28,6 +29,7 @@ import (
 type analyzeFlags struct {
 	name     string
 	fs       *flag.FlagSet
+	trainer  classify.Trainer // of --classifier, set by problems
 	data     dataFlags
 	dict     dictFlags
 	out      string
@@ -101,7 +103,7 @@ func (a *analyzeFlags) problems(args []string) ([]*dataset.Problem, dictionary.S
 		if l.Test == nil {
 			a.note("the target %s has no labels: accuracies are not reported", a.data.target)
 		}
-		set, err := a.dict.settings(a.fs, l.Classes, a.note)
+		set, err := a.settings(l.Classes)
 		return []*dataset.Problem{l.Problem}, set, err
 	}
 	if len(a.data.sources) > 0 || a.data.target != "" {
@@ -138,8 +140,19 @@ func (a *analyzeFlags) problems(args []string) ([]*dataset.Problem, dictionary.S
 	if len(ps) == 0 {
 		return nil, dictionary.Settings{}, usageError{errors.New("no target or fold given")}
 	}
-	set, err := a.dict.settings(a.fs, o.Classes.Len(), a.note)
+	set, err := a.settings(o.Classes.Len())
 	return ps, set, err
+}
+
+// settings returns the dictionary settings of the flags and sets the
+// classifier.
+func (a *analyzeFlags) settings(classes int) (dictionary.Settings, error) {
+	set, err := a.dict.settings(a.fs, classes, a.note)
+	if err != nil {
+		return set, err
+	}
+	a.trainer, err = a.dict.trainer(a.fs)
+	return set, err
 }
 
 // progress returns a progress callback writing to stderr unless quiet.

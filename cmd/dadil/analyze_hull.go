@@ -81,7 +81,7 @@ func (c *hullCommand) settings(set dictionary.Settings, e *env) *analyze.HullSet
 		st = -1
 	}
 	return &analyze.HullSettings{
-		Dictionary: set, Steps: st, Atoms: c.atoms, Draws: c.draws, Workers: c.workers, Progress: c.progress(e),
+		Dictionary: set, Steps: st, Atoms: c.atoms, Draws: c.draws, Classifier: c.trainer, Workers: c.workers, Progress: c.progress(e),
 	}
 }
 

@@ -49,7 +49,7 @@ func runAnalyzeStability(args []string, e *env) error {
 	if err := inRange("--seeds", c.seeds, 2, 10000, "a band needs at least 2 runs"); err != nil {
 		return err
 	}
-	runs, err := analyze.Stability(ps, &analyze.StabilitySettings{Dictionary: set, Seeds: c.seeds, Workers: c.workers, Progress: c.progress(e)})
+	runs, err := analyze.Stability(ps, &analyze.StabilitySettings{Dictionary: set, Classifier: c.trainer, Seeds: c.seeds, Workers: c.workers, Progress: c.progress(e)})
 	if err != nil {
 		return err
 	}

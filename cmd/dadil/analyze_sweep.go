@@ -79,7 +79,7 @@ func runAnalyzeSweep(args []string, e *env) error {
 	}
 	runs, err := analyze.Sweep(ps, &analyze.SweepSettings{
 		Dictionary: set, Atoms: c.atoms, Samples: c.samples, Batches: c.batches, Neighbours: c.neighbours,
-		Workers: c.workers, Progress: c.progress(e),
+		Classifier: c.trainer, Workers: c.workers, Progress: c.progress(e),
 	})
 	if err != nil {
 		return err
