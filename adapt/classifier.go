@@ -7,10 +7,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/mlp"
 )
 
 // classifierNames are the classifiers of NewClassifier.
-var classifierNames = []string{"softmax", "softmax-cv", "knn"}
+var classifierNames = []string{"softmax", "softmax-cv", "knn", "mlp"}
 
 // ClassifierNames returns the names NewClassifier knows.
 func ClassifierNames() []string { return append([]string(nil), classifierNames...) }
@@ -22,7 +23,9 @@ func ClassifierNames() []string { return append([]string(nil), classifierNames..
 //     paper's classifier, classify.SoftmaxTrainer);
 //   - softmax-cv: softmax regression whose λ is chosen by stratified 3-fold
 //     cross-validation on the points it is trained on (classify.SoftmaxCV);
-//   - knn: k nearest neighbours, k chosen by leave-one-out (classify.KNN).
+//   - knn: k nearest neighbours, k chosen by leave-one-out (classify.KNN);
+//   - mlp: a network of one hidden layer of 128 ReLU units whose weight
+//     decay is chosen by stratified 3-fold cross-validation (mlp.Classifier).
 //
 // Every method trains its final classifier with it on labeled points it
 // built itself, so no choice uses a target label.
@@ -34,6 +37,8 @@ func NewClassifier(name string, seed uint64) (classify.Trainer, error) {
 		return &classify.SoftmaxCV{Seed: seed}, nil
 	case "knn":
 		return &classify.KNN{}, nil
+	case "mlp":
+		return &mlp.Classifier{Seed: seed}, nil
 	}
 	return nil, fmt.Errorf("adapt: unknown classifier %q (known: %s)", name, strings.Join(classifierNames, ", "))
 }

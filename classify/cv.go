@@ -127,7 +127,7 @@ func (c *SoftmaxCV) Select(X, T *mat.Dense, w []float64) (float64, []float64, er
 	if n < 2*k {
 		return DefaultL2, nil, nil
 	}
-	folds := stratifiedFolds(Argmax(T), k, c.Seed)
+	folds := StratifiedFolds(Argmax(T), k, c.Seed)
 	acc := make([][]float64, k) // [fold][penalty]
 	ce := make([][]float64, k)
 	err = par.Run(k, 0, func(f int) error {
@@ -160,7 +160,7 @@ func (c *SoftmaxCV) Select(X, T *mat.Dense, w []float64) (float64, []float64, er
 // mean cross-entropy of each on the rows of test.
 func (c *SoftmaxCV) fold(X, T *mat.Dense, w []float64, test []int, grid []float64) ([]float64, []float64, error) {
 	n, _ := X.Dims()
-	train := complement(test, n)
+	train := Complement(test, n)
 	Xtr, Ttr, wtr := linalg.Rows(X, train), linalg.Rows(T, train), pick(w, train)
 	Xte, Tte, wte := linalg.Rows(X, test), linalg.Rows(T, test), pick(w, test)
 	truth := Argmax(Tte)
@@ -224,11 +224,12 @@ func heldOutScores(P, T *mat.Dense, truth []int, w []float64) (acc, ce float64) 
 	return acc / sum, ce / sum
 }
 
-// stratifiedFolds deals the rows into k folds class by class, each class's
-// rows in an order shuffled by seed, continuing from fold to fold across
-// classes so that the folds' sizes differ by at most one. Each fold lists
+// StratifiedFolds deals the rows, whose classes class lists, into k folds
+// class by class, each class's rows in an order shuffled by seed,
+// continuing from fold to fold across classes so that the folds' sizes
+// differ by at most one and every class is spread evenly. Each fold lists
 // its rows in increasing order.
-func stratifiedFolds(class []int, k int, seed uint64) [][]int {
+func StratifiedFolds(class []int, k int, seed uint64) [][]int {
 	rng := rand.New(rand.NewPCG(seed, 0xcf01d))
 	byClass := map[int][]int{}
 	var classes []int
@@ -255,8 +256,9 @@ func stratifiedFolds(class []int, k int, seed uint64) [][]int {
 	return folds
 }
 
-// complement returns the indices below n not in sorted.
-func complement(sorted []int, n int) []int {
+// Complement returns the indices below n that are not in sorted (sorted
+// in increasing order): the training rows of a fold.
+func Complement(sorted []int, n int) []int {
 	out := make([]int, 0, n-len(sorted))
 	j := 0
 	for i := range n {

@@ -33,7 +33,7 @@ func blobs(rng *rand.Rand, n, c, d int, sep, noise float64) (*mat.Dense, []int) 
 
 func TestStratifiedFolds(t *testing.T) {
 	class := []int{0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 2, 2, 2, 2}
-	folds := stratifiedFolds(class, 3, 7)
+	folds := StratifiedFolds(class, 3, 7)
 	var all []int
 	for f, fold := range folds {
 		if !slices.IsSorted(fold) {
@@ -57,7 +57,7 @@ func TestStratifiedFolds(t *testing.T) {
 			t.Fatalf("the folds are not a partition: %v", all)
 		}
 	}
-	if !slices.EqualFunc(folds, stratifiedFolds(class, 3, 7), slices.Equal) {
+	if !slices.EqualFunc(folds, StratifiedFolds(class, 3, 7), slices.Equal) {
 		t.Error("the same seed dealt other folds")
 	}
 }

@@ -121,10 +121,53 @@ func Train(X *mat.Dense, y []int, classes int, s *Settings) (*Network, error) {
 	if i, j, ok := linalg.FirstNonFiniteEntry(X); !ok {
 		return nil, fmt.Errorf("mlp: row %d, column %d is %v (counting from 1)", i+1, j+1, X.At(i, j))
 	}
+	return train(X, y, nil, nil, classes, set)
+}
 
+// TrainSoft is Train on soft targets: row i of the n×c matrix T is the
+// probability vector of row i of X (one-hot for hard labels), and w holds
+// the sample weights (nil: uniform). Each mini-batch then minimises
+// Σ_i s_i CE(t_i, p_i) / Σ_i s_i over its rows, plus the weight decay.
+func TrainSoft(X, T *mat.Dense, w []float64, s *Settings) (*Network, error) {
+	set, err := s.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if X == nil || T == nil || X.IsEmpty() || T.IsEmpty() {
+		return nil, fmt.Errorf("mlp: no data")
+	}
+	rows, _ := X.Dims()
+	r, classes := T.Dims()
+	if r != rows {
+		return nil, fmt.Errorf("mlp: %d target rows for %d rows", r, rows)
+	}
+	if classes < 2 {
+		return nil, fmt.Errorf("mlp: %d classes (want at least 2)", classes)
+	}
+	if w != nil && len(w) != rows {
+		return nil, fmt.Errorf("mlp: %d weights for %d rows", len(w), rows)
+	}
+	for i, v := range w {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("mlp: weight of row %d is %v", i+1, v)
+		}
+	}
+	for _, M := range []*mat.Dense{X, T} {
+		if i, j, ok := linalg.FirstNonFiniteEntry(M); !ok {
+			return nil, fmt.Errorf("mlp: row %d, column %d is %v (counting from 1)", i+1, j+1, M.At(i, j))
+		}
+	}
+	return train(X, nil, T, w, classes, set)
+}
+
+// train runs Adam on the hard labels y, or on the soft targets T with the
+// weights w.
+func train(X *mat.Dense, y []int, T *mat.Dense, w []float64, classes int, set Settings) (*Network, error) {
+	rows, d := X.Dims()
 	rng := rand.New(rand.NewPCG(set.Seed, 0x6d6c70))
 	net := initNetwork(X, append(append([]int{d}, set.Hidden...), classes), rng)
 	t := newTrainer(net, min(set.Batch, rows))
+	t.soft, t.weights = T, w
 	Xs := standardise(X, net.Mean, net.Scale)
 	perm := make([]int, rows)
 	for i := range perm {
@@ -200,6 +243,10 @@ type trainer struct {
 	net   *Network
 	sizes []int
 	step  int
+	// soft holds the soft targets of every row and weights their sample
+	// weights (nil: uniform), for TrainSoft; soft is nil for Train.
+	soft    *mat.Dense
+	weights []float64
 
 	h, hT  [][]float64 // h[l]: B×n_l activations (h[0] the input); hT[l] its transpose
 	g, gT  [][]float64 // g[l]: B×n_l deltas of layer l (l ≥ 1); gT[l] its transpose
@@ -261,25 +308,29 @@ func (t *trainer) lossGrad(Xs *mat.Dense, y []int, idx []int, decay float64) (fl
 		linalg.MulABT(z, dense(t.h[l-1], B, t.sizes[l-1]), t.net.Layers[l-1].W)
 		addBias(z, t.net.Layers[l-1].B, l < L)
 	}
-	// δ_L = (softmax(z) − e_y)/B.
-	c := t.sizes[L]
 	var loss float64
 	correct := 0
-	for i, r := range idx {
-		z := t.h[L][i*c : (i+1)*c]
-		if argmax(z) == y[r] {
-			correct++
+	if t.soft != nil {
+		loss, correct = t.softDelta(idx)
+	} else {
+		// δ_L = (softmax(z) − e_y)/B.
+		c := t.sizes[L]
+		for i, r := range idx {
+			z := t.h[L][i*c : (i+1)*c]
+			if argmax(z) == y[r] {
+				correct++
+			}
+			zy := z[y[r]]
+			lse := softmaxRow(z)
+			loss += lse - zy
+			g := t.g[L][i*c : (i+1)*c]
+			for k, p := range z {
+				g[k] = p / float64(B)
+			}
+			g[y[r]] -= 1 / float64(B)
 		}
-		zy := z[y[r]]
-		lse := softmaxRow(z)
-		loss += lse - zy
-		g := t.g[L][i*c : (i+1)*c]
-		for k, p := range z {
-			g[k] = p / float64(B)
-		}
-		g[y[r]] -= 1 / float64(B)
+		loss /= float64(B)
 	}
-	loss /= float64(B)
 	for l := L; l >= 1; l-- {
 		in, out := t.sizes[l-1], t.sizes[l]
 		transpose(t.gT[l], t.g[l], B, out)
@@ -398,4 +449,49 @@ func transposeCols(dst, src []float64, r, c, j0, j1 int) {
 			}
 		}
 	}
+}
+
+// softDelta is lossGrad's output delta for soft targets t_i and sample
+// weights s_i: the batch loss is Σ_i s_i CE(t_i, p_i) / Σ_i s_i, so
+// δ_L,i = s_i (p_i − t_i) / Σ_i s_i. It returns that loss and the rows
+// whose argmax matches their target's.
+func (t *trainer) softDelta(idx []int) (float64, int) {
+	L := len(t.net.Layers)
+	c := t.sizes[L]
+	var sum float64
+	for _, r := range idx {
+		sum += t.weight(r)
+	}
+	if sum == 0 {
+		sum = 1
+	}
+	var loss float64
+	correct := 0
+	for i, r := range idx {
+		z := t.h[L][i*c : (i+1)*c]
+		target := t.soft.RawRowView(r)
+		if argmax(z) == argmax(target) {
+			correct++
+		}
+		var zt float64
+		for k, v := range target {
+			zt += v * z[k]
+		}
+		lse := softmaxRow(z)
+		w := t.weight(r) / sum
+		loss += w * (lse - zt)
+		g := t.g[L][i*c : (i+1)*c]
+		for k, p := range z {
+			g[k] = w * (p - target[k])
+		}
+	}
+	return loss, correct
+}
+
+// weight returns the sample weight of row r.
+func (t *trainer) weight(r int) float64 {
+	if t.weights == nil {
+		return 1
+	}
+	return t.weights[r]
 }
