@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -48,51 +49,64 @@ func npyMatrix(a *npy.Array) (*mat.Dense, error) {
 // first array named in opt.LabelsVar (default {"y"}), a vector of
 // integers with one element per row: of shape (n,), (n, 1) or (1, n).
 // Without a labels array the domain is unlabeled, unless opt.LabelsVar was
-// set explicitly, in which case that is an error.
+// set explicitly, in which case that is an error. Only the features and
+// labels members are read (see npy.OpenNPZ): other members, whatever
+// they hold or declare, are never decompressed.
 func ReadNPZ(path string, opt *ReadOptions) (*File, error) {
 	o := options(opt)
-	arrays, err := npy.ReadNPZ(path)
+	z, err := npy.OpenNPZ(path)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	keys := make([]string, 0, len(arrays))
-	for k := range arrays {
-		keys = append(keys, k)
-	}
+	defer z.Close()
+	keys := z.Names()
 	slices.Sort(keys)
 	available := "the archive is empty"
 	if len(keys) > 0 {
 		available = "arrays: " + listNames(keys)
 	}
+	// array reads the first of names that the archive holds, and only
+	// that member: the others are never decompressed.
+	array := func(names []string) (string, *npy.Array, error) {
+		for _, name := range names {
+			if _, ok := slices.BinarySearch(keys, name); ok {
+				a, err := z.Array(name)
+				if err != nil {
+					return "", nil, fmt.Errorf("dataset: %w", err)
+				}
+				return name, a, nil
+			}
+		}
+		return "", nil, nil
+	}
 
 	featNames, _ := names(o.FeaturesVar, defaultNPZFeatures)
-	var x *mat.Dense
-	for _, name := range featNames {
-		if a, ok := arrays[name]; ok {
-			if x, err = npyMatrix(a); err != nil {
-				return nil, fmt.Errorf("dataset: %s: array %q: %w", path, name, err)
-			}
-			break
-		}
+	name, a, err := array(featNames)
+	if err != nil {
+		return nil, err
 	}
-	if x == nil {
+	if a == nil {
 		return nil, fmt.Errorf("dataset: %s: no features array (tried %s; %s)", path, strings.Join(featNames, ", "), available)
+	}
+	x, err := npyMatrix(a)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: array %q: %w", path, name, err)
 	}
 	if o.Unlabeled {
 		return newFile(path, x, nil)
 	}
 
 	labelNames, explicit := names(o.LabelsVar, defaultNPZLabels)
-	var labels []int
-	for _, name := range labelNames {
-		if a, ok := arrays[name]; ok {
-			if labels, err = npyLabels(a); err != nil {
-				return nil, fmt.Errorf("dataset: %s: array %q: %w", path, name, err)
-			}
-			break
-		}
+	name, a, err = array(labelNames)
+	if err != nil {
+		return nil, err
 	}
-	if labels == nil && explicit && !o.LabelsOptional {
+	var labels []int
+	if a != nil {
+		if labels, err = npyLabels(a); err != nil {
+			return nil, fmt.Errorf("dataset: %s: array %q: %w", path, name, err)
+		}
+	} else if explicit && !o.LabelsOptional {
 		return nil, fmt.Errorf("dataset: %s: no labels array (tried %s; %s)", path, strings.Join(labelNames, ", "), available)
 	}
 	return newFile(path, x, labels)
@@ -124,56 +138,143 @@ func npyLabels(a *npy.Array) ([]int, error) {
 // vector (n×1 or 1×n) of integers with one element per row. Without a
 // labels variable the domain is unlabeled, unless opt.LabelsVar was set
 // explicitly, in which case that is an error.
+//
+// A name may select one cell of a cell array with MATLAB's notation and a
+// linear index from 1, "feature{3}" (see matfile.File.Lookup), to read one
+// domain of a file that stores a domain per cell; ReadMATCells reads them
+// all. Only the variables used are decompressed.
 func ReadMAT(path string, opt *ReadOptions) (*File, error) {
 	o := options(opt)
 	f, err := matfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
-	var numeric []string
+	var numeric, cells []string
 	for _, v := range f.Vars {
-		if v.Numeric() {
+		switch {
+		case v.Numeric():
 			numeric = append(numeric, v.Name)
+		case v.Class == "cell":
+			cells = append(cells, v.Name)
 		}
 	}
 	available := "the file has no numeric variables"
 	if len(numeric) > 0 {
 		available = "numeric variables: " + listNames(numeric)
 	}
+	hint := ""
+	if len(cells) > 0 {
+		hint = fmt.Sprintf("; it has cell arrays %s: name one cell, such as %s{1}", listNames(cells), cells[0])
+	}
+	// lookup returns the first of names that the file holds, or nil.
+	lookup := func(names []string) (*matfile.Var, error) {
+		for _, name := range names {
+			v, err := f.Lookup(name)
+			if errors.Is(err, matfile.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				// A cell index past the end, or of a variable that
+				// is not a cell array.
+				return nil, fmt.Errorf("dataset: %w", err)
+			}
+			return v, nil
+		}
+		return nil, nil
+	}
 
 	featNames, _ := names(o.FeaturesVar, defaultMATFeatures)
-	var x *mat.Dense
-	for _, name := range featNames {
-		v, err := f.Lookup(name)
-		if err != nil {
-			continue
-		}
-		if x, err = v.Matrix(); err != nil {
-			return nil, fmt.Errorf("dataset: %s: %w", path, err)
-		}
-		break
+	v, err := lookup(featNames)
+	if err != nil {
+		return nil, err
 	}
-	if x == nil {
-		return nil, fmt.Errorf("dataset: %s: no features variable (tried %s; %s)", path, strings.Join(featNames, ", "), available)
+	if v == nil {
+		return nil, fmt.Errorf("dataset: %s: no features variable (tried %s; %s)%s", path, strings.Join(featNames, ", "), available, hint)
+	}
+	x, err := v.Matrix()
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %s: %w", path, err)
 	}
 	if o.Unlabeled {
 		return newFile(path, x, nil)
 	}
 
 	labelNames, explicit := names(o.LabelsVar, defaultMATLabels)
+	if v, err = lookup(labelNames); err != nil {
+		return nil, err
+	}
 	var labels []int
-	for _, name := range labelNames {
-		v, err := f.Lookup(name)
-		if err != nil {
-			continue
-		}
+	if v != nil {
 		if labels, err = v.Ints(); err != nil {
 			return nil, fmt.Errorf("dataset: %s: labels: %w", path, err)
 		}
-		break
-	}
-	if labels == nil && explicit && !o.LabelsOptional {
-		return nil, fmt.Errorf("dataset: %s: no labels variable (tried %s; %s)", path, strings.Join(labelNames, ", "), available)
+	} else if explicit && !o.LabelsOptional {
+		return nil, fmt.Errorf("dataset: %s: no labels variable (tried %s; %s)%s", path, strings.Join(labelNames, ", "), available, hint)
 	}
 	return newFile(path, x, labels)
+}
+
+// ReadMATCells reads the domains of the MAT-file at path that stores one
+// domain per cell: featuresVar names a cell array whose cells are 2-D
+// numeric features, one row per sample, and labelsVar, unless empty, a
+// cell array of as many label vectors (n×1 or 1×n integers, one per row of
+// the features of the same cell). It returns one File per cell, in cell
+// order (column-major, MATLAB's linear indexing), named after the file's
+// base name and the cell's index from 1, "LandmineData{3}", with Path set
+// to path. Each domain is checked as ReadMAT checks one, and errors name
+// the cell. A file whose featuresVar is a numeric array, not a cell array,
+// is an error: read it with ReadMAT.
+func ReadMATCells(path, featuresVar, labelsVar string) ([]*File, error) {
+	f, err := matfile.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	cells := func(name string) ([]*matfile.Var, error) {
+		v, err := f.Lookup(name)
+		if err != nil {
+			return nil, fmt.Errorf("dataset: %w", err)
+		}
+		c, err := v.Cells()
+		if err != nil {
+			return nil, fmt.Errorf("dataset: %s: %w", path, err)
+		}
+		return c, nil
+	}
+	xs, err := cells(featuresVar)
+	if err != nil {
+		return nil, err
+	}
+	if len(xs) == 0 {
+		return nil, fmt.Errorf("dataset: %s: cell array %s has no cells", path, featuresVar)
+	}
+	var ys []*matfile.Var
+	if labelsVar != "" {
+		if ys, err = cells(labelsVar); err != nil {
+			return nil, err
+		}
+		if len(ys) != len(xs) {
+			return nil, fmt.Errorf("dataset: %s: cell array %s has %d cells, %s has %d", path, featuresVar, len(xs), labelsVar, len(ys))
+		}
+	}
+	files := make([]*File, len(xs))
+	for k, xv := range xs {
+		x, err := xv.Matrix()
+		if err != nil {
+			return nil, fmt.Errorf("dataset: %s: %w", path, err)
+		}
+		var labels []int
+		if ys != nil {
+			if labels, err = ys[k].Ints(); err != nil {
+				return nil, fmt.Errorf("dataset: %s: labels: %w", path, err)
+			}
+		}
+		// newFile names the file in its messages: name the cell too.
+		d, err := newFile(path+": "+xv.Name, x, labels)
+		if err != nil {
+			return nil, err
+		}
+		d.Name, d.Path = fmt.Sprintf("%s{%d}", baseName(path), k+1), path
+		files[k] = d
+	}
+	return files, nil
 }

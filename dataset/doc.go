@@ -18,6 +18,26 @@
 //     features variable (by default the first of "feas", "fts" and "X")
 //     and optionally a labels vector (by default "labels" or "y").
 //
+// The .npz and .mat readers decompress only the arrays they read: other
+// members and variables, whatever size they declare, cost nothing.
+//
+// A .mat file may store one domain per cell of a cell array, as the
+// landmine data does (feature{m} the N_m×9 features of field m, label{m}
+// its labels). A variable name may then select one cell, with MATLAB's
+// notation and a linear index from 1 in column-major order:
+//
+//	d, err := dataset.Read("LandmineData.mat", &dataset.ReadOptions{
+//		FeaturesVar: []string{"feature{3}"},
+//		LabelsVar:   []string{"label{3}"},
+//	})
+//
+// which is what the dadil command does for
+//
+//	dadil fit --source LandmineData.mat --features-var 'feature{1}' --labels-var 'label{1}' …
+//
+// (quote the braces for the shell). ReadMATCells reads every cell pair of
+// such a file, one File per cell, named "LandmineData{1}", "LandmineData{2}", ….
+//
 // Every reader rejects empty data (no rows or no features), NaN and
 // infinite features, labels that are not integers and a number of labels
 // different from the number of rows. Errors name the file and, where it

@@ -26,8 +26,11 @@ type matVar struct {
 	// (miUINT8, as MATLAB compresses small integers).
 	store uint32
 
-	// cell makes a cell array of empty doubles instead of a numeric one.
-	cell bool
+	// cell makes a cell array of empty doubles instead of a numeric one,
+	// or, if cells is not nil, of the arrays of cells (whose names are
+	// not written).
+	cell  bool
+	cells []matVar
 }
 
 // matElem encodes a little-endian data element with its padding.
@@ -53,8 +56,13 @@ func matMatrix(v matVar) []byte {
 	b = append(b, matElem(5, dims)...)
 	b = append(b, matElem(1, []byte(v.name))...)
 	if v.cell {
-		for range v.dims[0] * v.dims[1] {
-			b = append(b, matMatrix(matVar{dims: []int{0, 0}})...)
+		for k := range v.dims[0] * v.dims[1] {
+			c := matVar{dims: []int{0, 0}}
+			if v.cells != nil {
+				c = v.cells[k]
+				c.name = ""
+			}
+			b = append(b, matMatrix(c)...)
 		}
 		return matElem(14, b)
 	}

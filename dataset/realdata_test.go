@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/dadil/dadil/internal/testdata"
 )
 
@@ -160,4 +162,51 @@ func TestRealCWRUSignal(t *testing.T) {
 	if r, c := d.X.Dims(); r != 121991 || c != 1 || d.Labels != nil {
 		t.Fatalf("got %d×%d, labels %v", r, c, d.Labels != nil)
 	}
+}
+
+// TestRealLandmine reads the landmine data, 29 domains stored as the cells
+// of two 1×29 cell arrays (see its README).
+func TestRealLandmine(t *testing.T) {
+	path := filepath.Join(testdata.Dir(t, "landmine/LandmineData.mat"), "landmine/LandmineData.mat")
+	files, err := ReadMATCells(path, "feature", "label")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 29 {
+		t.Fatalf("%d domains, want 29", len(files))
+	}
+	rows, mines := 0, 0
+	for _, d := range files {
+		r, c := d.X.Dims()
+		if c != 9 || len(d.Labels) != r {
+			t.Fatalf("%s: %d×%d, %d labels", d.Name, r, c, len(d.Labels))
+		}
+		for _, l := range d.Labels {
+			if l != 0 && l != 1 {
+				t.Fatalf("%s: label %d", d.Name, l)
+			}
+			mines += l
+		}
+		rows += r
+	}
+	if rows != 14820 || mines != 904 {
+		t.Fatalf("%d rows, %d mines; want 14820 and 904", rows, mines)
+	}
+	if err := CheckCompatible(files...); err != nil {
+		t.Fatal(err)
+	}
+	if files[0].Name != "LandmineData{1}" || files[28].Name != "LandmineData{29}" {
+		t.Errorf("names %q … %q", files[0].Name, files[28].Name)
+	}
+	// One field, as the CLI reads it: --features-var 'feature{1}'
+	// --labels-var 'label{1}'.
+	d, err := Read(path, &ReadOptions{FeaturesVar: []string{"feature{1}"}, LabelsVar: []string{"label{1}"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := d.X.Dims(); r != 690 || !mat.Equal(d.X, files[0].X) || !slices.Equal(d.Labels, files[0].Labels) {
+		t.Fatalf("feature{1}: %d rows", r)
+	}
+	_, err = Read(path, nil)
+	errContains(t, err, "no features variable (tried feas, fts, X; the file has no numeric variables); it has cell arrays feature, label: name one cell, such as feature{1}")
 }

@@ -3,6 +3,7 @@ package matfile
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"runtime"
 	"slices"
 	"strings"
@@ -24,6 +25,7 @@ func seedFiles() [][]byte {
 				e.cellOfChar("imgNames", "a", "bc"),
 				testVar{name: "m", class: mxUINT8, dims: []int{2, 1}, re: []float64{1, 0}, logical: true},
 			),
+			cellFile(l),
 		)
 	}
 	for _, nc := range numericClasses {
@@ -107,6 +109,16 @@ func checkConsistent(t *testing.T, v *Var) {
 	if v.Name == "" || v.Class == "" {
 		t.Fatalf("variable %q of class %q", v.Name, v.Class)
 	}
+	if err := v.load(); err != nil {
+		// Data that cannot be read: every accessor fails.
+		if !strings.HasPrefix(err.Error(), "matfile: ") {
+			t.Fatalf("bad error %q", err)
+		}
+		if _, err := v.Vector(); err == nil && v.n > 0 {
+			t.Fatalf("%s: Vector succeeds after %v", v.Name, err)
+		}
+		return
+	}
 	if v.Numeric() {
 		n, ok := count(v.Dims)
 		if !ok || n != v.n || len(v.Dims) < 2 || len(v.re) != n*numericSize(v.typ) {
@@ -135,6 +147,27 @@ func checkConsistent(t *testing.T, v *Var) {
 	if x, err := v.Ints(); err == nil && len(x) != v.n {
 		t.Fatalf("%s: %d ints for %d elements", v.Name, len(x), v.n)
 	}
+	cells, err := v.Cells()
+	switch {
+	case err != nil && !strings.HasPrefix(err.Error(), "matfile: "):
+		t.Fatalf("bad error %q", err)
+	case err == nil && v.Class != "cell":
+		t.Fatalf("%s: cells of a %s array", v.Name, v.Class)
+	case err == nil && (len(v.Dims) < 2 || len(cells) != mustCount(v.Dims)):
+		t.Fatalf("%s: %d cells for dims %v", v.Name, len(cells), v.Dims)
+	}
+	for k, c := range cells {
+		if want := fmt.Sprintf("%s{%d}", v.Name, k+1); c.Name != want {
+			t.Fatalf("cell named %q, want %q", c.Name, want)
+		}
+		checkConsistent(t, c)
+	}
+}
+
+// mustCount returns the product of dims, which must not overflow.
+func mustCount(dims []int) int {
+	n, _ := count(dims)
+	return n
 }
 
 // TestSeedFilesRead checks that the undamaged seed files read and are

@@ -2,8 +2,10 @@ package matfile
 
 import (
 	"bytes"
+	"compress/flate"
 	"compress/zlib"
 	"encoding/binary"
+	"hash/adler32"
 	"math"
 	"slices"
 	"strings"
@@ -216,11 +218,47 @@ func (e enc) matrixElem(v testVar) []byte {
 // compressElem wraps element el in an miCOMPRESSED element, unpadded as
 // MATLAB writes it.
 func (e enc) compressElem(el []byte) []byte {
-	z := zlibBytes(el)
+	return e.zlibElem(zlibBytes(el))
+}
+
+// zlibElem returns an miCOMPRESSED element holding the zlib stream z.
+func (e enc) zlibElem(z []byte) []byte {
 	var out []byte
 	out = e.bo.AppendUint32(out, miCOMPRESSED)
 	out = e.bo.AppendUint32(out, uint32(len(z)))
 	return append(out, z...)
+}
+
+// zlibZeros returns a zlib stream of prefix followed by mib MiB of zero
+// bytes (mib >= 3). It is a decompression bomb built cheaply: once the
+// window holds zeros, every further MiB compresses to the same bytes
+// (about 1 KiB), which are repeated instead of compressed.
+func zlibZeros(t testing.TB, prefix []byte, mib int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	buf.Write([]byte{0x78, 0xda})
+	fw, _ := flate.NewWriter(&buf, flate.BestCompression)
+	fw.Write(prefix)
+	zeros := make([]byte, 1<<20)
+	var chunks [3][]byte
+	for i := range chunks {
+		mark := buf.Len()
+		fw.Write(zeros)
+		fw.Flush()
+		chunks[i] = bytes.Clone(buf.Bytes()[mark:])
+	}
+	if !bytes.Equal(chunks[1], chunks[2]) {
+		t.Fatal("zlibZeros: compressed MiBs of zeros differ")
+	}
+	for range mib - len(chunks) {
+		buf.Write(chunks[2])
+	}
+	buf.Write([]byte{1, 0, 0, 0xff, 0xff}) // final empty stored block
+	// Adler-32: zeros leave the first sum a and add n·a to the second.
+	sum := adler32.Checksum(prefix)
+	a, b := uint64(sum&0xffff), uint64(sum>>16)
+	b = (b + uint64(mib)<<20%65521*a) % 65521
+	return binary.BigEndian.AppendUint32(buf.Bytes(), uint32(b<<16|a))
 }
 
 // zlibBytes compresses b.
@@ -278,11 +316,18 @@ func (e enc) charVar(name, s string) testVar {
 // cellOfChar returns an n×1 cell variable of char rows, like imgNames in
 // the Caltech-Office *_imgs.mat files.
 func (e enc) cellOfChar(name string, strs ...string) testVar {
-	var rest []byte
+	var cells [][]byte
 	for _, s := range strs {
-		rest = append(rest, e.matrixElem(e.charVar("", s))...)
+		cells = append(cells, e.matrixElem(e.charVar("", s)))
 	}
-	return testVar{name: name, class: mxCELL, dims: []int{len(strs), 1}, rest: rest}
+	return cellVar(name, []int{len(strs), 1}, cells...)
+}
+
+// cellVar returns a cell variable of the given dimensions whose cells, in
+// column-major order, are the given elements, such as matrixElem of an
+// unnamed testVar, as MATLAB writes them.
+func cellVar(name string, dims []int, cells ...[]byte) testVar {
+	return testVar{name: name, class: mxCELL, dims: dims, rest: slices.Concat(cells...)}
 }
 
 // structVar returns a 1×1 struct variable with a double field "a" and a

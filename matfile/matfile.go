@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 )
 
 // File is the content of a MAT-file.
@@ -48,6 +50,9 @@ type Var struct {
 	// order is the byte order of the file.
 	order binary.ByteOrder
 
+	// class is the class number (mxCELL, mxDOUBLE, …).
+	class uint32
+
 	// typ and imTyp are the storage types of the real and imaginary
 	// parts: numeric mi types. They are zero for non-numeric variables.
 	typ, imTyp uint32
@@ -58,6 +63,84 @@ type Var struct {
 
 	// n is the number of elements, the product of Dims.
 	n int
+
+	// lazy holds what is parsed on first use, or is nil.
+	lazy *lazy
+}
+
+// lazy is what Read leaves to be parsed on first use: the data of a
+// compressed numeric array, whose header alone Read decompresses, and the
+// cells of a cell array.
+type lazy struct {
+	once  sync.Once
+	err   error
+	cells []*Var
+
+	// file names the file in errors.
+	file *File
+
+	// mem is the source of an uncompressed variable, positioned after
+	// its header, and end the end of its element.
+	mem *src
+	end int
+
+	// z is the compressed data of the miCOMPRESSED element at file
+	// offset zoff that holds a compressed variable.
+	z    []byte
+	zoff int
+}
+
+// load parses, once, what Read left for later; see lazy. It sets the data
+// of a compressed numeric array and the cells of a cell array.
+func (v *Var) load() error {
+	l := v.lazy
+	if l == nil {
+		return nil
+	}
+	l.once.Do(func() {
+		if err := v.parseLazy(); err != nil {
+			l.err = fmt.Errorf("%s%w", l.file.prefix(), err)
+		}
+	})
+	return l.err
+}
+
+// parseLazy does the work of load.
+func (v *Var) parseLazy() error {
+	l := v.lazy
+	var (
+		s   src
+		end = l.end
+		re  element
+	)
+	if l.mem != nil {
+		s = *l.mem
+	} else {
+		// Decompress the element again, from its start: the header
+		// is the one Read parsed, and the data follows it.
+		zr, err := resetZlib(nil, l.z, l.zoff)
+		if err != nil {
+			return err
+		}
+		zs, err := openCompressed(v.order, zr, l.zoff)
+		if err != nil {
+			return err
+		}
+		s, end = *zs, zs.size
+		if _, re, err = s.header(end, ""); err != nil {
+			return err
+		}
+	}
+	var err error
+	if v.class == mxCELL {
+		l.cells, err = s.cells(v, end)
+	} else {
+		err = s.body(v, re, end)
+	}
+	if err == nil && s.zr != nil {
+		err = s.finish(end)
+	}
+	return err
 }
 
 // Open reads the MAT-file at path. Errors are prefixed with "matfile: "
@@ -85,9 +168,10 @@ func Open(path string) (*File, error) {
 }
 
 // Read reads a MAT-file from r, which it consumes to EOF. The whole input
-// is held in memory while it is parsed; the raw data of numeric variables
-// stays in memory until the File is no longer used. Errors are prefixed
-// with "matfile: ".
+// is held in memory until the File is no longer used: uncompressed data is
+// used in place, and compressed variables are decompressed from it when
+// their data is first used (see the package documentation). Errors are
+// prefixed with "matfile: ".
 func Read(r io.Reader) (*File, error) {
 	size := int64(-1)
 	if l, ok := r.(interface{ Len() int }); ok {
@@ -131,13 +215,42 @@ func read(r io.Reader, size int64) (*File, error) {
 // data arrives.
 const maxPrealloc = 1 << 30
 
+// ErrNotFound is matched, with errors.Is, by the error of Lookup for a
+// name the file does not hold.
+var ErrNotFound = errors.New("matfile: no such variable")
+
+// notFound is the error of Lookup for a missing variable.
+type notFound struct{ msg string }
+
+func (e *notFound) Error() string        { return e.msg }
+func (e *notFound) Is(target error) bool { return target == ErrNotFound }
+
 // Lookup returns the variable with the given name, numeric or not; if
-// several have that name, the first. If there is none, the error lists the
-// numeric variables the file holds.
+// several have that name, the first. A name with a cell index in braces,
+// MATLAB's notation "c{3}", returns that cell of cell array c (see
+// Var.Cells), counting from 1 in column-major order. If the file holds no
+// such variable, the error matches ErrNotFound and lists the numeric
+// variables the file holds; an index past the last cell, or a variable c
+// that is not a cell array, is another error.
 func (f *File) Lookup(name string) (*Var, error) {
 	for _, v := range f.Vars {
 		if v.Name == name {
 			return v, nil
+		}
+	}
+	if base, k, ok := cellRef(name); ok {
+		for _, v := range f.Vars {
+			if v.Name != base {
+				continue
+			}
+			cells, err := v.Cells()
+			if err != nil {
+				return nil, err
+			}
+			if k > len(cells) {
+				return nil, fmt.Errorf("%svariable %s has %d cells; there is no %s", f.prefix(), base, len(cells), name)
+			}
+			return cells[k-1], nil
 		}
 	}
 	var names []string
@@ -150,9 +263,32 @@ func (f *File) Lookup(name string) (*Var, error) {
 	if len(names) > 0 {
 		avail = "numeric variables: " + strings.Join(names, ", ")
 	}
-	prefix := "matfile: "
-	if f.path != "" {
-		prefix += f.path + ": "
+	return nil, &notFound{fmt.Sprintf("%sno variable %q (%s)", f.prefix(), name, avail)}
+}
+
+// cellRef splits a cell reference "c{3}" into the variable name and the
+// index, which must be a positive decimal number.
+func cellRef(name string) (base string, k int, ok bool) {
+	i := strings.IndexByte(name, '{')
+	if i <= 0 || !strings.HasSuffix(name, "}") {
+		return "", 0, false
 	}
-	return nil, fmt.Errorf("%sno variable %q (%s)", prefix, name, avail)
+	digits := name[i+1 : len(name)-1]
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return "", 0, false
+	}
+	k, err := strconv.Atoi(digits)
+	if err != nil || k < 1 {
+		return "", 0, false
+	}
+	return name[:i], k, true
+}
+
+// prefix returns the prefix of the errors about f: "matfile: " and the
+// path, if f was read by Open.
+func (f *File) prefix() string {
+	if f.path != "" {
+		return "matfile: " + f.path + ": "
+	}
+	return "matfile: "
 }

@@ -9,7 +9,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -536,17 +535,39 @@ func TestElementErrors(t *testing.T) {
 		{"compressed short", file(e.compressElem([]byte{14, 0, 0})), "compressed element at byte offset 128: truncated: the zlib stream holds 3 bytes, the element needs 8"},
 		{"inside compressed", file(e.compressElem(content(flags, e.dimsElem([]int{2, -1}), name, data))), "dimensions at byte offset 24 of the data decompressed from the element at byte offset 128: dimension 2 is negative (-1)"},
 	}
+	// Errors in the data of a compressed variable, which Read does not
+	// decompress, are reported when the data is first used.
+	atUse := map[string]bool{"lying compressed size": true, "bad checksum": true}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := Read(bytes.NewReader(tc.b))
+			if atUse[tc.name] {
+				if err != nil {
+					t.Fatalf("Read: %v; want the error on use", err)
+				}
+				err = useAll(f)
+			} else if f != nil {
+				t.Fatal("non-nil File with error")
+			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got error %v, want %q", err, tc.want)
 			}
-			if f != nil {
-				t.Fatal("non-nil File with error")
+			if !strings.HasPrefix(err.Error(), "matfile: ") {
+				t.Fatalf("error %q lacks the prefix", err)
 			}
 		})
 	}
+}
+
+// useAll loads the data of every numeric variable of f, and the cells of
+// every cell array, and returns the first error.
+func useAll(f *File) error {
+	for _, v := range f.Vars {
+		if err := v.load(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func TestTolerated(t *testing.T) {
@@ -690,14 +711,17 @@ func TestAllocationBounded(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			before := ms.TotalAlloc
-			if _, err := Read(bytes.NewReader(tc.b)); err == nil {
+			var err error
+			allocs := allocated(func() {
+				var f *File
+				if f, err = Read(bytes.NewReader(tc.b)); err == nil {
+					err = useAll(f)
+				}
+			})
+			if err == nil {
 				t.Fatal("no error")
 			}
-			runtime.ReadMemStats(&ms)
-			if allocs := ms.TotalAlloc - before; allocs > 1<<20 {
+			if allocs > 1<<20 {
 				t.Fatalf("allocated %d bytes per Read", allocs)
 			}
 		})

@@ -137,7 +137,79 @@ func TestRealImageNames(t *testing.T) {
 			if want := "(the file has no numeric variables)"; err == nil || !strings.Contains(err.Error(), want) {
 				t.Fatalf("got %v", err)
 			}
+			// The cells are char rows: listed, not read.
+			cells, err := v.Cells()
+			if err != nil || len(cells) != tc.n {
+				t.Fatalf("%d cells, %v", len(cells), err)
+			}
+			for _, c := range cells {
+				if c.Class != "char" || c.Dims[0] != 1 || c.Numeric() {
+					t.Fatalf("%s: class %s dims %v", c.Name, c.Class, c.Dims)
+				}
+			}
 		})
+	}
+}
+
+// landmineRows and landmineMines are the rows and mines of the 29 fields
+// of the landmine data (see its README).
+var (
+	landmineRows  = []int{690, 690, 689, 508, 509, 509, 510, 511, 508, 509, 689, 688, 508, 510, 507, 445, 449, 448, 449, 449, 451, 454, 447, 449, 445, 448, 448, 454, 449}
+	landmineMines = []int{40, 48, 39, 19, 22, 29, 29, 26, 31, 15, 38, 35, 27, 31, 17, 32, 27, 31, 30, 37, 33, 39, 17, 41, 31, 36, 36, 26, 42}
+)
+
+// The landmine file holds two uncompressed 1×29 cell arrays: feature, of
+// N×9 double arrays, and label, of N×1 double arrays stored as miUINT8
+// (the README's "uint8" is the storage type scipy reports).
+func TestRealLandmine(t *testing.T) {
+	f := openReal(t, "landmine/LandmineData.mat")
+	if got := varNames(f); !slices.Equal(got, []string{"feature", "label"}) {
+		t.Fatalf("variables %v", got)
+	}
+	rows, mines := 0, 0
+	for k := range 29 {
+		name := fmt.Sprintf("{%d}", k+1)
+		x, err := f.Lookup("feature" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := f.Lookup("label" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Class != "double" || x.typ != miDOUBLE || !slices.Equal(x.Dims, []int{landmineRows[k], 9}) {
+			t.Fatalf("%s: class %s stored as %s, dims %v", x.Name, x.Class, typeName(x.typ), x.Dims)
+		}
+		if y.Class != "double" || y.typ != miUINT8 || !slices.Equal(y.Dims, []int{landmineRows[k], 1}) {
+			t.Fatalf("%s: class %s stored as %s, dims %v", y.Name, y.Class, typeName(y.typ), y.Dims)
+		}
+		m, err := x.Matrix()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range m.RawMatrix().Data {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("%s: %v", x.Name, v)
+			}
+		}
+		labels, err := y.Ints()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i := slices.IndexFunc(labels, func(l int) bool { return l != 0 && l != 1 }); i >= 0 {
+			t.Fatalf("%s: label %d", y.Name, labels[i])
+		}
+		if got := classCounts(labels, 1)[0]; got != landmineMines[k] {
+			t.Errorf("%s: %d mines, want %d", y.Name, got, landmineMines[k])
+		}
+		rows += len(labels)
+		mines += classCounts(labels, 1)[0]
+	}
+	if rows != 14820 || mines != 904 {
+		t.Fatalf("%d rows and %d mines, want 14820 and 904", rows, mines)
+	}
+	if _, err := f.Lookup("feature{30}"); err == nil || !strings.HasSuffix(err.Error(), "variable feature has 29 cells; there is no feature{30}") {
+		t.Fatalf("feature{30}: %v", err)
 	}
 }
 

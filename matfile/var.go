@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -41,6 +42,42 @@ func describeClass(class string) string {
 	return "of " + class
 }
 
+// Cells returns the cells of a cell array in column-major order, MATLAB's
+// linear indexing: for a 2×3 cell array c, c{1,1}, c{2,1}, c{1,2}, … Each
+// cell is named after the variable with its index from 1 in braces, "c{4}",
+// which File.Lookup accepts. Cells holding numeric arrays are read (an
+// empty cell is a 0×0 double array); cells holding anything else (char,
+// struct, a cell array, …) are listed with their class and, where
+// recorded, dimensions, and their accessors return an error: cells are
+// read one level deep, and Cells of a cell inside a cell is an error.
+//
+// The cells are parsed, and for a compressed variable decompressed, on the
+// first call; errors name the cell at fault. Variables that are not cell
+// arrays are an error.
+func (v *Var) Cells() ([]*Var, error) {
+	if v.class != mxCELL {
+		return nil, fmt.Errorf("matfile: variable %s is %s, not a cell array", v.Name, v.describe())
+	}
+	if v.lazy == nil {
+		return nil, fmt.Errorf("matfile: variable %s is a cell array inside a cell array; only one level of cells is read", v.Name)
+	}
+	if err := v.load(); err != nil {
+		return nil, err
+	}
+	return slices.Clone(v.lazy.cells), nil
+}
+
+// describe returns a noun phrase for the class of v.
+func (v *Var) describe() string {
+	switch {
+	case v.Numeric() && v.Complex:
+		return "a complex " + v.Class + " array"
+	case v.Numeric():
+		return "a " + v.Class + " array"
+	}
+	return describeClass(v.Class)
+}
+
 // Matrix returns a two-dimensional numeric array as a Dims[0]×Dims[1]
 // matrix, converted to float64. Trailing dimensions equal to 1 are allowed;
 // any other array of more than two dimensions is an error, as are empty,
@@ -58,6 +95,9 @@ func (v *Var) Matrix() (*mat.Dense, error) {
 	r, c := v.Dims[0], v.Dims[1]
 	if r == 0 || c == 0 {
 		return nil, fmt.Errorf("matfile: variable %s is empty (%s); cannot make a matrix", v.Name, formatDims(v.Dims))
+	}
+	if err := v.load(); err != nil {
+		return nil, err
 	}
 	colMajor := v.values()
 	if c == 1 || r == 1 {
@@ -78,13 +118,14 @@ func (v *Var) Vector() ([]float64, error) {
 	return v.values(), nil
 }
 
-// checkVector returns an error unless v is a real numeric vector.
+// checkVector returns an error unless v is a real numeric vector, whose
+// data it then loads.
 func (v *Var) checkVector() error {
 	if err := v.check(); err != nil {
 		return err
 	}
 	if v.n == 0 {
-		return nil
+		return v.load()
 	}
 	long := 0
 	for _, d := range v.Dims {
@@ -95,7 +136,7 @@ func (v *Var) checkVector() error {
 	if long > 1 {
 		return fmt.Errorf("matfile: variable %s is a %s array; want a vector (n×1, 1×n or 1×1)", v.Name, formatDims(v.Dims))
 	}
-	return nil
+	return v.load()
 }
 
 // Bounds of the int range as float64. Both are exact powers of two; valid

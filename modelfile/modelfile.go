@@ -35,7 +35,14 @@
 //
 // Load checks the format name, the version, every member's presence and
 // shape, and that every number is finite; a file written by a newer dadil
-// (a higher version) is refused with a message saying so.
+// (a higher version) is refused with a message saying so. The shapes are
+// checked first, from the members' .npy headers, before the data of any
+// member is decompressed: the manifest's sizes fix every shape but the
+// number of points of each atom, which atom<k>_X.npy declares and which
+// may not exceed the support size of the settings ("Samples"), and each
+// member must declare exactly its directory entry's size (see
+// npy.ReadZipMember). A member that declares more than the manifest
+// allows is refused, naming it, at the cost of reading its header.
 //
 // Errors returned by this package are prefixed with "modelfile: ".
 package modelfile
@@ -343,49 +350,6 @@ func Read(b []byte) (*File, error) {
 	case K > 1<<16 || c > 1<<20 || d > 1<<26:
 		return nil, fmt.Errorf("manifest: implausible sizes (atoms %d, classes %d, features %d)", K, c, d)
 	}
-	// array reads member name.npy and checks that its numbers are finite.
-	array := func(name string) (*npy.Array, error) {
-		m, ok := members[name+".npy"]
-		if !ok {
-			return nil, fmt.Errorf("member %s.npy is missing", name)
-		}
-		a, err := npy.ReadZipMember(m)
-		if err != nil {
-			return nil, fmt.Errorf("%s.npy: %w", name, err)
-		}
-		for i, v := range a.Data {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s.npy: entry %d is %g", name, i, v)
-			}
-		}
-		return a, nil
-	}
-	// matrix reads a rows×cols matrix; rows < 0 accepts any positive
-	// number of rows.
-	matrix := func(name string, rows, cols int) (*mat.Dense, error) {
-		a, err := array(name)
-		if err != nil {
-			return nil, err
-		}
-		if len(a.Shape) != 2 || a.Shape[1] != cols || a.Shape[0] < 1 || (rows >= 0 && a.Shape[0] != rows) {
-			want := fmt.Sprintf("(%d, %d)", rows, cols)
-			if rows < 0 {
-				want = fmt.Sprintf("(n, %d)", cols)
-			}
-			return nil, fmt.Errorf("%s.npy has shape %v, want %s", name, a.Shape, want)
-		}
-		return mat.NewDense(a.Shape[0], cols, a.Data), nil
-	}
-	vector := func(name string, n int) ([]float64, error) {
-		a, err := array(name)
-		if err != nil {
-			return nil, err
-		}
-		if len(a.Shape) != 1 || a.Shape[0] != n {
-			return nil, fmt.Errorf("%s.npy has shape %v, want (%d,)", name, a.Shape, n)
-		}
-		return a.Data, nil
-	}
 	seen := make(map[int]bool, c)
 	for _, l := range man.Labels {
 		if seen[l] {
@@ -393,7 +357,40 @@ func Read(b []byte) (*File, error) {
 		}
 		seen[l] = true
 	}
-	alpha, err := matrix("alpha", N, K)
+
+	// Every member's header is read and checked against the manifest
+	// before the data of any member is decompressed: a member that
+	// declares more than the manifest allows costs its header only.
+	shapes, err := checkHeaders(members, &man)
+	if err != nil {
+		return nil, err
+	}
+	// array reads member name.npy, whose header was checked, and checks
+	// that its numbers are finite.
+	array := func(name string) ([]float64, error) {
+		a, err := npy.ReadZipMember(members[name+".npy"])
+		if err != nil {
+			return nil, fmt.Errorf("%s.npy: %w", name, err)
+		}
+		if !slices.Equal(a.Shape, shapes[name]) {
+			return nil, fmt.Errorf("%s.npy has shape %v, its header said %v", name, a.Shape, shapes[name])
+		}
+		for i, v := range a.Data {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s.npy: entry %d is %g", name, i, v)
+			}
+		}
+		return a.Data, nil
+	}
+	matrix := func(name string) (*mat.Dense, error) {
+		x, err := array(name)
+		if err != nil {
+			return nil, err
+		}
+		return mat.NewDense(shapes[name][0], shapes[name][1], x), nil
+	}
+	vector := array
+	alpha, err := matrix("alpha")
 	if err != nil {
 		return nil, err
 	}
@@ -407,23 +404,22 @@ func Read(b []byte) (*File, error) {
 	}
 	dict := &dictionary.Dictionary{Alpha: alpha, Names: man.Domains, Classes: c, Settings: man.Settings}
 	for k := 0; k < K; k++ {
-		X, err := matrix(fmt.Sprintf("atom%d_X", k), -1, d)
+		X, err := matrix(fmt.Sprintf("atom%d_X", k))
 		if err != nil {
 			return nil, err
 		}
-		n, _ := X.Dims()
-		Z, err := matrix(fmt.Sprintf("atom%d_logits", k), n, c)
+		Z, err := matrix(fmt.Sprintf("atom%d_logits", k))
 		if err != nil {
 			return nil, err
 		}
 		dict.Atoms = append(dict.Atoms, dictionary.Atom{X: X, Logits: Z})
 	}
 	softmax := func(prefix string) (*classify.Softmax, error) {
-		W, err := matrix(prefix+"_W", c, d)
+		W, err := matrix(prefix + "_W")
 		if err != nil {
 			return nil, err
 		}
-		b, err := vector(prefix+"_b", c)
+		b, err := vector(prefix + "_b")
 		if err != nil {
 			return nil, err
 		}
@@ -440,15 +436,93 @@ func Read(b []byte) (*File, error) {
 		}
 		m.E = append(m.E, e)
 	}
-	off, err := vector("scaler_offset", d)
+	off, err := vector("scaler_offset")
 	if err != nil {
 		return nil, err
 	}
-	sc, err := vector("scaler_scale", d)
+	sc, err := vector("scaler_scale")
 	if err != nil {
 		return nil, err
 	}
 	return &File{Model: m, Scaler: &dataset.Scaler{Kind: man.Scaling, Offset: off, Scale: sc}, Labels: man.Labels, Features: man.Names}, nil
+}
+
+// checkHeaders reads the header of every array member of a model file and
+// checks its shape against the manifest: the sizes of the manifest
+// (domains N, atoms K, classes c, features d) fix every shape but the
+// number of points n_k of atom k, which atom<k>_X.npy declares and which
+// must be at least 1 and, when the settings record the support size, at
+// most Settings.Samples. It returns the shape of every member, by name
+// without ".npy".
+func checkHeaders(members map[string]*zip.File, man *manifest) (map[string][]int, error) {
+	K, c, d, N := man.Atoms, man.Classes, man.Features, len(man.Domains)
+	shapes := make(map[string][]int)
+	// check reads the header of name.npy, which must have the shape
+	// rows×cols, or (rows,) if cols == 0; rows < 0 accepts any positive
+	// number of rows.
+	check := func(name string, rows, cols int) error {
+		m, ok := members[name+".npy"]
+		if !ok {
+			return fmt.Errorf("member %s.npy is missing", name)
+		}
+		h, err := npy.ReadZipHeader(m)
+		if err != nil {
+			return fmt.Errorf("%s.npy: %w", name, err)
+		}
+		s := h.Shape
+		switch {
+		case cols == 0 && (len(s) != 1 || s[0] != rows):
+			return fmt.Errorf("%s.npy has shape %v, want (%d,)", name, s, rows)
+		case cols > 0 && (len(s) != 2 || s[1] != cols || s[0] < 1 || (rows >= 0 && s[0] != rows)):
+			want := fmt.Sprintf("(%d, %d)", rows, cols)
+			if rows < 0 {
+				want = fmt.Sprintf("(n, %d)", cols)
+			}
+			return fmt.Errorf("%s.npy has shape %v, want %s", name, s, want)
+		}
+		shapes[name] = s
+		return nil
+	}
+	if err := check("alpha", N, K); err != nil {
+		return nil, err
+	}
+	for k := range K {
+		x := fmt.Sprintf("atom%d_X", k)
+		if err := check(x, -1, d); err != nil {
+			return nil, err
+		}
+		n := shapes[x][0]
+		if limit := man.Settings.Samples; limit > 0 && n > limit {
+			return nil, fmt.Errorf("%s.npy declares %d points, more than the support size %d of the manifest's settings (Samples)", x, n, limit)
+		}
+		if err := check(fmt.Sprintf("atom%d_logits", k), n, c); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range append([]string{"r"}, eNames(K)...) {
+		if err := check(p+"_W", c, d); err != nil {
+			return nil, err
+		}
+		if err := check(p+"_b", c, 0); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range []string{"scaler_offset", "scaler_scale"} {
+		if err := check(name, d, 0); err != nil {
+			return nil, err
+		}
+	}
+	return shapes, nil
+}
+
+// eNames returns the prefixes of the DaDiL-E classifiers of K atoms:
+// "e0", "e1", …
+func eNames(K int) []string {
+	names := make([]string, K)
+	for k := range names {
+		names[k] = fmt.Sprintf("e%d", k)
+	}
+	return names
 }
 
 // readMember reads a ZIP member, refusing more than limit bytes.

@@ -204,6 +204,18 @@ func slicesEqualInt(a, b []int) bool {
 // removed when data is nil).
 func rewrite(t *testing.T, orig []byte, name string, data []byte) []byte {
 	t.Helper()
+	return replace(t, orig, name, func(zw *zip.Writer) {
+		if data != nil {
+			w, _ := zw.Create(name)
+			w.Write(data)
+		}
+	})
+}
+
+// replace returns the model file orig with member name replaced by what
+// add writes to the archive; the other members are copied as they are.
+func replace(t *testing.T, orig []byte, name string, add func(*zip.Writer)) []byte {
+	t.Helper()
 	zr, err := zip.NewReader(bytes.NewReader(orig), int64(len(orig)))
 	if err != nil {
 		t.Fatal(err)
@@ -211,19 +223,17 @@ func rewrite(t *testing.T, orig []byte, name string, data []byte) []byte {
 	var out bytes.Buffer
 	zw := zip.NewWriter(&out)
 	for _, m := range zr.File {
-		rc, _ := m.Open()
-		b, _ := io.ReadAll(rc)
-		rc.Close()
 		if m.Name == name {
-			if data == nil {
-				continue
-			}
-			b = data
+			add(zw)
+			continue
 		}
-		w, _ := zw.Create(m.Name)
-		w.Write(b)
+		if err := zw.Copy(m); err != nil {
+			t.Fatal(err)
+		}
 	}
-	zw.Close()
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	return out.Bytes()
 }
 

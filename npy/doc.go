@@ -11,8 +11,8 @@
 // headers are UTF-8. See the NumPy documentation of numpy.lib.format (NEP
 // 1).
 //
-// Read, ReadFile and ReadNPZ accept versions 1.0, 2.0 and 3.0 and the
-// dtypes float16, float32, float64, int8 to int64, uint8 to uint64 and
+// Read, ReadFile and the archive readers accept versions 1.0, 2.0 and 3.0
+// and the dtypes float16, float32, float64, int8 to int64, uint8 to uint64 and
 // bool ('f2', 'f4', 'f8', 'i1', 'i2', 'i4', 'i8', 'u1', 'u2', 'u4', 'u8',
 // 'b1') in either byte order ('<' or '>'; '=' and '|' are taken as
 // little-endian). Headers may use either quote style, put the keys in any
@@ -32,6 +32,22 @@
 // writes to a path is atomic: it writes a temporary file in the same
 // directory, syncs it and renames it into place, so a failed write leaves
 // no partial file behind.
+//
+// # Archives
+//
+// OpenNPZ opens a .npz archive and reads only its directory; NPZ.Array
+// then reads one member, so that the members a caller does not ask for
+// are never decompressed. ReadNPZ reads every member. A member is read
+// header first: the data its header declares (the product of the shape
+// times the dtype's size), plus the header, must equal the uncompressed
+// size recorded in the archive's directory, and the array must fit in
+// MaxArrayBytes (8 GiB as float64 by default), or the member is refused
+// before its data is decompressed; the data is then decompressed up to
+// exactly that size, with memory allocated as it arrives. A decompression
+// bomb, a small member that declares gigabytes, thus costs what it
+// declares only when it is read and consistent, and never more than
+// MaxArrayBytes. ReadZipHeader reads only the header of a member, so that
+// a caller can check the shapes of several members before reading any.
 //
 // # Error policy
 //

@@ -150,14 +150,34 @@ func FuzzReadNPZ(f *testing.F) {
 			t.Fatal(err)
 		}
 		arrays, err := ReadNPZ(path)
-		if err != nil {
-			if arrays != nil {
-				t.Fatal("non-nil map with error")
-			}
-			return
+		if err != nil && arrays != nil {
+			t.Fatal("non-nil map with error")
 		}
 		for _, a := range arrays {
 			checkArray(t, a)
+		}
+		// Member by member, the same arrays, and the same headers.
+		z, zerr := OpenNPZ(path)
+		if zerr != nil {
+			if err == nil {
+				t.Fatalf("OpenNPZ: %v; ReadNPZ succeeds", zerr)
+			}
+			return
+		}
+		defer z.Close()
+		for i, name := range z.Names() {
+			a, aerr := z.Array(name)
+			if err == nil && (aerr != nil || !sameFloats(a.Data, arrays[name].Data)) {
+				t.Fatalf("%s: %v; ReadNPZ read it", name, aerr)
+			}
+			if aerr != nil {
+				continue
+			}
+			checkArray(t, a)
+			h, herr := ReadZipHeader(z.zr.File[i])
+			if herr != nil || !sameInts(h.Shape, a.Shape) || h.DType != a.DType {
+				t.Fatalf("%s: header %v, %v; array %v %s", name, h, herr, a.Shape, a.DType)
+			}
 		}
 	})
 }

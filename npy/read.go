@@ -57,6 +57,10 @@ type source struct {
 
 	// noun names the container in messages: "file" or "member".
 	noun string
+
+	// limit, if positive, bounds the array's size as float64: see
+	// MaxArrayBytes.
+	limit int64
 }
 
 // Read reads a .npy file from r and converts its elements to float64.
@@ -125,21 +129,11 @@ func isEOF(err error) bool {
 
 // readArray reads one complete .npy file from src.
 func readArray(src source) (*Array, error) {
-	h, offset, err := readHeader(src)
+	h, _, err := readCheckedHeader(src)
 	if err != nil {
 		return nil, err
 	}
-
 	need := h.nbytes
-	if src.size >= 0 {
-		avail := src.size - offset
-		if avail < need {
-			return nil, truncatedData(h, src.noun, avail)
-		}
-		if avail > need {
-			return nil, trailingData(h, avail-need, false)
-		}
-	}
 
 	// Unless the size is known to be right, allocate as data arrives, in
 	// chunks that start small and grow, so that input much shorter than
@@ -185,6 +179,29 @@ func readArray(src source) (*Array, error) {
 		data = fortranToC(data, h.shape)
 	}
 	return &Array{Shape: h.shape, Data: data, DType: h.dtype.descr}, nil
+}
+
+// readCheckedHeader reads the preamble and header of a .npy file, as
+// readHeader, and checks the size of the data it declares against the
+// size of src, if known, and against src.limit.
+func readCheckedHeader(src source) (*header, int64, error) {
+	h, offset, err := readHeader(src)
+	if err != nil {
+		return nil, 0, err
+	}
+	if src.size >= 0 {
+		avail := src.size - offset
+		if avail < h.nbytes {
+			return nil, 0, truncatedData(h, src.noun, avail)
+		}
+		if avail > h.nbytes {
+			return nil, 0, trailingData(h, avail-h.nbytes, false)
+		}
+	}
+	if src.limit > 0 && int64(h.count) > src.limit/8 {
+		return nil, 0, fmt.Errorf("shape %s of %s has %d elements, more than the %d (of 8 bytes as float64) that npy.MaxArrayBytes = %d allows", formatShapeShort(h.shape), h.dtype.descr, h.count, src.limit/8, src.limit)
+	}
+	return h, offset, nil
 }
 
 // readHeader reads the preamble and header of a .npy file. It returns the
