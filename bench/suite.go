@@ -289,13 +289,47 @@ func rowsOf(X *mat.Dense, rows []int) *mat.Dense {
 	return out
 }
 
-// loadSuiteLandmine needs the cell arrays of LandmineData.mat.
+// landmineGroups are the suite's landmine domains: groups of consecutive
+// minefields (numbered from 1), three of the foliated fields 1–15 and three
+// of the bare or desert fields 16–29.
+var landmineGroups = [][2]int{{1, 5}, {6, 10}, {11, 15}, {16, 20}, {21, 25}, {26, 29}}
+
+// loadSuiteLandmine reads the 29 minefields of LandmineData.mat (one cell
+// per field) and pools them into the six landmineGroups: 9 features, mine
+// or clutter (about 6% mines).
 func loadSuiteLandmine(dir string, _ uint64) (*SuiteSet, error) {
 	path := filepath.Join(dir, "LandmineData.mat")
 	if err := present(path); err != nil {
 		return nil, err
 	}
-	return nil, fmt.Errorf("%s: cell arrays are not read yet: %w", path, os.ErrNotExist)
+	fields, err := dataset.ReadMATCells(path, "feature", "label")
+	if err != nil {
+		return nil, fmt.Errorf("bench: suite: %w", err)
+	}
+	if len(fields) != 29 {
+		return nil, fmt.Errorf("bench: suite: %s: %d minefields, want 29", path, len(fields))
+	}
+	s := &SuiteSet{Name: "landmine", Balanced: true, Protocol: "29 minefields pooled into 6 groups of consecutive fields (3 foliated, 3 bare), 9 radar features, mine or clutter"}
+	for _, g := range landmineGroups {
+		var X []*mat.Dense
+		var y []int
+		for f := g[0]; f <= g[1]; f++ {
+			X = append(X, fields[f-1].X)
+			y = append(y, fields[f-1].Labels...)
+		}
+		s.Domains = append(s.Domains, &dataset.File{Name: fmt.Sprintf("fields %d-%d", g[0], g[1]), X: stack(X), Labels: y})
+	}
+	return s, nil
+}
+
+// stack returns the rows of the matrices, in order, as one matrix.
+func stack(Xs []*mat.Dense) *mat.Dense {
+	var doms []dataset.Domain
+	for _, X := range Xs {
+		doms = append(doms, dataset.Domain{X: X})
+	}
+	X, _ := dataset.Pool(doms)
+	return X
 }
 
 // SuiteOptions configure RunSuite.
