@@ -161,8 +161,8 @@ func (c *SoftmaxCV) Select(X, T *mat.Dense, w []float64) (float64, []float64, er
 func (c *SoftmaxCV) fold(X, T *mat.Dense, w []float64, test []int, grid []float64) ([]float64, []float64, error) {
 	n, _ := X.Dims()
 	train := Complement(test, n)
-	Xtr, Ttr, wtr := linalg.Rows(X, train), linalg.Rows(T, train), pick(w, train)
-	Xte, Tte, wte := linalg.Rows(X, test), linalg.Rows(T, test), pick(w, test)
+	Xtr, Ttr, wtr := linalg.Rows(X, train), linalg.Rows(T, train), Pick(w, train)
+	Xte, Tte, wte := linalg.Rows(X, test), linalg.Rows(T, test), Pick(w, test)
 	truth := Argmax(Tte)
 	s := c.fitSettings(1)
 	cfg, err := s.resolve()
@@ -201,16 +201,12 @@ func (c *SoftmaxCV) fold(X, T *mat.Dense, w []float64, test []int, grid []float6
 // against truth and their weighted mean cross-entropy with the targets T.
 func heldOutScores(P, T *mat.Dense, truth []int, w []float64) (acc, ce float64) {
 	var sum float64
-	pred := Argmax(P)
-	for i, y := range truth {
+	for i := range truth {
 		wi := 1.0
 		if w != nil {
 			wi = w[i]
 		}
 		sum += wi
-		if pred[i] == y {
-			acc += wi
-		}
 		p, t := P.RawRowView(i), T.RawRowView(i)
 		for k, tk := range t {
 			if tk > 0 {
@@ -221,7 +217,28 @@ func heldOutScores(P, T *mat.Dense, truth []int, w []float64) (acc, ce float64) 
 	if sum == 0 {
 		return 0, 0
 	}
-	return acc / sum, ce / sum
+	return WeightedAccuracy(Argmax(P), truth, w), ce / sum
+}
+
+// WeightedAccuracy returns the weighted fraction of the rows with
+// pred[i] == truth[i], with the sample weights w (nil: uniform); 0 when the
+// weights sum to zero. The slices must have the same length.
+func WeightedAccuracy(pred, truth []int, w []float64) float64 {
+	var hit, sum float64
+	for i, y := range truth {
+		wi := 1.0
+		if w != nil {
+			wi = w[i]
+		}
+		sum += wi
+		if pred[i] == y {
+			hit += wi
+		}
+	}
+	if sum == 0 {
+		return 0
+	}
+	return hit / sum
 }
 
 // StratifiedFolds deals the rows, whose classes class lists, into k folds
@@ -271,8 +288,9 @@ func Complement(sorted []int, n int) []int {
 	return out
 }
 
-// pick returns w at the indices idx, nil when w is nil.
-func pick(w []float64, idx []int) []float64 {
+// Pick returns the weights w at the indices idx, nil when w is nil
+// (uniform weights stay uniform): the weights of a fold's rows.
+func Pick(w []float64, idx []int) []float64 {
 	if w == nil {
 		return nil
 	}

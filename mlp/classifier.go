@@ -97,11 +97,11 @@ func (c *Classifier) selectDecay(X, T *mat.Dense, w []float64) (float64, error) 
 	err := par.Run(len(grid)*k, 0, func(i int) error {
 		j, f := i/k, i%k
 		train := classify.Complement(folds[f], n)
-		net, err := TrainSoft(linalg.Rows(X, train), linalg.Rows(T, train), pickWeights(w, train), c.settings(grid[j]))
+		net, err := TrainSoft(linalg.Rows(X, train), linalg.Rows(T, train), classify.Pick(w, train), c.settings(grid[j]))
 		if err != nil {
 			return err
 		}
-		acc[j][f], err = heldOut(net, linalg.Rows(X, folds[f]), classify.Argmax(linalg.Rows(T, folds[f])), pickWeights(w, folds[f]))
+		acc[j][f], err = heldOut(net, linalg.Rows(X, folds[f]), classify.Argmax(linalg.Rows(T, folds[f])), classify.Pick(w, folds[f]))
 		return err
 	}, nil)
 	if err != nil {
@@ -127,32 +127,7 @@ func heldOut(net *Network, X *mat.Dense, truth []int, w []float64) (float64, err
 	if err != nil {
 		return 0, err
 	}
-	var hit, sum float64
-	for i, y := range truth {
-		wi := 1.0
-		if w != nil {
-			wi = w[i]
-		}
-		sum += wi
-		if pred[i] == y {
-			hit += wi
-		}
-	}
-	if sum == 0 {
-		return 0, nil
-	}
-	return hit / sum, nil
-}
-
-func pickWeights(w []float64, idx []int) []float64 {
-	if w == nil {
-		return nil
-	}
-	out := make([]float64, len(idx))
-	for i, j := range idx {
-		out[i] = w[j]
-	}
-	return out
+	return classify.WeightedAccuracy(pred, truth, w), nil
 }
 
 // Net is a Network as a classify.Classifier.
