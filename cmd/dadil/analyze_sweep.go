@@ -191,7 +191,11 @@ func accuracyPlot(name, param string, ps []*dataset.Problem, sel []analyze.Sweep
 func sparsitySection(md *markdown, out *output, head []string, ps []*dataset.Problem, sel []analyze.SweepRun, vals []int) error {
 	md.h(2, "Sparsity of the target's coordinates against K (paper Table 8)")
 	md.p("Sparsity score 100 (1 − ‖α‖₀ / K) in %%; ‖α‖₀ counts coordinates above %g. Every domain's score is in sweep.json.", analyze.SparsityTol)
-	values := scoreTable(md, head, sel, ps, vals, "%.1f", func(r analyze.SweepRun) float64 { return r.Sparsity[len(r.Sparsity)-1] })
+	target := map[string]int{}
+	for _, p := range ps {
+		target[p.Name] = p.TargetIndex()
+	}
+	values := scoreTable(md, head, sel, ps, vals, "%.1f", func(r analyze.SweepRun) float64 { return r.Sparsity[target[r.Problem]] })
 	pl, err := figure.Bars("sparsity of α_T against K", "sparsity score (%)", intNames("K = ", vals), names(ps), values, 16*vg.Centimeter)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 // suiteCommand holds the flags of dadil bench suite.
 type suiteCommand struct {
 	data, sets, methods, json string
+	classifier                string
 	seed                      uint64
 	workers, maxRows          int
 	quiet                     bool
@@ -27,6 +28,7 @@ func parseSuite(args []string, e *env) (*suiteCommand, error) {
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed of every method (and of the CWRU windows)")
 	fs.IntVar(&c.workers, "workers", 0, "fits run at once (0: one per core); results do not depend on it")
 	fs.IntVar(&c.maxRows, "max-rows", 2000, "rows of every domain for the transport-based methods, as dadil adapt")
+	fs.StringVar(&c.classifier, "classifier", defaultClassifier, "the final classifier of every method: `NAME` among "+strings.Join(adapt.ClassifierNames(), ", "))
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil bench suite --data DIR [--sets LIST] [--methods LIST] [--json FILE]")
@@ -70,7 +72,11 @@ func runBenchSuite(args []string, e *env) error {
 	for _, n := range notes {
 		fmt.Fprintln(e.stderr, "note:", n)
 	}
-	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: c.seed, MaxRows: c.maxRows}, Workers: c.workers}
+	trainer, err := adapt.NewClassifier(c.classifier, c.seed)
+	if err != nil {
+		return usageError{err}
+	}
+	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: c.seed, MaxRows: c.maxRows, Classifier: trainer}, Workers: c.workers}
 	if !c.quiet {
 		opt.Progress = benchProgress(e)
 	}
@@ -83,10 +89,10 @@ func runBenchSuite(args []string, e *env) error {
 		names = append(names, s.Name)
 		fmt.Fprintf(e.stdout, "- %s: %s (%d targets%s)\n", s.Name, s.Protocol, len(s.Domains), map[bool]string{true: ", balanced accuracy"}[s.Balanced])
 	}
-	fmt.Fprintf(e.stdout, "\nMean score per data set (rank), seed %d; %s.\n\n", c.seed, time.Since(start).Round(time.Second))
+	fmt.Fprintf(e.stdout, "\nMean score per data set (rank), classifier %s, seed %d; %s.\n\n", trainer.Name(), c.seed, time.Since(start).Round(time.Second))
 	fmt.Fprint(e.stdout, bench.Summarize(results, names, methods).Markdown())
 	if c.json != "" {
-		return writeBenchJSON(c.json, map[string]any{"benchmark": "suite", "seed": c.seed, "results": results})
+		return writeBenchJSON(c.json, map[string]any{"benchmark": "suite", "seed": c.seed, "classifier": trainer.Name(), "results": results})
 	}
 	return nil
 }
