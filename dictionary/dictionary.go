@@ -139,6 +139,15 @@ type Settings struct {
 	// reconstructs every size in one barycenter. It does not change
 	// learning.
 	ReconstructionBlock int `json:",omitempty"`
+	// Transport selects a last step of the DaDiL-R and DaDiL-E classifiers
+	// towards the target rows (FitModel): none (the paper's), the labeled
+	// points mapped onto the target, or the target labeled through the
+	// plan. It does not change learning.
+	Transport Transport `json:",omitempty"`
+	// TransportRows bounds the target rows of the transport step: larger
+	// targets are subsampled (seeded by Seed). Zero selects
+	// DefaultTransportRows (4000); a negative value uses every row.
+	TransportRows int `json:",omitempty"`
 	// Seed seeds every random choice; equal seeds give equal results
 	// whatever the number of goroutines.
 	Seed uint64
@@ -475,6 +484,8 @@ func validate(domains []dataset.Domain, classes int, s *Settings) (Settings, err
 		return set, fmt.Errorf("dictionary: Workers = %d must not be negative", set.Workers)
 	case set.Init != InitData && set.Init != InitGaussian:
 		return set, fmt.Errorf("dictionary: unknown initialisation %v", set.Init)
+	case set.Transport < TransportNone || set.Transport > TransportLabels:
+		return set, fmt.Errorf("dictionary: unknown transport %v", set.Transport)
 	}
 	// Sizes that cannot fit in memory are errors, not crashes.
 	if v := float64(2*set.Atoms+1) * float64(set.Batch) * float64(set.Batch); v > maxNumbers {

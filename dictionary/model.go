@@ -12,6 +12,7 @@ import (
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/linalg"
+	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/ot"
 )
 
@@ -270,13 +271,24 @@ func FitModel(p *dataset.Problem, s *Settings, c classify.Trainer) (*Model, erro
 	if err != nil {
 		return nil, err
 	}
-	return NewModel(d, p.TargetIndex(), c, d.Settings.Seed)
+	var XT *mat.Dense
+	if d.Settings.Transport != TransportNone {
+		XT = d.transportRows(p.Target.X, d.Settings.Seed)
+	}
+	return newModel(d, p.TargetIndex(), c, d.Settings.Seed, XT)
 }
 
 // NewModel trains the DaDiL-R and DaDiL-E classifiers of the domain in row
 // target of d.Alpha with the trainer t (nil: a softmax regression with the
 // default penalty); seed drives the reconstruction's initialisation.
 func NewModel(d *Dictionary, target int, t classify.Trainer, seed uint64) (*Model, error) {
+	return newModel(d, target, t, seed, nil)
+}
+
+// newModel is NewModel whose classifiers train on points moved onto the
+// target rows XT as Settings.Transport says (nil XT: no transport). The
+// DaDiL-R classifier and the K DaDiL-E classifiers train in parallel.
+func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, XT *mat.Dense) (*Model, error) {
 	if err := d.check(); err != nil {
 		return nil, err
 	}
@@ -286,15 +298,25 @@ func NewModel(d *Dictionary, target int, t classify.Trainer, seed uint64) (*Mode
 	}
 	start := time.Now()
 	m := &Model{Dict: d, Target: target, Alpha: mat.Row(nil, target, d.Alpha)}
-	var err error
-	if m.R, m.Reconstruction, err = d.ClassifierR(m.Alpha, t, seed); err != nil {
-		return nil, err
-	}
 	m.E = make([]classify.Classifier, K)
-	for k, a := range d.Atoms {
-		if m.E[k], err = d.fitClassifier(a.X, a.Labels(), t); err != nil {
-			return nil, fmt.Errorf("dictionary: DaDiL-E classifier of atom %d: %w", k, err)
+	err := par.Run(K+1, 0, func(k int) error {
+		var err error
+		if k == K {
+			m.R, m.Reconstruction, err = d.classifierR(m.Alpha, t, seed, XT)
+			return err
 		}
+		a := d.Atoms[k]
+		X, Y, err := d.transport(a.X, a.Labels(), XT)
+		if err == nil {
+			m.E[k], err = d.fitClassifier(X, Y, t)
+		}
+		if err != nil {
+			return fmt.Errorf("dictionary: DaDiL-E classifier of atom %d: %w", k, err)
+		}
+		return nil
+	}, nil)
+	if err != nil {
+		return nil, err
 	}
 	m.Elapsed = time.Since(start)
 	return m, nil
@@ -307,6 +329,13 @@ func NewModel(d *Dictionary, target int, t classify.Trainer, seed uint64) (*Mode
 // NewModel; other α explore the Wasserstein hull of the atoms (paper
 // Figure 4).
 func (d *Dictionary) ClassifierR(alpha []float64, t classify.Trainer, seed uint64) (classify.Classifier, *barycenter.Result, error) {
+	return d.classifierR(alpha, t, seed, nil)
+}
+
+// classifierR is ClassifierR whose classifier trains on the reconstruction
+// moved onto the target rows XT as Settings.Transport says (nil XT: no
+// transport).
+func (d *Dictionary) classifierR(alpha []float64, t classify.Trainer, seed uint64, XT *mat.Dense) (classify.Classifier, *barycenter.Result, error) {
 	if err := d.check(); err != nil {
 		return nil, nil, err
 	}
@@ -317,7 +346,11 @@ func (d *Dictionary) ClassifierR(alpha []float64, t classify.Trainer, seed uint6
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := d.fitClassifier(rec.X, normalizeRows(rec.Y), t)
+	X, Y, err := d.transport(rec.X, normalizeRows(rec.Y), XT)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := d.fitClassifier(X, Y, t)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
 	}

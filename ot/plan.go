@@ -1,6 +1,8 @@
 package ot
 
 import (
+	"sort"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -73,4 +75,25 @@ func (p *Plan) reset(n, m int) {
 	p.Row = p.Row[:0]
 	p.Col = p.Col[:0]
 	p.Mass = p.Mass[:0]
+}
+
+// T returns the transposed plan πᵀ (M×N), its entries sorted by (Row,
+// Col): the plan that moves the target points back onto the sources.
+func (p *Plan) T() *Plan {
+	t := &Plan{N: p.M, M: p.N, Row: make([]int, len(p.Mass)), Col: make([]int, len(p.Mass)), Mass: make([]float64, len(p.Mass))}
+	idx := make([]int, len(p.Mass))
+	for k := range idx {
+		idx[k] = k
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		ka, kb := idx[a], idx[b]
+		if p.Col[ka] != p.Col[kb] {
+			return p.Col[ka] < p.Col[kb]
+		}
+		return p.Row[ka] < p.Row[kb]
+	})
+	for k, e := range idx {
+		t.Row[k], t.Col[k], t.Mass[k] = p.Col[e], p.Row[e], p.Mass[e]
+	}
+	return t
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -11,24 +12,23 @@ import (
 
 // suiteCommand holds the flags of dadil bench suite.
 type suiteCommand struct {
+	fs                        *flag.FlagSet
+	dict                      dictFlags
 	data, sets, methods, json string
-	classifier                string
-	seed                      uint64
 	workers, maxRows          int
 	quiet                     bool
 }
 
 func parseSuite(args []string, e *env) (*suiteCommand, error) {
-	c := &suiteCommand{}
-	fs := newFlags("dadil bench suite", e)
+	c := &suiteCommand{fs: newFlags("dadil bench suite", e)}
+	fs := c.fs
+	c.dict.register(fs)
 	fs.StringVar(&c.data, "data", "", "`DIR` holding the data sets' folders (../shared/data)")
 	fs.StringVar(&c.sets, "sets", strings.Join(bench.SuiteSetNames, ","), "comma-separated `LIST` of data sets")
 	fs.StringVar(&c.methods, "methods", "all", "comma-separated `LIST` of methods ("+strings.Join(adapt.Names(), ", ")+"), or all")
 	fs.StringVar(&c.json, "json", "", "write every result to `FILE` as JSON")
-	fs.Uint64Var(&c.seed, "seed", 1, "random seed of every method (and of the CWRU windows)")
 	fs.IntVar(&c.workers, "workers", 0, "fits run at once (0: one per core); results do not depend on it")
 	fs.IntVar(&c.maxRows, "max-rows", 2000, "rows of every domain for the transport-based methods, as dadil adapt")
-	fs.StringVar(&c.classifier, "classifier", defaultClassifier, "the final classifier of every method: `NAME` among "+strings.Join(adapt.ClassifierNames(), ", "))
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil bench suite --data DIR [--sets LIST] [--methods LIST] [--json FILE]")
@@ -43,6 +43,9 @@ func parseSuite(args []string, e *env) (*suiteCommand, error) {
 	}
 	if c.data == "" {
 		return nil, usageError{fmt.Errorf("--data is required")}
+	}
+	if err := c.dict.check(); err != nil {
+		return nil, err
 	}
 	if err := checkWorkers(c.workers); err != nil {
 		return nil, err
@@ -65,18 +68,24 @@ func runBenchSuite(args []string, e *env) error {
 		return usageError{err}
 	}
 	start := time.Now()
-	sets, notes, err := bench.LoadSuite(c.data, splitList(c.sets), c.seed)
+	seed := c.dict.seed
+	sets, notes, err := bench.LoadSuite(c.data, splitList(c.sets), seed)
 	if err != nil {
 		return err
 	}
 	for _, n := range notes {
 		fmt.Fprintln(e.stderr, "note:", n)
 	}
-	trainer, err := adapt.NewClassifier(c.classifier, c.seed)
+	trainer, err := c.dict.trainer(c.fs)
 	if err != nil {
-		return usageError{err}
+		return err
 	}
-	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: c.seed, MaxRows: c.maxRows, Classifier: trainer}, Workers: c.workers}
+	// The sets' classes differ: sizes stay per class (no rounding).
+	set, err := c.dict.settings(c.fs, 1, func(string, ...any) {})
+	if err != nil {
+		return err
+	}
+	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: seed, MaxRows: c.maxRows, Classifier: trainer, Dictionary: &set}, Workers: c.workers}
 	if !c.quiet {
 		opt.Progress = benchProgress(e)
 	}
@@ -89,10 +98,10 @@ func runBenchSuite(args []string, e *env) error {
 		names = append(names, s.Name)
 		fmt.Fprintf(e.stdout, "- %s: %s (%d targets%s)\n", s.Name, s.Protocol, len(s.Domains), map[bool]string{true: ", balanced accuracy"}[s.Balanced])
 	}
-	fmt.Fprintf(e.stdout, "\nMean score per data set (rank), classifier %s, seed %d; %s.\n\n", trainer.Name(), c.seed, time.Since(start).Round(time.Second))
+	fmt.Fprintf(e.stdout, "\nMean score per data set (rank), classifier %s, seed %d; %s.\n\n", trainer.Name(), seed, time.Since(start).Round(time.Second))
 	fmt.Fprint(e.stdout, bench.Summarize(results, names, methods).Markdown())
 	if c.json != "" {
-		return writeBenchJSON(c.json, map[string]any{"benchmark": "suite", "seed": c.seed, "classifier": trainer.Name(), "results": results})
+		return writeBenchJSON(c.json, map[string]any{"benchmark": "suite", "seed": seed, "classifier": trainer.Name(), "results": results})
 	}
 	return nil
 }
