@@ -3,19 +3,13 @@ package dataset
 import (
 	"archive/zip"
 	"bytes"
-	"compress/flate"
-	"compress/zlib"
 	"encoding/binary"
-	"fmt"
-	"hash/adler32"
-	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
-	"strings"
 	"testing"
 
+	"github.com/dadil/dadil/internal/bombtest"
 	"github.com/dadil/dadil/matfile"
 	"github.com/dadil/dadil/npy"
 )
@@ -23,36 +17,6 @@ import (
 // bombMiB is the size of the bombs: 2.4 GB of zeros, about 2.3 MB
 // compressed.
 const bombMiB = 2300
-
-// zeroStream returns a raw deflate stream of prefix followed by mib MiB
-// of zeros, and its Adler-32 checksum. Every MiB of zeros after the first
-// compresses to the same bytes, which are repeated instead of compressed.
-func zeroStream(prefix []byte, mib int) ([]byte, uint32) {
-	var buf bytes.Buffer
-	w, _ := flate.NewWriter(&buf, flate.BestCompression)
-	w.Write(prefix)
-	w.Write(make([]byte, 2<<20))
-	w.Flush()
-	mark := buf.Len()
-	w.Write(make([]byte, 1<<20))
-	w.Flush()
-	buf.Write(bytes.Repeat(buf.Bytes()[mark:], mib-3))
-	// Zeros leave the first sum a and add n·a to the second one.
-	sum := adler32.Checksum(prefix)
-	a, b := sum&0xffff, uint64(sum>>16)
-	b = (b + uint64(mib)<<20%65521*uint64(a)) % 65521
-	return append(buf.Bytes(), 1, 0, 0, 0xff, 0xff), uint32(b)<<16 | a
-}
-
-// allocated returns the bytes allocated while f runs.
-func allocated(f func()) uint64 {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	before := ms.TotalAlloc
-	f()
-	runtime.ReadMemStats(&ms)
-	return ms.TotalAlloc - before
-}
 
 // TestReadUnusedBombs: the readers decompress only the arrays they use, so
 // an unused member or variable that would decompress to 2.4 GB costs
@@ -72,16 +36,8 @@ func TestReadUnusedBombs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	text := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': (%d,), }", bombMiB<<17)
-	text += strings.Repeat(" ", 63-(10+len(text))%64) + "\n"
-	head := append(le.AppendUint16([]byte("\x93NUMPY\x01\x00"), uint16(len(text))), text...)
-	raw, _ := zeroStream(head, bombMiB)
-	w, err := zw.CreateRaw(&zip.FileHeader{Name: "junk.npy", Method: zip.Deflate,
-		CompressedSize64: uint64(len(raw)), UncompressedSize64: uint64(len(head) + bombMiB<<20)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.Write(raw)
+	head := bombtest.NPYHeader(bombMiB << 17)
+	bombtest.AddRaw(t, zw, "junk.npy", bombtest.Deflate(t, head, bombMiB), uint64(len(head)+bombMiB<<20))
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +55,7 @@ func TestReadUnusedBombs(t *testing.T) {
 		matElem(1, []byte("junk")),
 		le.AppendUint32(le.AppendUint32(nil, 9), uint32(bombMiB<<20))) // miDOUBLE
 	prefix := slices.Concat(le.AppendUint32(le.AppendUint32(nil, 14), uint32(len(content)+bombMiB<<20)), content)
-	raw, sum := zeroStream(prefix, bombMiB)
-	stream := binary.BigEndian.AppendUint32(append([]byte{0x78, 0xda}, raw...), sum)
+	stream := bombtest.Zlib(t, prefix, bombMiB)
 	matPath := writeMAT(t, dir, "bomb.mat", true,
 		matVar{name: "X", dims: []int{3, 2}, vals: colMajor(3, 2, x)},
 		matVar{name: "labels", dims: []int{3, 1}, vals: []float64{1, 0, 1}})
@@ -114,21 +69,10 @@ func TestReadUnusedBombs(t *testing.T) {
 	if f, err := matfile.Open(matPath); err != nil || len(f.Vars) != 3 || !slices.Equal(f.Vars[2].Dims, []int{bombMiB << 17, 1}) {
 		t.Fatalf("bomb.mat: %v", err)
 	}
-	// The streams are valid: a small one decompresses to its prefix and
-	// zeros, with the right checksum.
-	raw, sum = zeroStream([]byte("prefix"), 4)
-	zr, err := zlib.NewReader(bytes.NewReader(binary.BigEndian.AppendUint32(append([]byte{0x78, 0xda}, raw...), sum)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := io.ReadAll(zr); err != nil || !bytes.Equal(got, append([]byte("prefix"), make([]byte, 4<<20)...)) {
-		t.Fatalf("zeroStream: %d bytes, %v", len(got), err)
-	}
-
 	for _, path := range []string{npzPath, matPath} {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			var d *File
-			a := allocated(func() { d, err = Read(path, nil) })
+			a := bombtest.Allocated(func() { d, err = Read(path, nil) })
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,10 +2,8 @@ package matfile
 
 import (
 	"bytes"
-	"compress/flate"
 	"compress/zlib"
 	"encoding/binary"
-	"hash/adler32"
 	"math"
 	"slices"
 	"strings"
@@ -227,38 +225,6 @@ func (e enc) zlibElem(z []byte) []byte {
 	out = e.bo.AppendUint32(out, miCOMPRESSED)
 	out = e.bo.AppendUint32(out, uint32(len(z)))
 	return append(out, z...)
-}
-
-// zlibZeros returns a zlib stream of prefix followed by mib MiB of zero
-// bytes (mib >= 3). It is a decompression bomb built cheaply: once the
-// window holds zeros, every further MiB compresses to the same bytes
-// (about 1 KiB), which are repeated instead of compressed.
-func zlibZeros(t testing.TB, prefix []byte, mib int) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	buf.Write([]byte{0x78, 0xda})
-	fw, _ := flate.NewWriter(&buf, flate.BestCompression)
-	fw.Write(prefix)
-	zeros := make([]byte, 1<<20)
-	var chunks [3][]byte
-	for i := range chunks {
-		mark := buf.Len()
-		fw.Write(zeros)
-		fw.Flush()
-		chunks[i] = bytes.Clone(buf.Bytes()[mark:])
-	}
-	if !bytes.Equal(chunks[1], chunks[2]) {
-		t.Fatal("zlibZeros: compressed MiBs of zeros differ")
-	}
-	for range mib - len(chunks) {
-		buf.Write(chunks[2])
-	}
-	buf.Write([]byte{1, 0, 0, 0xff, 0xff}) // final empty stored block
-	// Adler-32: zeros leave the first sum a and add n·a to the second.
-	sum := adler32.Checksum(prefix)
-	a, b := uint64(sum&0xffff), uint64(sum>>16)
-	b = (b + uint64(mib)<<20%65521*a) % 65521
-	return binary.BigEndian.AppendUint32(buf.Bytes(), uint32(b<<16|a))
 }
 
 // zlibBytes compresses b.

@@ -2,34 +2,23 @@ package matfile
 
 import (
 	"bytes"
-	"compress/zlib"
 	"encoding/binary"
 	"fmt"
-	"io"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
-)
 
-// allocated returns the bytes allocated while f runs.
-func allocated(f func()) uint64 {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	before := ms.TotalAlloc
-	f()
-	runtime.ReadMemStats(&ms)
-	return ms.TotalAlloc - before
-}
+	"github.com/dadil/dadil/internal/bombtest"
+)
 
 // bombElem returns an miCOMPRESSED element whose miMATRIX element declares
 // size bytes and whose stream holds content and then mib MiB of zeros.
 func bombElem(t *testing.T, e enc, size int, content []byte, mib int) []byte {
 	tag := e.bo.AppendUint32(nil, miMATRIX)
 	tag = e.bo.AppendUint32(tag, uint32(size))
-	return e.zlibElem(zlibZeros(t, append(tag, content...), mib))
+	return e.zlibElem(bombtest.Zlib(t, append(tag, content...), mib))
 }
 
 // TestLazyCompressed: compressed variables are decompressed only as far as
@@ -57,7 +46,7 @@ func TestLazyCompressed(t *testing.T) {
 	const limit = 16 << 20
 	var f *File
 	var err error
-	if a := allocated(func() { f, err = Read(bytes.NewReader(file)) }); err != nil || a > limit {
+	if a := bombtest.Allocated(func() { f, err = Read(bytes.NewReader(file)) }); err != nil || a > limit {
 		t.Fatalf("Read of %d bytes: %v, allocated %d bytes", len(file), err, a)
 	}
 	if got := varNames(f); !slices.Equal(got, []string{"bomb", "trailing", "short", "x"}) {
@@ -67,29 +56,17 @@ func TestLazyCompressed(t *testing.T) {
 		t.Fatalf("bomb listed as %s %v", v.Class, v.Dims)
 	}
 	var got []float64
-	if a := allocated(func() { got, err = f.Vars[3].Vector() }); err != nil || !slices.Equal(got, []float64{1, 2}) || a > limit {
+	if a := bombtest.Allocated(func() { got, err = f.Vars[3].Vector() }); err != nil || !slices.Equal(got, []float64{1, 2}) || a > limit {
 		t.Fatalf("x: %v, %v, allocated %d bytes", got, err, a)
 	}
 	var m *mat.Dense
-	if a := allocated(func() { m, err = f.Vars[1].Matrix() }); err != nil || !slices.Equal(m.RawMatrix().Data, []float64{1, 3, 2, 4}) || a > limit {
+	if a := bombtest.Allocated(func() { m, err = f.Vars[1].Matrix() }); err != nil || !slices.Equal(m.RawMatrix().Data, []float64{1, 3, 2, 4}) || a > limit {
 		t.Fatalf("trailing: %v, %v, allocated %d bytes", m, err, a)
 	}
-	if a := allocated(func() { _, err = f.Vars[2].Vector() }); err == nil || a > limit {
+	if a := bombtest.Allocated(func() { _, err = f.Vars[2].Vector() }); err == nil || a > limit {
 		t.Fatalf("short: %v, allocated %d bytes", err, a)
 	}
 	if want := "matfile: compressed element at byte offset "; !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), wantShort) {
 		t.Fatalf("short: %v", err)
-	}
-}
-
-// TestZlibZeros checks the bombs of the tests: a small one decompresses
-// to its prefix and zeros, with the right checksum.
-func TestZlibZeros(t *testing.T) {
-	zr, err := zlib.NewReader(bytes.NewReader(zlibZeros(t, []byte("prefix"), 5)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, err := io.ReadAll(zr); err != nil || !bytes.Equal(got, append([]byte("prefix"), make([]byte, 5<<20)...)) {
-		t.Fatalf("%d bytes, %v", len(got), err)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/bombtest"
 )
 
 // layouts returns every combination of byte order, compression and small
@@ -712,7 +714,7 @@ func TestAllocationBounded(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error
-			allocs := allocated(func() {
+			allocs := bombtest.Allocated(func() {
 				var f *File
 				if f, err = Read(bytes.NewReader(tc.b)); err == nil {
 					err = useAll(f)

@@ -3,32 +3,12 @@ package modelfile
 import (
 	"archive/zip"
 	"bytes"
-	"compress/flate"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
-	"runtime"
-	"strings"
 	"testing"
-)
 
-// zerosBomb returns a raw deflate stream of prefix followed by mib MiB of
-// zeros (mib >= 3), built by repeating the compressed form of one MiB of
-// zeros, which is the same for every MiB after the first.
-func zerosBomb(prefix []byte, mib int) []byte {
-	var buf bytes.Buffer
-	w, _ := flate.NewWriter(&buf, flate.BestCompression)
-	w.Write(prefix)
-	w.Write(make([]byte, 2<<20))
-	w.Flush()
-	mark := buf.Len()
-	w.Write(make([]byte, 1<<20))
-	w.Flush()
-	chunk := bytes.Clone(buf.Bytes()[mark:])
-	buf.Write(bytes.Repeat(chunk, mib-3))
-	return append(buf.Bytes(), 1, 0, 0, 0xff, 0xff) // final empty stored block
-}
+	"github.com/dadil/dadil/internal/bombtest"
+)
 
 // withBomb returns the model file orig with member name replaced by a
 // .npy file of header hdr followed by mib MiB of zeros, deflated, its
@@ -36,22 +16,8 @@ func zerosBomb(prefix []byte, mib int) []byte {
 func withBomb(t *testing.T, orig []byte, name string, hdr []byte, mib int) []byte {
 	t.Helper()
 	return replace(t, orig, name, func(zw *zip.Writer) {
-		raw := zerosBomb(hdr, mib)
-		w, err := zw.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Deflate,
-			CompressedSize64: uint64(len(raw)), UncompressedSize64: uint64(len(hdr) + mib<<20)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w.Write(raw)
+		bombtest.AddRaw(t, zw, name, bombtest.Deflate(t, hdr, mib), uint64(len(hdr)+mib<<20))
 	})
-}
-
-// npyHeader returns the header of a version 1.0 .npy file of float64 of
-// shape (rows, cols), without data.
-func npyHeader(rows, cols int) []byte {
-	text := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }", rows, cols)
-	text += strings.Repeat(" ", 63-(10+len(text))%64) + "\n"
-	return append(binary.LittleEndian.AppendUint16([]byte("\x93NUMPY\x01\x00"), uint16(len(text))), text...)
 }
 
 // TestBomb: a member whose header declares far more than the manifest
@@ -75,18 +41,18 @@ func TestBomb(t *testing.T) {
 	// atom0_X.npy: a consistent header, shape (rows, d), and 2.4 GB of
 	// zeros, as its directory entry declares.
 	rows := mib << 17 / d
-	bomb := withBomb(t, good, "atom0_X.npy", npyHeader(rows, d), mib)
+	bomb := withBomb(t, good, "atom0_X.npy", bombtest.NPYHeader(rows, d), mib)
 	// The same without the support size in the settings: the labels of
 	// atom 0 then refuse it.
 	man := readManifest(t, good)
 	delete(man["settings"].(map[string]any), "Samples")
 	mb, _ := json.Marshal(man)
-	noSamples := withBomb(t, rewrite(t, good, "manifest.json", mb), "atom0_X.npy", npyHeader(rows, d), mib)
-
-	// The bomb is valid: a small one decompresses to its prefix and zeros.
-	if got, err := io.ReadAll(flate.NewReader(bytes.NewReader(zerosBomb([]byte("prefix"), 4)))); err != nil || !bytes.Equal(got, append([]byte("prefix"), make([]byte, 4<<20)...)) {
-		t.Fatalf("zerosBomb: %d bytes, %v", len(got), err)
-	}
+	noSamples := withBomb(t, rewrite(t, good, "manifest.json", mb), "atom0_X.npy", bombtest.NPYHeader(rows, d), mib)
+	// The points of a k-nearest-neighbour classifier, which may not
+	// outnumber the largest atom's.
+	knn := fittedWith(t, "knn")
+	largest, _ := knn.Model.Dict.Atoms[0].X.Dims()
+	knnBomb := withBomb(t, encoded(t, knn), "r_X.npy", bombtest.NPYHeader(rows, d), mib)
 
 	for _, tc := range []struct {
 		name string
@@ -95,17 +61,15 @@ func TestBomb(t *testing.T) {
 	}{
 		{"samples", bomb, fmt.Sprintf("atom0_X.npy declares %d points, more than the support size %d of the manifest's settings (Samples)", rows, n)},
 		{"logits", noSamples, fmt.Sprintf("atom0_logits.npy has shape [%d 3], want (%d, 3)", n, rows)},
+		{"knn points", knnBomb, fmt.Sprintf("r_X.npy declares %d points, more than the %d of the largest atom", rows, largest)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			before := ms.TotalAlloc
-			_, err := Read(tc.file)
-			runtime.ReadMemStats(&ms)
+			var err error
+			a := bombtest.Allocated(func() { _, err = Read(tc.file) })
 			if err == nil || err.Error() != tc.want {
 				t.Fatalf("got %v, want %q", err, tc.want)
 			}
-			if a := ms.TotalAlloc - before; a > 16<<20 {
+			if a > 16<<20 {
 				t.Fatalf("allocated %d bytes", a)
 			}
 		})

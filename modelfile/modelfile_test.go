@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/json"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -18,7 +17,6 @@ import (
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
-	"github.com/dadil/dadil/npy"
 	"github.com/dadil/dadil/synth"
 )
 
@@ -244,28 +242,6 @@ func TestCorrupted(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := buf.Bytes()
-	manifestWith := func(edit func(map[string]any)) []byte {
-		zr, _ := zip.NewReader(bytes.NewReader(good), int64(len(good)))
-		for _, m := range zr.File {
-			if m.Name == "manifest.json" {
-				rc, _ := m.Open()
-				b, _ := io.ReadAll(rc)
-				rc.Close()
-				var v map[string]any
-				json.Unmarshal(b, &v)
-				edit(v)
-				nb, _ := json.Marshal(v)
-				return rewrite(t, good, "manifest.json", nb)
-			}
-		}
-		t.Fatal("no manifest")
-		return nil
-	}
-	npyOf := func(shape []int, data []float64) []byte {
-		var b bytes.Buffer
-		npy.Write(&b, shape, data)
-		return b.Bytes()
-	}
 	nanAlpha := make([]float64, 4*3)
 	nanAlpha[5] = math.NaN()
 	cases := []struct {
@@ -278,20 +254,20 @@ func TestCorrupted(t *testing.T) {
 		{"truncated", good[:len(good)/2], "or a truncated one (not a readable ZIP archive"},
 		{"no manifest", rewrite(t, good, "manifest.json", nil), "no manifest.json"},
 		{"bad json", rewrite(t, good, "manifest.json", []byte("{")), "manifest.json"},
-		{"other format", manifestWith(func(v map[string]any) { v["format"] = "something" }), "format \"something\""},
-		{"newer version", manifestWith(func(v map[string]any) { v["version"] = 7 }), "newer dadil"},
-		{"old version", manifestWith(func(v map[string]any) { v["version"] = 0 }), "unknown model file version 0"},
-		{"target", manifestWith(func(v map[string]any) { v["target"] = 9 }), "target 9"},
-		{"labels", manifestWith(func(v map[string]any) { v["labels"] = []int{1} }), "1 label values"},
+		{"other format", withManifest(t, good, func(v map[string]any) { v["format"] = "something" }), "format \"something\""},
+		{"newer version", withManifest(t, good, func(v map[string]any) { v["version"] = 7 }), "newer dadil"},
+		{"old version", withManifest(t, good, func(v map[string]any) { v["version"] = 0 }), "unknown model file version 0"},
+		{"target", withManifest(t, good, func(v map[string]any) { v["target"] = 9 }), "target 9"},
+		{"labels", withManifest(t, good, func(v map[string]any) { v["labels"] = []int{1} }), "1 label values"},
 		{"missing atom", rewrite(t, good, "atom1_X.npy", nil), "atom1_X.npy is missing"},
 		{"bad npy", rewrite(t, good, "r_W.npy", []byte("\x93NUMPY junk")), "r_W.npy"},
-		{"shape", rewrite(t, good, "alpha.npy", npyOf([]int{2, 3}, make([]float64, 6))), "alpha.npy has shape [2 3]"},
-		{"NaN", rewrite(t, good, "alpha.npy", npyOf([]int{4, 3}, nanAlpha)), "entry 5 is NaN"},
-		{"bias length", rewrite(t, good, "e0_b.npy", npyOf([]int{2}, []float64{0, 0})), "e0_b.npy has shape"},
-		{"duplicate labels", manifestWith(func(v map[string]any) { v["labels"] = []int{1, 2, 1} }), "label value 1 appears twice"},
-		{"feature names", manifestWith(func(v map[string]any) { v["feature_names"] = []string{"x"} }), "1 feature names for 2 features"},
-		{"alpha off simplex", rewrite(t, good, "alpha.npy", npyOf([]int{4, 3}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1, 0.5, 0.25, 0.5})), "row 3 sums to 1.25"},
-		{"alpha negative", rewrite(t, good, "alpha.npy", npyOf([]int{4, 3}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1, 1.5, -0.5, 0})), "row 3 has a negative coordinate"},
+		{"shape", rewrite(t, good, "alpha.npy", npyOf(t, []int{2, 3}, make([]float64, 6))), "alpha.npy has shape [2 3]"},
+		{"NaN", rewrite(t, good, "alpha.npy", npyOf(t, []int{4, 3}, nanAlpha)), "entry 5 is NaN"},
+		{"bias length", rewrite(t, good, "e0_b.npy", npyOf(t, []int{2}, []float64{0, 0})), "e0_b.npy has shape"},
+		{"duplicate labels", withManifest(t, good, func(v map[string]any) { v["labels"] = []int{1, 2, 1} }), "label value 1 appears twice"},
+		{"feature names", withManifest(t, good, func(v map[string]any) { v["feature_names"] = []string{"x"} }), "1 feature names for 2 features"},
+		{"alpha off simplex", rewrite(t, good, "alpha.npy", npyOf(t, []int{4, 3}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1, 0.5, 0.25, 0.5})), "row 3 sums to 1.25"},
+		{"alpha negative", rewrite(t, good, "alpha.npy", npyOf(t, []int{4, 3}, []float64{1, 0, 0, 0, 1, 0, 0, 0, 1, 1.5, -0.5, 0})), "row 3 has a negative coordinate"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -361,6 +337,10 @@ func FuzzRead(f *testing.F) {
 	f.Add(good)
 	f.Add(good[:len(good)-20])
 	f.Add([]byte("PK\x03\x04"))
+	// The other classifiers, and an imputer.
+	f.Add(encoded(f, weightedKNN(f)))
+	f.Add(encoded(f, fittedWith(f, "mlp")))
+	f.Add(encoded(f, imputed(f)))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		g, err := Read(b)
 		if err != nil {
@@ -374,6 +354,13 @@ func FuzzRead(f *testing.F) {
 		}
 		if _, err := g.Model.ProbaE(X); err != nil {
 			t.Fatalf("loaded model cannot predict: %v", err)
+		}
+		if im := g.Imputer; im != nil {
+			missing := mat.NewDense(2, im.Features, nil)
+			missing.Set(0, 0, math.NaN())
+			if _, err := im.Apply(missing); err != nil {
+				t.Fatalf("loaded imputer cannot complete rows: %v", err)
+			}
 		}
 	})
 }

@@ -3,15 +3,14 @@ package npy
 import (
 	"archive/zip"
 	"bytes"
-	"compress/flate"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dadil/dadil/internal/bombtest"
 )
 
 func TestOpenNPZ(t *testing.T) {
@@ -53,16 +52,6 @@ func TestOpenNPZ(t *testing.T) {
 	}
 }
 
-// allocated returns the bytes allocated while f runs.
-func allocated(f func()) uint64 {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	before := ms.TotalAlloc
-	f()
-	runtime.ReadMemStats(&ms)
-	return ms.TotalAlloc - before
-}
-
 // TestNPZBombs: members are decompressed only when read, and only as far
 // as what their header and their directory entry both declare.
 func TestNPZBombs(t *testing.T) {
@@ -74,12 +63,12 @@ func TestNPZBombs(t *testing.T) {
 	// header declares 16 bytes; one whose header declares 2.4 GB and
 	// whose entry declares 16 bytes more than the header.
 	good, small := f8(mib<<17), f8(2)
-	addRaw(t, zw, "small.npy", deflateZeros(t, small, mib), uint64(len(small)+mib<<20))
-	addRaw(t, zw, "unused.npy", deflateZeros(t, good, mib), uint64(len(good)+mib<<20))
-	addRaw(t, zw, "short.npy", deflateZeros(t, good, mib), uint64(len(good)+16))
+	bombtest.AddRaw(t, zw, "small.npy", bombtest.Deflate(t, small, mib), uint64(len(small)+mib<<20))
+	bombtest.AddRaw(t, zw, "unused.npy", bombtest.Deflate(t, good, mib), uint64(len(good)+mib<<20))
+	bombtest.AddRaw(t, zw, "short.npy", bombtest.Deflate(t, good, mib), uint64(len(good)+16))
 	// A member beyond MaxArrayBytes: 2^31 elements, 16 GiB.
 	huge := f8(1 << 31)
-	addRaw(t, zw, "huge.npy", deflateZeros(t, huge, 3), uint64(len(huge)+16<<30))
+	bombtest.AddRaw(t, zw, "huge.npy", bombtest.Deflate(t, huge, 3), uint64(len(huge)+16<<30))
 	w, _ := zw.Create("X.npy")
 	w.Write(makeNPY("<f8", false, "(2,)", f64s(1, 2)))
 	if err := zw.Close(); err != nil {
@@ -93,12 +82,12 @@ func TestNPZBombs(t *testing.T) {
 	const limit = 16 << 20
 	var z *NPZ
 	var err error
-	if a := allocated(func() { z, err = OpenNPZ(path) }); err != nil || a > limit {
+	if a := bombtest.Allocated(func() { z, err = OpenNPZ(path) }); err != nil || a > limit {
 		t.Fatalf("OpenNPZ: %v, allocated %d bytes", err, a)
 	}
 	defer z.Close()
 	var x *Array
-	if a := allocated(func() { x, err = z.Array("X") }); err != nil || !sameFloats(x.Data, []float64{1, 2}) || a > limit {
+	if a := bombtest.Allocated(func() { x, err = z.Array("X") }); err != nil || !sameFloats(x.Data, []float64{1, 2}) || a > limit {
 		t.Fatalf("X: %v, %v, allocated %d bytes", x, err, a)
 	}
 	for _, tc := range []struct{ name, want string }{
@@ -106,11 +95,11 @@ func TestNPZBombs(t *testing.T) {
 		{"short", `member "short.npy": truncated data: shape (301465600,) of <f8 needs 2411724800 bytes, member has 16`},
 		{"huge", `member "huge.npy": shape (2147483648,) of <f8 has 2147483648 elements, more than the 1073741824 (of 8 bytes as float64) that npy.MaxArrayBytes = 8589934592 allows`},
 	} {
-		if a := allocated(func() { _, err = z.Array(tc.name) }); err == nil || !strings.HasPrefix(err.Error(), "npy: "+path+": ") || !strings.Contains(err.Error(), tc.want) || a > limit {
+		if a := bombtest.Allocated(func() { _, err = z.Array(tc.name) }); err == nil || !strings.HasPrefix(err.Error(), "npy: "+path+": ") || !strings.Contains(err.Error(), tc.want) || a > limit {
 			t.Errorf("%s: %v, allocated %d bytes; want %q", tc.name, err, a, tc.want)
 		}
 	}
-	if a := allocated(func() { _, err = ReadNPZ(path) }); err == nil || !strings.Contains(err.Error(), `member "small.npy"`) || a > limit {
+	if a := bombtest.Allocated(func() { _, err = ReadNPZ(path) }); err == nil || !strings.Contains(err.Error(), `member "small.npy"`) || a > limit {
 		t.Errorf("ReadNPZ: %v, allocated %d bytes", err, a)
 	}
 
@@ -121,19 +110,10 @@ func TestNPZBombs(t *testing.T) {
 	}
 	defer zr.Close()
 	var h *Header
-	if a := allocated(func() { h, err = ReadZipHeader(zr.File[1]) }); err != nil || !slices.Equal(h.Shape, []int{mib << 17}) || h.DType != "<f8" || a > limit {
+	if a := bombtest.Allocated(func() { h, err = ReadZipHeader(zr.File[1]) }); err != nil || !slices.Equal(h.Shape, []int{mib << 17}) || h.DType != "<f8" || a > limit {
 		t.Errorf("ReadZipHeader: %+v, %v, allocated %d bytes", h, err, a)
 	}
 	if _, err := ReadZipHeader(zr.File[3]); err == nil || !strings.HasPrefix(err.Error(), "npy: shape (2147483648,)") {
 		t.Errorf("ReadZipHeader of huge: %v", err)
-	}
-}
-
-// TestDeflateZeros checks the bombs of the tests: a small one decompresses
-// to its prefix and zeros.
-func TestDeflateZeros(t *testing.T) {
-	got, err := io.ReadAll(flate.NewReader(bytes.NewReader(deflateZeros(t, []byte("prefix"), 4))))
-	if err != nil || !bytes.Equal(got, append([]byte("prefix"), make([]byte, 4<<20)...)) {
-		t.Fatalf("%d bytes, %v", len(got), err)
 	}
 }

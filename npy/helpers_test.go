@@ -1,9 +1,7 @@
 package npy
 
 import (
-	"archive/zip"
 	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"math"
 	"strings"
@@ -135,42 +133,3 @@ func readBoth(t *testing.T, b []byte) (unknown, known error) {
 type onlyReader struct{ r *bytes.Reader }
 
 func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
-
-// deflateZeros returns a raw deflate stream of prefix followed by mib MiB
-// of zero bytes (mib >= 3). It is a decompression bomb built cheaply: once
-// the window holds zeros, every further MiB compresses to the same bytes
-// (about 1 KiB), which are repeated instead of compressed.
-func deflateZeros(t testing.TB, prefix []byte, mib int) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	fw, _ := flate.NewWriter(&buf, flate.BestCompression)
-	fw.Write(prefix)
-	zeros := make([]byte, 1<<20)
-	var chunks [3][]byte
-	for i := range chunks {
-		mark := buf.Len()
-		fw.Write(zeros)
-		fw.Flush()
-		chunks[i] = bytes.Clone(buf.Bytes()[mark:])
-	}
-	if !bytes.Equal(chunks[1], chunks[2]) {
-		t.Fatal("deflateZeros: compressed MiBs of zeros differ")
-	}
-	for range mib - len(chunks) {
-		buf.Write(chunks[2])
-	}
-	return append(buf.Bytes(), 1, 0, 0, 0xff, 0xff) // final empty stored block
-}
-
-// addRaw adds to zw a deflated member name whose raw stream is raw and
-// which declares size uncompressed bytes and no checksum.
-func addRaw(t testing.TB, zw *zip.Writer, name string, raw []byte, size uint64) {
-	t.Helper()
-	w, err := zw.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Deflate, CompressedSize64: uint64(len(raw)), UncompressedSize64: size})
-	if err == nil {
-		_, err = w.Write(raw)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-}

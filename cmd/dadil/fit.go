@@ -294,7 +294,7 @@ func (c *fitCommand) write(ld *dataset.Loaded, m *dictionary.Model, rep *fitRepo
 		"predictions.csv": func(p string) error { return os.WriteFile(p, csv.Bytes(), 0o644) },
 		"report.json":     func(p string) error { return os.WriteFile(p, append(js, '\n'), 0o644) },
 		"model.dadil": func(p string) error {
-			return modelfile.Save(p, &modelfile.File{Model: m, Scaler: ld.Scaler, Labels: ld.Labels.Values, Features: ld.Features})
+			return modelfile.Save(p, &modelfile.File{Model: m, Scaler: ld.Scaler, Imputer: ld.Imputer, Labels: ld.Labels.Values, Features: ld.Features})
 		},
 	})
 }

@@ -433,4 +433,84 @@ func TestFitMissingValues(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "holes.csv: 30 missing values, imputed with the sources' means") || !strings.Contains(stdout, "target accuracy") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+	// The model completes new data as the training did: predict reads a
+	// labeled file with missing cells and scores it.
+	newHoles := filepath.Join(dir, "new-holes.csv")
+	writeCSV(t, newHoles, *p.Test, true, func(i int, row []string) []string {
+		if i%7 == 2 {
+			row[i%2] = []string{"", "NA", "?", "NaN"}[i%4]
+		}
+		return row
+	})
+	n, _ := p.Test.X.Dims()
+	predictScores(t, filepath.Join(out, "model.dadil"), newHoles, n)
+
+	// --missing drop drops x2, which holes.csv misses: the model reads the
+	// two raw columns and uses x1, whatever x2 holds.
+	drop := filepath.Join(dir, "drop")
+	code, stdout, stderr = runCLI("fit", "--source", holes, "--source", src[1], "--target", tgt, "--out", drop, "--epochs", "5", "--missing", "drop")
+	if code != 0 || !strings.Contains(stderr, "holes.csv: 30 missing values, their features dropped") || !strings.Contains(stderr, "1 of 2 features dropped (x2)") {
+		t.Fatalf("--missing drop: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if rep := readReport(t, drop); rep.Features != 1 {
+		t.Errorf("--missing drop: report of %d features, want 1", rep.Features)
+	}
+	model := filepath.Join(drop, "model.dadil")
+	predictScores(t, model, newHoles, n)
+	// A file of the kept column alone has not the raw columns.
+	x1 := filepath.Join(dir, "x1.csv")
+	os.WriteFile(x1, []byte("x1\n1\n2\n"), 0o644)
+	if code, _, perr := runCLI("predict", "--model", model, "--data", x1); code != 1 ||
+		!strings.Contains(perr, "x1.csv has 1 features but the model "+model+" was fitted on 2 (and keeps 1 of them") {
+		t.Errorf("predict on the kept column alone: exit %d, stderr %q", code, perr)
+	}
+}
+
+// predictScores runs dadil predict with the model on the labeled data of n
+// rows and checks that it predicts every row and reports its accuracy.
+func predictScores(t *testing.T, model, data string, n int) {
+	t.Helper()
+	code, pout, perr := runCLI("predict", "--model", model, "--data", data)
+	if lines := strings.Split(strings.TrimSpace(pout), "\n"); code != 0 || len(lines) != n+1 || lines[0] != "row,label" {
+		t.Fatalf("predict %s with %s: exit %d, %d lines, stderr %q", data, model, code, len(lines), perr)
+	}
+	if want := "accuracy against the labels in " + data + ": "; !strings.Contains(perr, want) {
+		t.Errorf("predict %s with %s: stderr %q, want %q", data, model, perr, want)
+	}
+}
+
+// TestFitPredictClassifiers: the models of every --classifier are saved,
+// and dadil predict reproduces fit's predictions with them.
+func TestFitPredictClassifiers(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	for _, c := range []string{"knn", "mlp", "softmax-cv"} {
+		t.Run(c, func(t *testing.T) {
+			out := filepath.Join(dir, c)
+			args := []string{"fit", "--out", out, "--target", tgt, "--epochs", "3", "--samples", "60", "--batch", "30", "--classifier", c, "--quiet"}
+			for _, s := range src {
+				args = append(args, "--source", s)
+			}
+			if code, _, stderr := runCLI(args...); code != 0 {
+				t.Fatalf("fit: exit %d: %s", code, stderr)
+			}
+			pb, err := os.ReadFile(filepath.Join(out, "predictions.csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSpace(string(pb)), "\n")
+			for col, method := range []string{"r", "e"} {
+				code, pout, perr := runCLI("predict", "--model", filepath.Join(out, "model.dadil"), "--data", tgt, "--method", method)
+				plines := strings.Split(strings.TrimSpace(pout), "\n")
+				if code != 0 || len(plines) != len(lines) {
+					t.Fatalf("predict --method %s: exit %d, %d lines: %s", method, code, len(plines), perr)
+				}
+				for i := 1; i < len(lines); i++ {
+					if want, got := strings.Split(lines[i], ",")[1+col], strings.Split(plines[i], ",")[1]; got != want {
+						t.Fatalf("--method %s, row %d: predict gives %s, fit gave %s", method, i-1, got, want)
+					}
+				}
+			}
+		})
+	}
 }

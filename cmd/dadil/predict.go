@@ -23,6 +23,8 @@ func runPredict(args []string, e *env) error {
 		fmt.Fprintln(fs.Output(), "usage: dadil predict --model FILE --data PATH [--method r|e] [--out FILE]")
 		fmt.Fprintln(fs.Output(), "\nWrites one line \"row,label\" per row of the data, labels in the values of the training sources.")
 		fmt.Fprintln(fs.Output(), "When the data carry labels, the accuracy against them is reported on standard error.")
+		fmt.Fprintln(fs.Output(), "The data have the training files' columns; when those missed values, missing values (\"?\",")
+		fmt.Fprintln(fs.Output(), "empty cells, NA, NaN) are filled, and dropped features ignored, as in training.")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {

@@ -1,0 +1,506 @@
+package modelfile
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/linalg"
+	"github.com/dadil/dadil/mlp"
+	"github.com/dadil/dadil/npy"
+)
+
+// Read decodes a model file held in memory. Its errors carry no prefix;
+// Load adds the package and the file name.
+func Read(b []byte) (*File, error) {
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return nil, fmt.Errorf("not a dadil model file, or a truncated one (not a readable ZIP archive: %v)", err)
+	}
+	a := &archive{members: map[string]*zip.File{}, shapes: map[string][]int{}}
+	for _, m := range zr.File {
+		a.members[m.Name] = m
+	}
+	mf, ok := a.members["manifest.json"]
+	if !ok {
+		return nil, errors.New("not a dadil model file (no manifest.json)")
+	}
+	mb, err := readMember(mf, 1<<20)
+	if err != nil {
+		return nil, fmt.Errorf("manifest.json: %w", err)
+	}
+	// Settings written before SharedAtomBatch existed lack the key and
+	// describe fits that drew one atom batch for all domains: json leaves
+	// the preset value where the key is absent.
+	var man manifest
+	man.Settings.SharedAtomBatch = true
+	if err := json.Unmarshal(mb, &man); err != nil {
+		return nil, fmt.Errorf("manifest.json: %w", err)
+	}
+	if err := checkManifest(&man); err != nil {
+		return nil, err
+	}
+	// Every member's header is read and checked against the manifest
+	// before the data of any member is decompressed: a member that
+	// declares more than the manifest allows costs its header only.
+	if err := checkHeaders(a, &man); err != nil {
+		return nil, err
+	}
+	K, c, N := man.Atoms, man.Classes, len(man.Domains)
+	alpha, err := a.matrix("alpha")
+	if err != nil {
+		return nil, err
+	}
+	for l := 0; l < N; l++ {
+		row := alpha.RawRowView(l)
+		if ok, k, sum := linalg.OnSimplex(row, linalg.SimplexTol); k >= 0 {
+			return nil, fmt.Errorf("alpha.npy: row %d has a negative coordinate %g", l, row[k])
+		} else if !ok {
+			return nil, fmt.Errorf("alpha.npy: row %d sums to %.17g, not 1", l, sum)
+		}
+	}
+	dict := &dictionary.Dictionary{Alpha: alpha, Names: man.Domains, Classes: c, Settings: man.Settings}
+	for k := 0; k < K; k++ {
+		X, err := a.matrix(fmt.Sprintf("atom%d_X", k))
+		if err != nil {
+			return nil, err
+		}
+		Z, err := a.matrix(fmt.Sprintf("atom%d_logits", k))
+		if err != nil {
+			return nil, err
+		}
+		dict.Atoms = append(dict.Atoms, dictionary.Atom{X: X, Logits: Z})
+	}
+	m := &dictionary.Model{Dict: dict, Target: man.Target, Alpha: mat.Row(nil, man.Target, alpha)}
+	for i, p := range append([]string{"r"}, eNames(K)...) {
+		h, err := a.classifier(&man, p)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			m.R = h
+		} else {
+			m.E = append(m.E, h)
+		}
+	}
+	off, err := a.vector("scaler_offset")
+	if err != nil {
+		return nil, err
+	}
+	sc, err := a.vector("scaler_scale")
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Model: m, Scaler: &dataset.Scaler{Kind: man.Scaling, Offset: off, Scale: sc}, Labels: man.Labels, Features: man.Names}
+	if man.RawFeatures > 0 {
+		if f.Imputer, err = a.imputer(man.RawFeatures); err != nil {
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// checkManifest checks the manifest's format, version and sizes, and that
+// they agree with one another; it sets an absent classifier to softmax.
+func checkManifest(man *manifest) error {
+	if man.Format != Format {
+		return fmt.Errorf("not a dadil model file (format %q)", man.Format)
+	}
+	if man.Version != Version {
+		if man.Version > Version {
+			return fmt.Errorf("model file version %d was written by a newer dadil; this one reads version %d", man.Version, Version)
+		}
+		return fmt.Errorf("unknown model file version %d (this dadil reads version %d)", man.Version, Version)
+	}
+	K, c, d := man.Atoms, man.Classes, man.Features
+	N := len(man.Domains)
+	switch {
+	case K < 1 || c < 1 || d < 1 || N < 1:
+		return fmt.Errorf("manifest: bad sizes (atoms %d, classes %d, features %d, domains %d)", K, c, d, N)
+	case man.Target < 0 || man.Target >= N:
+		return fmt.Errorf("manifest: target %d outside the %d domains", man.Target, N)
+	case len(man.Labels) != c:
+		return fmt.Errorf("manifest: %d label values for %d classes", len(man.Labels), c)
+	case man.Names != nil && len(man.Names) != d:
+		return fmt.Errorf("manifest: %d feature names for %d features", len(man.Names), d)
+	case K > maxAtoms || c > maxClasses || d > maxFeatures:
+		return fmt.Errorf("manifest: implausible sizes (atoms %d, classes %d, features %d)", K, c, d)
+	case man.RawFeatures != 0 && (man.RawFeatures < d || man.RawFeatures > maxFeatures):
+		return fmt.Errorf("manifest: %d raw features for %d features", man.RawFeatures, d)
+	}
+	seen := make(map[int]bool, c)
+	for _, l := range man.Labels {
+		if seen[l] {
+			return fmt.Errorf("manifest: label value %d appears twice", l)
+		}
+		seen[l] = true
+	}
+	switch man.Classifier {
+	case "":
+		man.Classifier = kindSoftmax
+	case kindSoftmax, kindKNN, kindMLP:
+	default:
+		return fmt.Errorf("manifest: unknown classifier %q (this dadil reads %s, %s and %s models: the file may come from a newer dadil)", man.Classifier, kindSoftmax, kindKNN, kindMLP)
+	}
+	if man.Classifier != kindMLP {
+		if man.Hidden != nil {
+			return fmt.Errorf("manifest: hidden_layers for %s classifiers", man.Classifier)
+		}
+		return nil
+	}
+	if c < 2 {
+		return fmt.Errorf("manifest: mlp classifiers of %d class", c)
+	}
+	prefixes := append([]string{"r"}, eNames(K)...)
+	if len(man.Hidden) != len(prefixes) {
+		return fmt.Errorf("manifest: hidden_layers for %d networks, want %d (r, e0, …)", len(man.Hidden), len(prefixes))
+	}
+	for _, p := range prefixes {
+		h, ok := man.Hidden[p]
+		switch {
+		case !ok:
+			return fmt.Errorf("manifest: hidden_layers has no entry %q", p)
+		case len(h) > maxHiddenLayers:
+			return fmt.Errorf("manifest: hidden_layers %q: %d layers, more than %d", p, len(h), maxHiddenLayers)
+		}
+		for _, w := range h {
+			if w < 1 || w > maxFeatures {
+				return fmt.Errorf("manifest: hidden_layers %q: width %d outside [1, %d]", p, w, maxFeatures)
+			}
+		}
+	}
+	return nil
+}
+
+// archive holds the members of a model file, by name, and the shapes
+// their headers declare, by name without ".npy", once checked.
+type archive struct {
+	members map[string]*zip.File
+	shapes  map[string][]int
+}
+
+// header reads the header of name.npy, which must have the shape want,
+// where a negative length accepts any positive one, and records it.
+func (a *archive) header(name string, want ...int) error {
+	m, ok := a.members[name+".npy"]
+	if !ok {
+		return fmt.Errorf("member %s.npy is missing", name)
+	}
+	h, err := npy.ReadZipHeader(m)
+	if err != nil {
+		return fmt.Errorf("%s.npy: %w", name, err)
+	}
+	s := h.Shape
+	ok = len(s) == len(want)
+	for i := 0; ok && i < len(s); i++ {
+		ok = s[i] == want[i] || (want[i] < 0 && s[i] >= 1)
+	}
+	if !ok {
+		return fmt.Errorf("%s.npy has shape %v, want %s", name, s, formatShape(want))
+	}
+	a.shapes[name] = s
+	return nil
+}
+
+// formatShape formats a shape as numpy does, with n for a negative
+// length: (n, 3), (3,), ().
+func formatShape(shape []int) string {
+	var dims []string
+	for _, n := range shape {
+		if n < 0 {
+			dims = append(dims, "n")
+		} else {
+			dims = append(dims, fmt.Sprint(n))
+		}
+	}
+	if len(dims) == 1 {
+		return "(" + dims[0] + ",)"
+	}
+	return "(" + strings.Join(dims, ", ") + ")"
+}
+
+// array reads member name.npy, whose header was checked, and checks that
+// its numbers are finite.
+func (a *archive) array(name string) ([]float64, error) {
+	arr, err := npy.ReadZipMember(a.members[name+".npy"])
+	if err != nil {
+		return nil, fmt.Errorf("%s.npy: %w", name, err)
+	}
+	if !slices.Equal(arr.Shape, a.shapes[name]) {
+		return nil, fmt.Errorf("%s.npy has shape %v, its header said %v", name, arr.Shape, a.shapes[name])
+	}
+	for i, v := range arr.Data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("%s.npy: entry %d is %g", name, i, v)
+		}
+	}
+	return arr.Data, nil
+}
+
+func (a *archive) vector(name string) ([]float64, error) { return a.array(name) }
+
+func (a *archive) matrix(name string) (*mat.Dense, error) {
+	x, err := a.array(name)
+	if err != nil {
+		return nil, err
+	}
+	return mat.NewDense(a.shapes[name][0], a.shapes[name][1], x), nil
+}
+
+// integers reads the member name.npy, whose entries must be integers in
+// [lo, hi].
+func (a *archive) integers(name string, lo, hi int) ([]int, error) {
+	x, err := a.array(name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int, len(x))
+	for i, v := range x {
+		if v != math.Trunc(v) || v < float64(lo) || v > float64(hi) {
+			return nil, fmt.Errorf("%s.npy: entry %d is %g, not an integer in [%d, %d]", name, i, v, lo, hi)
+		}
+		out[i] = int(v)
+	}
+	return out, nil
+}
+
+// classifier reads the classifier of prefix p, of the manifest's kind.
+func (a *archive) classifier(man *manifest, p string) (classify.Classifier, error) {
+	c, d := man.Classes, man.Features
+	switch man.Classifier {
+	case kindKNN:
+		X, err := a.matrix(p + "_X")
+		if err != nil {
+			return nil, err
+		}
+		T, err := a.matrix(p + "_T")
+		if err != nil {
+			return nil, err
+		}
+		n, _ := X.Dims()
+		h := &classify.Neighbours{X: X, T: T}
+		if _, ok := a.shapes[p+"_w"]; ok {
+			if h.W, err = a.vector(p + "_w"); err != nil {
+				return nil, err
+			}
+			for i, w := range h.W {
+				if w < 0 {
+					return nil, fmt.Errorf("%s_w.npy: weight %d is negative, %g", p, i, w)
+				}
+			}
+		}
+		k, err := a.integers(p+"_k", 1, n)
+		if err != nil {
+			return nil, err
+		}
+		h.K = k[0]
+		return h, nil
+	case kindMLP:
+		net := &mlp.Network{}
+		var err error
+		if net.Mean, err = a.vector(p + "_mean"); err != nil {
+			return nil, err
+		}
+		if net.Scale, err = a.vector(p + "_scale"); err != nil {
+			return nil, err
+		}
+		for l := range len(man.Hidden[p]) + 1 {
+			W, err := a.matrix(fmt.Sprintf("%s_W%d", p, l+1))
+			if err != nil {
+				return nil, err
+			}
+			b, err := a.vector(fmt.Sprintf("%s_b%d", p, l+1))
+			if err != nil {
+				return nil, err
+			}
+			net.Layers = append(net.Layers, mlp.Layer{W: W, B: b})
+		}
+		return &mlp.Net{Network: net}, nil
+	}
+	W, err := a.matrix(p + "_W")
+	if err != nil {
+		return nil, err
+	}
+	b, err := a.vector(p + "_b")
+	if err != nil {
+		return nil, err
+	}
+	return &classify.Softmax{W: W, B: b, Classes: c, Dim: d}, nil
+}
+
+// imputer reads the imputer of raw raw features.
+func (a *archive) imputer(raw int) (*dataset.Imputer, error) {
+	keep, err := a.integers("imputer_keep", 0, raw-1)
+	if err != nil {
+		return nil, err
+	}
+	fill, err := a.vector("imputer_fill")
+	if err != nil {
+		return nil, err
+	}
+	im := &dataset.Imputer{Features: raw, Keep: keep, Fill: fill}
+	if err := checkImputer(im, len(keep)); err != nil {
+		return nil, fmt.Errorf("imputer_keep.npy: %w", err)
+	}
+	return im, nil
+}
+
+// checkImputer checks that im keeps d columns, in increasing order, of its
+// raw features, and fills them with finite values.
+func checkImputer(im *dataset.Imputer, d int) error {
+	if len(im.Keep) != d || len(im.Fill) != d {
+		return fmt.Errorf("the imputer keeps %d columns and has %d fill values for %d features", len(im.Keep), len(im.Fill), d)
+	}
+	for k, j := range im.Keep {
+		switch {
+		case j < 0 || j >= im.Features:
+			return fmt.Errorf("the imputer keeps column %d, outside [0, %d)", j, im.Features)
+		case k > 0 && j <= im.Keep[k-1]:
+			return fmt.Errorf("the kept columns do not increase: %d after %d", j, im.Keep[k-1])
+		case math.IsNaN(im.Fill[k]) || math.IsInf(im.Fill[k], 0):
+			return fmt.Errorf("the fill value of column %d is %g", j, im.Fill[k])
+		}
+	}
+	return nil
+}
+
+// checkHeaders reads the header of every array member of a model file and
+// checks its shape against the manifest, which checkManifest checked: the
+// sizes of the manifest (domains N, atoms K, classes c, features d, the
+// hidden widths of networks) fix every shape but the number of points n_k
+// of atom k, which atom<k>_X.npy declares and which must be at least 1
+// and, when the settings record the support size, at most
+// Settings.Samples, and the number of points of a k-nearest-neighbour
+// classifier, at most the largest n_k.
+func checkHeaders(a *archive, man *manifest) error {
+	K, c, d, N := man.Atoms, man.Classes, man.Features, len(man.Domains)
+	if err := a.header("alpha", N, K); err != nil {
+		return err
+	}
+	largest := 0
+	for k := range K {
+		x := fmt.Sprintf("atom%d_X", k)
+		if err := a.header(x, -1, d); err != nil {
+			return err
+		}
+		n := a.shapes[x][0]
+		if limit := man.Settings.Samples; limit > 0 && n > limit {
+			return fmt.Errorf("%s.npy declares %d points, more than the support size %d of the manifest's settings (Samples)", x, n, limit)
+		}
+		if err := a.header(fmt.Sprintf("atom%d_logits", k), n, c); err != nil {
+			return err
+		}
+		largest = max(largest, n)
+	}
+	for _, p := range append([]string{"r"}, eNames(K)...) {
+		if err := a.classifierHeaders(man, p, largest); err != nil {
+			return err
+		}
+	}
+	for _, name := range []string{"scaler_offset", "scaler_scale"} {
+		if err := a.header(name, d); err != nil {
+			return err
+		}
+	}
+	if man.RawFeatures == 0 {
+		for _, name := range []string{"imputer_keep", "imputer_fill"} {
+			if _, ok := a.members[name+".npy"]; ok {
+				return fmt.Errorf("member %s.npy, but the manifest has no raw_features", name)
+			}
+		}
+		return nil
+	}
+	for _, name := range []string{"imputer_keep", "imputer_fill"} {
+		if err := a.header(name, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// classifierHeaders checks the headers of the members of the classifier of
+// prefix p, whose points, if it keeps any, may not outnumber the largest
+// atom's.
+func (a *archive) classifierHeaders(man *manifest, p string, largest int) error {
+	c, d := man.Classes, man.Features
+	switch man.Classifier {
+	case kindKNN:
+		x := p + "_X"
+		if err := a.header(x, -1, d); err != nil {
+			return err
+		}
+		n := a.shapes[x][0]
+		if n > largest {
+			return fmt.Errorf("%s.npy declares %d points, more than the %d of the largest atom", x, n, largest)
+		}
+		if err := a.header(p+"_T", n, c); err != nil {
+			return err
+		}
+		if _, ok := a.members[p+"_w.npy"]; ok {
+			if err := a.header(p+"_w", n); err != nil {
+				return err
+			}
+		}
+		return a.header(p + "_k")
+	case kindMLP:
+		if err := a.header(p+"_mean", d); err != nil {
+			return err
+		}
+		if err := a.header(p+"_scale", d); err != nil {
+			return err
+		}
+		in := d
+		for l, h := range append(slices.Clone(man.Hidden[p]), c) {
+			if err := a.header(fmt.Sprintf("%s_W%d", p, l+1), h, in); err != nil {
+				return err
+			}
+			if err := a.header(fmt.Sprintf("%s_b%d", p, l+1), h); err != nil {
+				return err
+			}
+			in = h
+		}
+		return nil
+	}
+	if err := a.header(p+"_W", c, d); err != nil {
+		return err
+	}
+	return a.header(p+"_b", c)
+}
+
+// eNames returns the prefixes of the DaDiL-E classifiers of K atoms:
+// "e0", "e1", …
+func eNames(K int) []string {
+	names := make([]string, K)
+	for k := range names {
+		names[k] = fmt.Sprintf("e%d", k)
+	}
+	return names
+}
+
+// readMember reads a ZIP member, refusing more than limit bytes.
+func readMember(m *zip.File, limit int64) ([]byte, error) {
+	rc, err := m.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("member larger than %d bytes", limit)
+	}
+	return b, nil
+}
