@@ -261,3 +261,31 @@ func (s *Scaler) TransformFile(d *File) (*File, error) {
 	}
 	return &out, nil
 }
+
+// Inverse stores in dst the features whose scaled values are the rows of
+// Xs: x = x'/Scale + Offset, the inverse of Transform. dst follows
+// Transform's rules.
+func (s *Scaler) Inverse(dst, Xs *mat.Dense) error {
+	if Xs == nil || Xs.IsEmpty() {
+		return errors.New("dataset: Inverse: no data")
+	}
+	if dst == nil {
+		return errors.New("dataset: Inverse: nil destination")
+	}
+	r, c := Xs.Dims()
+	if err := s.check(c); err != nil {
+		return err
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(r, c)
+	} else if dr, dc := dst.Dims(); dr != r || dc != c {
+		return fmt.Errorf("dataset: Inverse: destination is %d×%d, the data %d×%d", dr, dc, r, c)
+	}
+	for i := range r {
+		in, o := Xs.RawRowView(i), dst.RawRowView(i)
+		for j, v := range in {
+			o[j] = v/s.Scale[j] + s.Offset[j]
+		}
+	}
+	return nil
+}

@@ -267,3 +267,23 @@ func TestScalerJSON(t *testing.T) {
 		t.Fatal("invalid kind marshalled")
 	}
 }
+
+func TestScalerInverse(t *testing.T) {
+	f := &File{X: newDense(3, 2, 1, 10, 2, 30, 4, 20)}
+	for _, kind := range []Scaling{ScaleNone, ScaleMinMax, ScaleStandard} {
+		s, err := FitScaler(kind, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var Xs, back mat.Dense
+		if err := s.Transform(&Xs, f.X); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Inverse(&back, &Xs); err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(&back, f.X, 1e-12) {
+			t.Errorf("%v: Inverse(Transform(X)) = %v", kind, mat.Formatted(&back))
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/modelfile"
+	"github.com/dadil/dadil/npy"
 )
 
 // multiFlag collects a repeated string flag.
@@ -115,11 +117,11 @@ func validateOnSources(p *dataset.Problem, set dictionary.Settings, t classify.T
 
 // fitCommand holds the flags of dadil fit.
 type fitCommand struct {
-	fs              *flag.FlagSet
-	data            dataFlags
-	dict            dictFlags
-	out             string
-	quiet, validate bool
+	fs                      *flag.FlagSet
+	data                    dataFlags
+	dict                    dictFlags
+	out                     string
+	quiet, validate, export bool
 }
 
 // parseFit parses and checks the flags of dadil fit, before any work.
@@ -130,6 +132,7 @@ func parseFit(args []string, e *env) (*fitCommand, error) {
 	fs.StringVar(&c.out, "out", "", "output `DIR` (predictions.csv, report.json, model.dadil)")
 	c.dict.register(fs)
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&c.export, "export-reconstruction", false, "also write the target's labeled reconstruction B(α_T; P), DaDiL-R's training set, to DIR/reconstruction.npz and DIR/reconstruction.csv (features in the files' units, soft labels, label)")
 	fs.BoolVar(&c.validate, "validate", false, "also score DaDiL-R and DaDiL-E without target labels: each source in turn is held out as the target of the others (one more fit per source)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil fit --source PATH [--source PATH ...] --target PATH --out DIR [flags]")
@@ -290,13 +293,73 @@ func (c *fitCommand) write(ld *dataset.Loaded, m *dictionary.Model, rep *fitRepo
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteDir(c.out, map[string]func(string) error{
+	files := map[string]func(string) error{
 		"predictions.csv": func(p string) error { return os.WriteFile(p, csv.Bytes(), 0o644) },
 		"report.json":     func(p string) error { return os.WriteFile(p, append(js, '\n'), 0o644) },
 		"model.dadil": func(p string) error {
 			return modelfile.Save(p, &modelfile.File{Model: m, Scaler: ld.Scaler, Imputer: ld.Imputer, Labels: ld.Labels.Values, Features: ld.Features})
 		},
-	})
+	}
+	if c.export {
+		if err := addReconstruction(files, ld, m); err != nil {
+			return err
+		}
+	}
+	return atomicfile.WriteDir(c.out, files)
+}
+
+// addReconstruction adds reconstruction.npz (X: the points in the units of
+// the files' kept features, P: the soft labels, one column per class, y:
+// their argmax as label values, labels: the label values of the columns)
+// and reconstruction.csv (the same, a row per point) to the output files.
+func addReconstruction(files map[string]func(string) error, ld *dataset.Loaded, m *dictionary.Model) error {
+	var X mat.Dense
+	if err := ld.Scaler.Inverse(&X, m.Reconstruction.X); err != nil {
+		return err
+	}
+	P := m.Reconstruction.Y
+	n, d := X.Dims()
+	_, c := P.Dims()
+	y := make([]float64, n)
+	for i, k := range classify.Argmax(P) {
+		y[i] = float64(ld.Labels.Decode(k))
+	}
+	labels := make([]float64, c)
+	for k, v := range ld.Labels.Values {
+		labels[k] = float64(v)
+	}
+	arrays := map[string]*npy.Array{
+		"X": {Shape: []int{n, d}, Data: mat.DenseCopyOf(&X).RawMatrix().Data},
+		"P": {Shape: []int{n, c}, Data: mat.DenseCopyOf(P).RawMatrix().Data},
+		"y": {Shape: []int{n}, Data: y}, "labels": {Shape: []int{c}, Data: labels},
+	}
+	var csv bytes.Buffer
+	names := ld.Features
+	if names == nil {
+		for j := range d {
+			names = append(names, fmt.Sprintf("f%d", j+1))
+		}
+	}
+	csv.WriteString(strings.Join(names, ","))
+	for _, v := range ld.Labels.Values {
+		fmt.Fprintf(&csv, ",p_%d", v)
+	}
+	csv.WriteString(",label\n")
+	for i := range n {
+		for j, v := range X.RawRowView(i) {
+			if j > 0 {
+				csv.WriteByte(',')
+			}
+			csv.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		for _, v := range P.RawRowView(i) {
+			csv.WriteString("," + strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		fmt.Fprintf(&csv, ",%d\n", int(y[i]))
+	}
+	files["reconstruction.npz"] = func(p string) error { return npy.WriteNPZ(p, arrays) }
+	files["reconstruction.csv"] = func(p string) error { return os.WriteFile(p, csv.Bytes(), 0o644) }
+	return nil
 }
 
 // printFitSummary prints the validation and target scores on stdout.

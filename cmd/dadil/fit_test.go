@@ -3,13 +3,16 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/npy"
 
 	"github.com/dadil/dadil/synth"
 )
@@ -512,5 +515,58 @@ func TestFitPredictClassifiers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestFitExportReconstruction: --export-reconstruction writes DaDiL-R's
+// training set in the files' units, with soft labels and label values.
+func TestFitExportReconstruction(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, false)
+	out := filepath.Join(dir, "out")
+	args := []string{"fit", "--out", out, "--target", tgt, "--epochs", "4", "--quiet", "--export-reconstruction"}
+	for _, s := range src {
+		args = append(args, "--source", s)
+	}
+	if code, _, stderr := runCLI(args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	a, err := npy.ReadNPZ(filepath.Join(out, "reconstruction.npz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	X, P, y, labels := a["X"], a["P"], a["y"], a["labels"]
+	n := X.Shape[0]
+	if len(X.Shape) != 2 || X.Shape[1] != 2 || n != 300 || !slices.Equal(P.Shape, []int{n, 3}) || len(y.Data) != n || !slices.Equal(labels.Data, []float64{10, 20, 30}) {
+		t.Fatalf("shapes X %v, P %v, y %d, labels %v", X.Shape, P.Shape, len(y.Data), labels.Data)
+	}
+	// The points are in the units of the files: within the range of the
+	// synthetic domains (y between about -2 and 12), not in [0, 1].
+	var lo, hi float64
+	for i := range n {
+		v := X.Data[2*i+1]
+		lo, hi = min(lo, v), max(hi, v)
+		var s float64
+		best := 0
+		for k := range 3 {
+			s += P.Data[3*i+k]
+			if P.Data[3*i+k] > P.Data[3*i+best] {
+				best = k
+			}
+		}
+		if math.Abs(s-1) > 1e-9 || y.Data[i] != labels.Data[best] {
+			t.Fatalf("row %d: labels sum to %v, label %v for probabilities %v", i, s, y.Data[i], P.Data[3*i:3*i+3])
+		}
+	}
+	if hi-lo < 4 {
+		t.Errorf("the second feature spans [%g, %g]: not in the files' units", lo, hi)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "reconstruction.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if lines[0] != "x1,x2,p_10,p_20,p_30,label" || len(lines) != n+1 {
+		t.Errorf("CSV header %q, %d lines", lines[0], len(lines))
 	}
 }
