@@ -69,7 +69,8 @@ func (c *Candidate) HeldOut(p *dataset.Problem) ([]adapt.Scores, error) {
 }
 
 // DefaultFolds is the default of IWV.Folds and DEV.Folds: a third of
-// every source is held out, as in You et al.'s experiments and skada.
+// every source is held out, as skada's DEV holds out a third of the
+// sources.
 const DefaultFolds = 3
 
 // IWV is importance-weighted validation (Sugiyama, Krauledat & Müller,

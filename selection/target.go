@@ -96,7 +96,7 @@ const DefaultTemperature = 0.05
 // SND is soft neighbourhood density (Saito, Kim, Teterwak, Sclaroff,
 // Darrell & Saenko, "Tune it the Right Way: Unsupervised Validation of
 // Domain Adaptation via Soft Neighborhood Density", ICCV 2021), computed on
-// the class probabilities of the n target rows as the authors recommend.
+// the class probabilities of the n target rows, as the authors do.
 // With f_i = p̂(x_i)/‖p̂(x_i)‖₂, the similarity of rows i ≠ j is s_ij =
 // f_i·f_j / τ; each row's neighbours get the distribution
 //
