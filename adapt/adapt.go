@@ -15,8 +15,10 @@
 //
 // New builds a method by its command-line name (Names lists them, in the
 // order of the paper's tables), with the settings New documents.
-// Predictors gives every way a fitted method classifies: DaDiL-R and
-// DaDiL-E (and WBR-R and WBR-E) are two predictors of one fit.
+// Predictors gives every way a fitted method classifies, with its class
+// probabilities (Predictor.Proba; every method is a Prober): DaDiL-R and
+// DaDiL-E (and WBR-R and WBR-E) are two predictors of one fit. Package
+// selection scores them without target labels.
 //
 // ValidateOnSources scores any method without target data by holding out
 // each source in turn as the unlabeled target (leave-one-domain-out
@@ -108,6 +110,14 @@ func (m *SourceOnly) Predict(X *mat.Dense) ([]int, error) {
 	return named(m.Name())(m.model.Predict(X))
 }
 
+// Proba returns the class probabilities of the rows of X.
+func (m *SourceOnly) Proba(X *mat.Dense) (*mat.Dense, error) {
+	if m.model == nil {
+		return nil, ErrNotFitted
+	}
+	return probaOf(m.Name(), m.model, X)
+}
+
 // named returns a function that passes on a method's predictions and
 // prefixes its error, if any, with "adapt: " and the method's name.
 func named(name string) func([]int, error) ([]int, error) {
@@ -170,6 +180,12 @@ func (m *DaDiL) Predict(X *mat.Dense) ([]int, error) {
 	return named(m.Name())(m.Model.PredictR(X))
 }
 
+// Proba returns the class probabilities of the rows of X
+// (dictionary.Model.ProbaE or ProbaR).
+func (m *DaDiL) Proba(X *mat.Dense) (*mat.Dense, error) {
+	return dictionaryProba(m, m.Model, m.Ensemble, X)
+}
+
 // Predictors returns DaDiL's two predictors of one dictionary: the
 // method's own (DaDiL-R or DaDiL-E), then its sibling.
 func (m *DaDiL) Predictors() []Predictor { return dictionaryPredictors(m, m.Model, m.Ensemble) }
@@ -219,6 +235,11 @@ func (m *WBR) Predict(X *mat.Dense) ([]int, error) {
 		return named(m.Name())(m.Model.PredictE(X))
 	}
 	return named(m.Name())(m.Model.PredictR(X))
+}
+
+// Proba returns the class probabilities of the rows of X, as DaDiL's.
+func (m *WBR) Proba(X *mat.Dense) (*mat.Dense, error) {
+	return dictionaryProba(m, m.Model, m.Ensemble, X)
 }
 
 // Predictors returns WBR's two predictors of one regression: the method's

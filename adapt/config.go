@@ -42,3 +42,17 @@ func (c *Config) New(name string) (Method, error) {
 	}
 	return m, nil
 }
+
+// Builder returns a function that builds a new method called name under
+// the configuration at every call, for what refits a method (held-out
+// validation, package selection's scorers); it returns nil for a name New
+// does not know.
+func (c *Config) Builder(name string) func() Method {
+	return func() Method {
+		m, err := c.New(name)
+		if err != nil {
+			return nil
+		}
+		return m
+	}
+}

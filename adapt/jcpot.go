@@ -723,6 +723,37 @@ func (m *JCPOT) Predict(X *mat.Dense) ([]int, error) {
 	return pred, nil
 }
 
+// Proba returns the class probabilities of the rows of X: the
+// classifier's under the transport or reweighting rule, else the label
+// propagation scores s_c(x) normalised to sum to one over the classes (a
+// row that no source reaches, all of whose scores are zero, is uniform),
+// whose largest is the class Predict returns.
+func (m *JCPOT) Proba(X *mat.Dense) (*mat.Dense, error) {
+	if m.model == nil {
+		return nil, ErrNotFitted
+	}
+	if m.classifier != nil {
+		return probaOf(m.Name(), m.classifier, X)
+	}
+	P, err := m.model.scores(X)
+	if err != nil {
+		return nil, err
+	}
+	r, c := P.Dims()
+	for i := range r {
+		row := P.RawRowView(i)
+		s := floats.Sum(row)
+		if s > 0 {
+			floats.Scale(1/s, row)
+			continue
+		}
+		for k := range c {
+			row[k] = 1 / float64(c)
+		}
+	}
+	return P, nil
+}
+
 // scores returns the n×C class scores s_c(x) of the rows of X.
 func (md *jcpotModel) scores(X *mat.Dense) (*mat.Dense, error) {
 	if X == nil || X.IsEmpty() {

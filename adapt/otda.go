@@ -142,6 +142,14 @@ func (m *OTDA) Predict(X *mat.Dense) ([]int, error) {
 	return named(m.Name())(m.model.Predict(X))
 }
 
+// Proba returns the class probabilities of the rows of X.
+func (m *OTDA) Proba(X *mat.Dense) (*mat.Dense, error) {
+	if m.model == nil {
+		return nil, ErrNotFitted
+	}
+	return probaOf(m.Name(), m.model, X)
+}
+
 // entropicStrengths validates the strengths and fills in the defaults.
 func entropicStrengths(regE, regCl float64) (float64, float64, error) {
 	if math.IsNaN(regE) || math.IsInf(regE, 0) || regE < 0 {

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dictionary"
 )
 
@@ -85,6 +86,41 @@ func DenseTransport(name string) bool {
 type Predictor struct {
 	Name    string
 	Predict func(X *mat.Dense) ([]int, error)
+	// Proba returns the n×c class probabilities of the rows of X, each
+	// row on the simplex, whose largest entry (the lowest index among
+	// ties) is the class Predict returns. It is nil for a method that
+	// gives no probabilities (one that is not a Prober); every method of
+	// New gives them.
+	Proba func(X *mat.Dense) (*mat.Dense, error)
+}
+
+// A Prober gives class probabilities. Every method of New is one: each
+// classifies through a classify.Classifier (DaDiL and WBR through
+// dictionary.Model.ProbaR or ProbaE; JCPOT's label propagation through
+// its normalised scores), and Subsampled through the method it wraps.
+type Prober interface {
+	// Proba returns the n×c class probabilities of the rows of X.
+	Proba(X *mat.Dense) (*mat.Dense, error)
+}
+
+// predictor returns m's own predictor: its name, Predict and, for a
+// Prober, Proba.
+func predictor(m Method) Predictor {
+	p := Predictor{Name: m.Name(), Predict: m.Predict}
+	if pr, ok := m.(Prober); ok {
+		p.Proba = pr.Proba
+	}
+	return p
+}
+
+// probaOf returns the class probabilities of the classifier c for the
+// rows of X, its error prefixed with "adapt: " and the method's name.
+func probaOf(name string, c classify.Classifier, X *mat.Dense) (*mat.Dense, error) {
+	var P mat.Dense
+	if err := c.Proba(&P, X); err != nil {
+		return nil, fmt.Errorf("adapt: %s: %w", name, err)
+	}
+	return &P, nil
 }
 
 // A MultiPredictor is a method whose one fit gives several predictors:
@@ -105,7 +141,7 @@ func Predictors(m Method) []Predictor {
 	if mp, ok := m.(MultiPredictor); ok {
 		return mp.Predictors()
 	}
-	return []Predictor{{m.Name(), m.Predict}}
+	return []Predictor{predictor(m)}
 }
 
 // Group splits the named methods (names of New) into fits, in the order of
@@ -139,15 +175,36 @@ func Group(names []string) [][]string {
 // m itself, then the sibling that shares its fit (DaDiL-R for DaDiL-E and
 // the reverse), which fails with ErrNotFitted before Fit.
 func dictionaryPredictors(m Method, model *dictionary.Model, ensemble bool) []Predictor {
-	own := Predictor{m.Name(), m.Predict}
+	own := predictor(m)
 	sib := siblingName(m.Name())
 	switch {
 	case model == nil:
-		return []Predictor{own, {sib, func(*mat.Dense) ([]int, error) { return nil, ErrNotFitted }}}
+		return []Predictor{own, {
+			Name:    sib,
+			Predict: func(*mat.Dense) ([]int, error) { return nil, ErrNotFitted },
+			Proba:   func(*mat.Dense) (*mat.Dense, error) { return nil, ErrNotFitted },
+		}}
 	case ensemble:
-		return []Predictor{own, {sib, model.PredictR}}
+		return []Predictor{own, {Name: sib, Predict: model.PredictR, Proba: model.ProbaR}}
 	}
-	return []Predictor{own, {sib, model.PredictE}}
+	return []Predictor{own, {Name: sib, Predict: model.PredictE, Proba: model.ProbaE}}
+}
+
+// dictionaryProba returns the class probabilities of a dictionary method m
+// for the rows of X: model.ProbaE when ensemble, else model.ProbaR.
+func dictionaryProba(m Method, model *dictionary.Model, ensemble bool, X *mat.Dense) (*mat.Dense, error) {
+	if model == nil {
+		return nil, ErrNotFitted
+	}
+	proba := model.ProbaR
+	if ensemble {
+		proba = model.ProbaE
+	}
+	P, err := proba(X)
+	if err != nil {
+		return nil, fmt.Errorf("adapt: %s: %w", m.Name(), err)
+	}
+	return P, nil
 }
 
 // siblingName swaps the -r and -e suffixes of a dictionary method's name.

@@ -133,6 +133,19 @@ func (m *SA) Predict(X *mat.Dense) ([]int, error) {
 	return named(m.Name())(m.model.Predict(Z))
 }
 
+// Proba projects the rows of X on the target subspace and returns their
+// class probabilities.
+func (m *SA) Proba(X *mat.Dense) (*mat.Dense, error) {
+	if m.model == nil {
+		return nil, ErrNotFitted
+	}
+	Z, err := projectRows(X, m.TargetMean, m.TargetBasis)
+	if err != nil {
+		return nil, fmt.Errorf("adapt: sa: %w", err)
+	}
+	return probaOf(m.Name(), m.model, Z)
+}
+
 // projectRows returns (X − 1μᵀ) P, or an error when X is empty or has
 // the wrong number of columns. A nil mu means no centring.
 func projectRows(X *mat.Dense, mu []float64, P *mat.Dense) (*mat.Dense, error) {

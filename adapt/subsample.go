@@ -61,10 +61,23 @@ func (s *Subsampled) Predict(X *mat.Dense) ([]int, error) {
 	return s.Method.Predict(X)
 }
 
+// Proba returns the class probabilities of the rows of X under the
+// wrapped method (adapt.Prober), or an error when it gives none.
+func (s *Subsampled) Proba(X *mat.Dense) (*mat.Dense, error) {
+	if s.Method == nil {
+		return nil, ErrNotFitted
+	}
+	p, ok := s.Method.(Prober)
+	if !ok {
+		return nil, fmt.Errorf("adapt: %s gives no class probabilities", s.Name())
+	}
+	return p.Proba(X)
+}
+
 // Predictors returns the predictors of the wrapped method.
 func (s *Subsampled) Predictors() []Predictor {
 	if s.Method == nil {
-		return []Predictor{{s.Name(), s.Predict}}
+		return []Predictor{predictor(s)}
 	}
 	return Predictors(s.Method)
 }

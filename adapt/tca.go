@@ -159,6 +159,18 @@ func (m *TCA) Predict(X *mat.Dense) ([]int, error) {
 	return named(m.Name())(m.model.Predict(Z))
 }
 
+// Proba embeds the rows of X and returns their class probabilities.
+func (m *TCA) Proba(X *mat.Dense) (*mat.Dense, error) {
+	if m.model == nil {
+		return nil, ErrNotFitted
+	}
+	Z, err := projectRows(X, nil, m.Projection)
+	if err != nil {
+		return nil, fmt.Errorf("adapt: tca: %w", err)
+	}
+	return probaOf(m.Name(), m.model, Z)
+}
+
 // tcaProjection returns the D×m' projection P of linear-kernel TCA (see
 // the TCA documentation) for the source rows Xs and target rows Xt.
 func tcaProjection(Xs, Xt *mat.Dense, k int, mu float64) (*mat.Dense, error) {

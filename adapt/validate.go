@@ -36,7 +36,7 @@ type HeldOut struct {
 // deterministic.
 func ValidateOnSources(p *dataset.Problem, build func() Method) ([]HeldOut, error) {
 	s, err := validate(p, build, func(m Method) []Predictor {
-		return []Predictor{{m.Name(), m.Predict}}
+		return []Predictor{predictor(m)}
 	}, nil)
 	if err != nil {
 		return nil, err

@@ -140,6 +140,14 @@ func (m *WB) Predict(X *mat.Dense) ([]int, error) {
 	return named(m.Name())(m.model.Predict(X))
 }
 
+// Proba returns the class probabilities of the rows of X.
+func (m *WB) Proba(X *mat.Dense) (*mat.Dense, error) {
+	if m.model == nil {
+		return nil, ErrNotFitted
+	}
+	return probaOf(m.Name(), m.model, X)
+}
+
 // WBT is WBT_reg, Wasserstein Barycenter Transport with class-regularised
 // transport (Montesuma & Mboula, "Wasserstein Barycenter for Multi-Source
 // Domain Adaptation", CVPR 2021), a baseline of the DaDiL paper (Montesuma,
@@ -233,4 +241,12 @@ func (m *WBT) Predict(X *mat.Dense) ([]int, error) {
 		return nil, ErrNotFitted
 	}
 	return named(m.Name())(m.model.Predict(X))
+}
+
+// Proba returns the class probabilities of the rows of X.
+func (m *WBT) Proba(X *mat.Dense) (*mat.Dense, error) {
+	if m.model == nil {
+		return nil, ErrNotFitted
+	}
+	return probaOf(m.Name(), m.model, X)
 }

@@ -329,18 +329,33 @@ func (m *WJDOT) train(Xs *mat.Dense, ys []int, classes int, start []int) error {
 
 // Predict classifies the rows of X with the learned classifier.
 func (m *WJDOT) Predict(X *mat.Dense) ([]int, error) {
+	c, err := m.classifier()
+	if err != nil {
+		return nil, err
+	}
+	return named(m.Name())(c.Predict(X))
+}
+
+// Proba returns the class probabilities of the rows of X under the
+// learned classifier.
+func (m *WJDOT) Proba(X *mat.Dense) (*mat.Dense, error) {
+	c, err := m.classifier()
+	if err != nil {
+		return nil, err
+	}
+	return probaOf(m.Name(), c, X)
+}
+
+// classifier returns the classifier that predicts: the final trainer's
+// when there is one, else f.
+func (m *WJDOT) classifier() (classify.Classifier, error) {
 	if m.Model == nil {
 		return nil, ErrNotFitted
 	}
-	var c classify.Classifier = m.Model
 	if m.final != nil {
-		c = m.final
+		return m.final, nil
 	}
-	pred, err := c.Predict(X)
-	if err != nil {
-		return nil, fmt.Errorf("adapt: wjdot: %w", err)
-	}
-	return pred, nil
+	return m.Model, nil
 }
 
 // wjdotState holds the data and work space of one Fit.

@@ -19,6 +19,7 @@ import (
 	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/matfile"
 	"github.com/dadil/dadil/npy"
+	"github.com/dadil/dadil/selection"
 )
 
 // A SuiteSet is one data set of the development suite: one file content
@@ -341,6 +342,10 @@ type SuiteOptions struct {
 	// Workers bounds the fits run at once; 0: GOMAXPROCS. Results do not
 	// depend on it.
 	Workers int
+	// Scorers, if any, score every fit without target labels
+	// (SuiteResult.Selection; SummarizeSelection). Their refits run in
+	// the fit's job, after it.
+	Scorers []selection.Scorer
 	// Progress, if not nil, receives a line per finished fit.
 	Progress func(done, total int, what string, elapsed time.Duration)
 }
@@ -355,6 +360,9 @@ type SuiteResult struct {
 	// Score is the set's metric: Balanced or Accuracy.
 	Score   float64 `json:"score"`
 	Seconds float64 `json:"seconds"` // fit, shared by the -R and -E siblings, and prediction
+	// Selection holds the value of every scorer of SuiteOptions.Scorers,
+	// in their order; none reads the target labels.
+	Selection []selection.Value `json:"selection,omitempty"`
 }
 
 // suiteJob is one fit: a group of methods on one problem.
@@ -390,7 +398,7 @@ func RunSuite(sets []*SuiteSet, opt SuiteOptions) ([]SuiteResult, error) {
 	done := 0
 	err := par.Run(len(jobs), opt.Workers, func(i int) error {
 		var err error
-		results[i], err = runSuiteJob(jobs[i], &opt.Config)
+		results[i], err = runSuiteJob(jobs[i], &opt.Config, opt.Scorers)
 		return err
 	}, func(i int) {
 		done++
@@ -409,8 +417,9 @@ func RunSuite(sets []*SuiteSet, opt SuiteOptions) ([]SuiteResult, error) {
 	return out, nil
 }
 
-// runSuiteJob fits one group on its problem and scores its members.
-func runSuiteJob(j suiteJob, cfg *adapt.Config) ([]SuiteResult, error) {
+// runSuiteJob fits one group on its problem, scores its members on the
+// target labels, then with the scorers.
+func runSuiteJob(j suiteJob, cfg *adapt.Config, scorers []selection.Scorer) ([]SuiteResult, error) {
 	t0 := time.Now()
 	m, err := cfg.New(j.group[0])
 	if err != nil {
@@ -441,6 +450,10 @@ func runSuiteJob(j suiteJob, cfg *adapt.Config) ([]SuiteResult, error) {
 			r.Score = r.Balanced
 		}
 		out = append(out, r)
+	}
+	c := &selection.Candidate{Method: m, Build: cfg.Builder(j.group[0]), Predictors: len(j.group)}
+	for i, v := range selection.Values(j.problem.Problem, c, scorers) {
+		out[i].Selection = v
 	}
 	return out, nil
 }
@@ -530,16 +543,22 @@ func ranks(v []float64) []float64 {
 	return out
 }
 
+// setsHeader returns the header and rule of a Markdown table of a first
+// column, a column per set and a last column, those but the first
+// right-aligned.
+func setsHeader(first string, sets []string, last string) string {
+	h := "| " + first + " |"
+	for _, set := range sets {
+		h += " " + set + " |"
+	}
+	return h + " " + last + " |\n|---|" + strings.Repeat("---:|", len(sets)+1) + "\n"
+}
+
 // Markdown formats the summary: one row per method, the mean score of
 // every set and its rank in brackets, and the mean rank.
 func (s *SuiteSummary) Markdown() string {
 	var b strings.Builder
-	b.WriteString("| method |")
-	for _, set := range s.Sets {
-		b.WriteString(" " + set + " |")
-	}
-	b.WriteString(" mean rank |\n|---|")
-	b.WriteString(strings.Repeat("---:|", len(s.Sets)+1) + "\n")
+	b.WriteString(setsHeader("method", s.Sets, "mean rank"))
 	for i, m := range s.Methods {
 		fmt.Fprintf(&b, "| %s |", m)
 		for j := range s.Sets {

@@ -18,6 +18,7 @@ import (
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/internal/par"
+	"github.com/dadil/dadil/selection"
 )
 
 // adaptReport is DIR/report.json of dadil adapt.
@@ -40,6 +41,16 @@ type adaptReport struct {
 	// sources; such rows can never be predicted right.
 	UnknownTargetLabels []int          `json:"unknown_target_labels,omitempty"`
 	Methods             []methodReport `json:"methods"`
+	// Selected names, with --select, the method each scorer chooses (its
+	// highest score), in the order of the scorers; Method is empty when
+	// the scorer failed for every method.
+	Selected []selectedMethod `json:"selected,omitempty"`
+}
+
+// selectedMethod is a scorer's choice.
+type selectedMethod struct {
+	Scorer string `json:"scorer"`
+	Method string `json:"method,omitempty"`
 }
 
 // methodReport is one method's entry in adaptReport.
@@ -56,6 +67,9 @@ type methodReport struct {
 	HeldOutSources    []heldOutAccuracy `json:"held_out_sources,omitempty"`
 	HeldOutMean       *float64          `json:"held_out_mean,omitempty"`
 	ValidationSeconds float64           `json:"validation_seconds,omitempty"`
+	// Selection holds, with --select, every scorer's score of the method
+	// (higher is better), in the order of the scorers.
+	Selection []selection.Value `json:"selection,omitempty"`
 }
 
 // heldOutAccuracy is a method's accuracy (percent) on one source held out
@@ -77,15 +91,16 @@ type adaptOutcome struct {
 
 // adaptCommand holds the flags of dadil adapt.
 type adaptCommand struct {
-	fs              *flag.FlagSet
-	data            dataFlags
-	dict            dictFlags
-	methods, out    string
-	validate, quiet bool
-	maxRows         int
-	workers         int
-	want            []string // the requested methods, in the order of adapt.Names
-	trainer         classify.Trainer
+	fs                   *flag.FlagSet
+	data                 dataFlags
+	dict                 dictFlags
+	methods, out, choose string
+	validate, quiet      bool
+	maxRows              int
+	workers              int
+	want                 []string // the requested methods, in the order of adapt.Names
+	scorers              []selection.Scorer
+	trainer              classify.Trainer
 }
 
 // parseAdapt parses and checks the flags of dadil adapt, before any work.
@@ -96,15 +111,17 @@ func parseAdapt(args []string, e *env) (*adaptCommand, error) {
 	fs.StringVar(&c.methods, "methods", "all", "comma-separated `LIST` of methods ("+strings.Join(adapt.Names(), ", ")+"), or all")
 	fs.StringVar(&c.out, "out", "", "also write predictions.csv and report.json to `DIR`")
 	fs.BoolVar(&c.validate, "validate", false, "also score every method without target labels: each source in turn is held out as the target of the others (one more fit per source and method)")
+	fs.StringVar(&c.choose, "select", "", selectUsage+"; --out also writes selected.csv, the predictions of the method the first scorer chooses")
 	fs.IntVar(&c.maxRows, "max-rows", 2000, "fit the transport-based methods (otda-sinkhorn, jcpot, wb, wbt-reg, wjdot, wbr-r, wbr-e) on at most `N` rows of every domain, drawn at random; 0: all rows")
 	fs.IntVar(&c.workers, "workers", 0, "methods fitted at once (0: one per core); results do not depend on it")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
 	c.dict.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: dadil adapt --source PATH [--source PATH ...] --target PATH [--methods LIST] [--validate] [--out DIR] [flags]")
+		fmt.Fprintln(fs.Output(), "usage: dadil adapt --source PATH [--source PATH ...] --target PATH [--methods LIST] [--validate] [--select LIST] [--out DIR] [flags]")
 		fmt.Fprintln(fs.Output(), "\nAdapts to the target with every requested method and compares them in a Markdown table:")
 		fmt.Fprintln(fs.Output(), "accuracy on the target when its file carries labels (never used to fit), the held-out-source")
-		fmt.Fprintln(fs.Output(), "validation scores with --validate (no target labels), seconds per method. Every method has the")
+		fmt.Fprintln(fs.Output(), "validation scores with --validate and the label-free scores of --select, the method each scorer")
+		fmt.Fprintln(fs.Output(), "chooses in bold (no target labels), seconds per method. Every method has the")
 		fmt.Fprintln(fs.Output(), "settings of adapt.New, seeded by --seed; the DaDiL flags (--atoms, --paper, ...) set dadil-r")
 		fmt.Fprintln(fs.Output(), "and dadil-e, as in dadil fit.")
 		fs.PrintDefaults()
@@ -138,7 +155,16 @@ func (c *adaptCommand) check() error {
 	if c.maxRows < 0 {
 		return usageError{fmt.Errorf("--max-rows %d: want a positive number of rows, or 0 for all", c.maxRows)}
 	}
-	return c.data.checkValidate(c.validate)
+	if c.scorers, err = requestedScorers(c.choose, c.dict.seed); err != nil {
+		return usageError{err}
+	}
+	if err := c.data.checkValidate(c.validate); err != nil {
+		return err
+	}
+	if holdsOut(c.scorers) && len(c.data.sources) < 2 {
+		return usageError{errors.New("--select held-out holds a source out, so it needs at least 2 --source")}
+	}
+	return nil
 }
 
 func runAdapt(args []string, e *env) error {
@@ -180,6 +206,7 @@ func runAdapt(args []string, e *env) error {
 		}
 		rep.Methods = append(rep.Methods, o.reports...)
 	}
+	rep.Selected = choose(rep.Methods, c.scorers, nt.note)
 	rep.Notes = nt.notes
 	fmt.Fprint(e.stdout, adaptTable(rep))
 	if c.out == "" {
@@ -197,10 +224,7 @@ func runAdapt(args []string, e *env) error {
 // transport-based methods capped at --max-rows rows per domain.
 func (c *adaptCommand) builder(name string, set dictionary.Settings) func() adapt.Method {
 	cfg := &adapt.Config{Seed: c.dict.seed, Dictionary: &set, MaxRows: c.maxRows, Classifier: c.trainer}
-	return func() adapt.Method {
-		m, _ := cfg.New(name)
-		return m
-	}
+	return cfg.Builder(name)
 }
 
 // noteMaxRows says which methods --max-rows caps, when a domain is larger.
@@ -233,7 +257,7 @@ func (c *adaptCommand) run(e *env, fits [][]string, p *dataset.Problem, set dict
 	job := func(i int) int { return len(fits) - 1 - i }
 	par.ForEach(len(fits), c.workers, func(i int) {
 		i = job(i)
-		outs[i] = adaptJob(fits[i], c.builder(fits[i][0], set), p, c.validate)
+		outs[i] = adaptJob(fits[i], c.builder(fits[i][0], set), p, c.validate, c.scorers)
 	}, func(i int) {
 		done++
 		if !c.quiet {
@@ -244,8 +268,29 @@ func (c *adaptCommand) run(e *env, fits [][]string, p *dataset.Problem, set dict
 }
 
 // writeAdapt writes predictions.csv (a column per method, in the user's
-// label values) and report.json to dir, atomically.
+// label values) and report.json to dir, atomically, and selected.csv (the
+// column of the method the first scorer chose) with --select.
 func writeAdapt(dir string, rep *adaptReport, names []string, preds [][]int, labels *dataset.Classes) error {
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	csv := predictionsCSV(names, preds, labels)
+	files := map[string]func(string) error{
+		"predictions.csv": func(p string) error { return os.WriteFile(p, csv, 0o644) },
+		"report.json":     func(p string) error { return os.WriteFile(p, append(js, '\n'), 0o644) },
+	}
+	if len(rep.Selected) > 0 && rep.Selected[0].Method != "" {
+		i := slices.Index(names, rep.Selected[0].Method)
+		sel := predictionsCSV([]string{"prediction"}, preds[i:i+1], labels)
+		files["selected.csv"] = func(p string) error { return os.WriteFile(p, sel, 0o644) }
+	}
+	return atomicfile.WriteDir(dir, files)
+}
+
+// predictionsCSV returns a CSV file of a row index column and a column of
+// predictions (in the user's label values) per name.
+func predictionsCSV(names []string, preds [][]int, labels *dataset.Classes) []byte {
 	var csv bytes.Buffer
 	csv.WriteString("row," + strings.Join(names, ",") + "\n")
 	for r := range preds[0] {
@@ -255,32 +300,14 @@ func writeAdapt(dir string, rep *adaptReport, names []string, preds [][]int, lab
 		}
 		csv.WriteByte('\n')
 	}
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteDir(dir, map[string]func(string) error{
-		"predictions.csv": func(p string) error { return os.WriteFile(p, csv.Bytes(), 0o644) },
-		"report.json":     func(p string) error { return os.WriteFile(p, append(js, '\n'), 0o644) },
-	})
+	return csv.Bytes()
 }
 
 // requestedMethods resolves --methods among adapt.Names, in their order.
 func requestedMethods(list string) ([]string, error) {
-	names := splitList(list)
-	if len(names) == 1 && names[0] == "all" {
-		return adapt.Names(), nil
-	}
-	if len(names) == 0 {
-		return nil, errors.New("--methods is empty")
-	}
-	for _, n := range names {
-		if n == "all" {
-			return nil, errors.New("--methods: \"all\" stands alone (it means every method)")
-		}
-		if !slices.Contains(adapt.Names(), n) {
-			return nil, fmt.Errorf("--methods: unknown method %q (known: %s, all)", n, strings.Join(adapt.Names(), ", "))
-		}
+	names, err := listFlag("--methods", "method", list, adapt.Names())
+	if err != nil {
+		return nil, err
 	}
 	var want []string
 	for _, n := range adapt.Names() {
@@ -291,10 +318,32 @@ func requestedMethods(list string) ([]string, error) {
 	return want, nil
 }
 
+// listFlag resolves a flag's comma-separated list of names (what names
+// one) among known: all of them for "all", else the names given, in their
+// order.
+func listFlag(flag, what, list string, known []string) ([]string, error) {
+	names := splitList(list)
+	if len(names) == 1 && names[0] == "all" {
+		return known, nil
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s is empty", flag)
+	}
+	for _, n := range names {
+		if n == "all" {
+			return nil, fmt.Errorf("%s: \"all\" stands alone (it means every %s)", flag, what)
+		}
+		if !slices.Contains(known, n) {
+			return nil, fmt.Errorf("%s: unknown %s %q (known: %s, all)", flag, what, n, strings.Join(known, ", "))
+		}
+	}
+	return names, nil
+}
+
 // adaptJob fits one group (a method, or a method and its sibling) on the
 // problem, predicts the target, scores it when its labels are known, and
-// validates on the sources when asked.
-func adaptJob(members []string, build func() adapt.Method, p *dataset.Problem, validate bool) adaptOutcome {
+// validates on the sources and scores it with the scorers when asked.
+func adaptJob(members []string, build func() adapt.Method, p *dataset.Problem, validate bool, scorers []selection.Scorer) adaptOutcome {
 	var o adaptOutcome
 	t0 := time.Now()
 	m := build()
@@ -326,21 +375,28 @@ func adaptJob(members []string, build func() adapt.Method, p *dataset.Problem, v
 		o.pred = append(o.pred, pred)
 		o.reports = append(o.reports, r)
 	}
+	c := &selection.Candidate{Method: m, Build: build, Predictors: len(members)}
 	if validate {
-		o.err = validateJob(&o, members, build, p)
+		if o.err = validateJob(&o, c, p); o.err != nil {
+			return o
+		}
+	}
+	for i, v := range selection.Values(p, c, scorers) {
+		o.reports[i].Selection = v
 	}
 	return o
 }
 
-// validateJob adds held-out-source validation to the reports of a group.
-func validateJob(o *adaptOutcome, members []string, build func() adapt.Method, p *dataset.Problem) error {
+// validateJob adds held-out-source validation to the reports of a group;
+// the fits stay in c for the held-out scorer.
+func validateJob(o *adaptOutcome, c *selection.Candidate, p *dataset.Problem) error {
 	t0 := time.Now()
-	scores, err := adapt.ValidatePredictors(p, build, nil)
+	scores, err := c.HeldOut(p)
 	if err != nil {
 		return err
 	}
 	secs := time.Since(t0).Seconds()
-	for i := range members {
+	for i := range o.reports {
 		r := &o.reports[i]
 		h := scores[i].HeldOut
 		for _, s := range h {
@@ -373,7 +429,9 @@ func shortNames(paths []string) []string {
 
 // adaptTable formats the report as a Markdown table: one row per method,
 // the target accuracy when known, the held-out-source scores when
-// validated (one column per source, named by its file), and the seconds.
+// validated (one column per source, named by its file), the scorers'
+// values with the chosen methods' in bold, and the seconds; then, with
+// scorers, a line of their choices.
 func adaptTable(rep *adaptReport) string {
 	var b strings.Builder
 	ms := rep.Methods
@@ -389,8 +447,11 @@ func adaptTable(rep *adaptReport) string {
 			b.WriteString(" " + name + " held out |")
 		}
 	}
+	for _, s := range rep.Selected {
+		b.WriteString(" " + s.Scorer + " |")
+	}
 	b.WriteString(" seconds |\n|---|")
-	cols := 1
+	cols := 1 + len(rep.Selected)
 	if hasTarget {
 		cols++
 	}
@@ -409,7 +470,20 @@ func adaptTable(rep *adaptReport) string {
 				fmt.Fprintf(&b, " %.2f |", h.Accuracy)
 			}
 		}
+		for j, s := range rep.Selected {
+			b.WriteString(selectionCell(m.Selection[j], s.Method == m.Method))
+		}
 		fmt.Fprintf(&b, " %.1f |\n", m.Seconds)
+	}
+	if len(rep.Selected) > 0 {
+		var picks []string
+		for _, s := range rep.Selected {
+			if s.Method == "" {
+				s.Method = "none (no score)"
+			}
+			picks = append(picks, s.Scorer+" → "+s.Method)
+		}
+		fmt.Fprintf(&b, "\nChosen without target labels (highest score, in bold): %s.\n", strings.Join(picks, ", "))
 	}
 	return b.String()
 }

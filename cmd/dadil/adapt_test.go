@@ -266,3 +266,81 @@ func TestShortNames(t *testing.T) {
 		}
 	}
 }
+
+// TestAdaptSelect runs every scorer: each method gets every score, in
+// the order asked, the held-out scorer agrees with --validate (whose
+// fits it shares), the choices are marked in the table and selected.csv
+// holds the first scorer's choice; the accuracies are those of a run
+// without --select.
+func TestAdaptSelect(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	out, plain := filepath.Join(dir, "out"), filepath.Join(dir, "plain")
+	methods := "source-only,otda-emd,wbr-r,wbr-e"
+	scorers := []string{"mixval", "held-out", "iwv", "dev", "entropy", "snd", "circular"}
+	code, stdout, stderr := runCLI(adaptArgs(src, tgt, "--methods", methods, "--out", out, "--validate", "--select", strings.Join(scorers, ","))...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(adaptArgs(src, tgt, "--methods", methods, "--out", plain, "--validate")...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, base := readAdaptReport(t, out), readAdaptReport(t, plain)
+	if len(rep.Selected) != len(scorers) || base.Selected != nil {
+		t.Fatalf("selected %+v and %+v", rep.Selected, base.Selected)
+	}
+	for j, s := range rep.Selected {
+		if s.Scorer != scorers[j] || s.Method == "" {
+			t.Errorf("choice %d: %+v", j, s)
+		}
+	}
+	for i, m := range rep.Methods {
+		if *m.TargetAccuracy != *base.Methods[i].TargetAccuracy || *m.HeldOutMean != *base.Methods[i].HeldOutMean || base.Methods[i].Selection != nil {
+			t.Errorf("%s: accuracies differ with --select", m.Method)
+		}
+		if len(m.Selection) != len(scorers) {
+			t.Fatalf("%s: %d scores", m.Method, len(m.Selection))
+		}
+		for j, v := range m.Selection {
+			if v.Scorer != scorers[j] || v.Score == nil || v.Error != "" {
+				t.Errorf("%s: value %d %+v", m.Method, j, v)
+			}
+		}
+		if held := 100 * *m.Selection[1].Score; abs(held-*m.HeldOutMean) > 1e-9 {
+			t.Errorf("%s: held-out scorer %v, --validate %v", m.Method, held, *m.HeldOutMean)
+		}
+	}
+	// selected.csv is the first scorer's method's column of predictions.csv.
+	rows := readPredictions(t, out)
+	col := slices.Index(rows[0], rep.Selected[0].Method)
+	sel := readCSVRows(t, filepath.Join(out, "selected.csv"))
+	if col < 1 || len(sel) != len(rows) || !slices.Equal(sel[0], []string{"row", "prediction"}) {
+		t.Fatalf("selected.csv header %v, %d rows", sel[0], len(sel))
+	}
+	for i := 1; i < len(rows); i++ {
+		if sel[i][0] != rows[i][0] || sel[i][1] != rows[i][col] {
+			t.Fatalf("selected.csv row %d: %v, predictions %v", i, sel[i], rows[i])
+		}
+	}
+	// The table: a column per scorer, one bold value in each, and the
+	// choices below.
+	if !strings.Contains(stdout, "| "+strings.Join(scorers, " | ")+" | seconds |") || !strings.Contains(stdout, "Chosen without target labels") {
+		t.Errorf("table:\n%s", stdout)
+	}
+	if n := strings.Count(stdout, "**") / 2; n < len(scorers) {
+		t.Errorf("%d bold values for %d scorers:\n%s", n, len(scorers), stdout)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{adaptArgs(src[:1], tgt, "--select", "entropy,held-out"), "--select held-out holds a source out"},
+		{adaptArgs(src, tgt, "--select", "oracle"), `unknown scorer "oracle"`},
+		{adaptArgs(src, tgt, "--select", "snd,snd"), "snd is given twice"},
+		{adaptArgs(src, tgt, "--select", "all,snd"), `"all" stands alone`},
+	} {
+		if code, _, stderr := runCLI(tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

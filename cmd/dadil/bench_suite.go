@@ -12,11 +12,11 @@ import (
 
 // suiteCommand holds the flags of dadil bench suite.
 type suiteCommand struct {
-	fs                        *flag.FlagSet
-	dict                      dictFlags
-	data, sets, methods, json string
-	workers, maxRows          int
-	quiet                     bool
+	fs                                *flag.FlagSet
+	dict                              dictFlags
+	data, sets, methods, json, choose string
+	workers, maxRows                  int
+	quiet                             bool
 }
 
 func parseSuite(args []string, e *env) (*suiteCommand, error) {
@@ -29,13 +29,15 @@ func parseSuite(args []string, e *env) (*suiteCommand, error) {
 	fs.StringVar(&c.json, "json", "", "write every result to `FILE` as JSON")
 	fs.IntVar(&c.workers, "workers", 0, "fits run at once (0: one per core); results do not depend on it")
 	fs.IntVar(&c.maxRows, "max-rows", 2000, "rows of every domain for the transport-based methods, as dadil adapt")
+	fs.StringVar(&c.choose, "select", "", selectUsage+"; prints each scorer's pick against the best method of every experiment")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: dadil bench suite --data DIR [--sets LIST] [--methods LIST] [--json FILE]")
+		fmt.Fprintln(fs.Output(), "usage: dadil bench suite --data DIR [--sets LIST] [--methods LIST] [--select LIST] [--json FILE]")
 		fmt.Fprintln(fs.Output(), "\nRuns every method on every target of every data set of the development suite, each domain in")
 		fmt.Fprintln(fs.Output(), "turn the target and the others its sources, prepared as dadil adapt prepares files by default,")
 		fmt.Fprintln(fs.Output(), "and prints each method's mean score per data set (balanced accuracy where classes are")
-		fmt.Fprintln(fs.Output(), "imbalanced), its rank there, and its mean rank.")
+		fmt.Fprintln(fs.Output(), "imbalanced), its rank there, and its mean rank. With --select, also the mean score of the method")
+		fmt.Fprintln(fs.Output(), "each label-free scorer picks on every experiment, and its gap to the best method (the oracle).")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -67,6 +69,10 @@ func runBenchSuite(args []string, e *env) error {
 	if err != nil {
 		return usageError{err}
 	}
+	scorers, err := requestedScorers(c.choose, c.dict.seed)
+	if err != nil {
+		return usageError{err}
+	}
 	start := time.Now()
 	seed := c.dict.seed
 	sets, notes, err := bench.LoadSuite(c.data, splitList(c.sets), seed)
@@ -85,7 +91,7 @@ func runBenchSuite(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: seed, MaxRows: c.maxRows, Classifier: trainer, Dictionary: &set}, Workers: c.workers}
+	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: seed, MaxRows: c.maxRows, Classifier: trainer, Dictionary: &set}, Workers: c.workers, Scorers: scorers}
 	if !c.quiet {
 		opt.Progress = benchProgress(e)
 	}
@@ -100,6 +106,10 @@ func runBenchSuite(args []string, e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "\nMean score per data set (rank), classifier %s, seed %d; %s.\n\n", trainer.Name(), seed, time.Since(start).Round(time.Second))
 	fmt.Fprint(e.stdout, bench.Summarize(results, names, methods).Markdown())
+	if len(scorers) > 0 {
+		fmt.Fprintf(e.stdout, "\nLabel-free selection: mean score of the method each scorer picks (its highest value) per data set, and in brackets its gap to the best method of every experiment (the oracle, which reads the target labels).\n\n")
+		fmt.Fprint(e.stdout, bench.SummarizeSelection(results, names, scorerNames(scorers)).Markdown())
+	}
 	if c.json != "" {
 		return writeBenchJSON(c.json, map[string]any{"benchmark": "suite", "seed": seed, "classifier": trainer.Name(), "results": results})
 	}

@@ -1,0 +1,172 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/dadil/dadil/selection"
+)
+
+// SelectionSummary says how well label-free scorers choose among the
+// methods of a suite run. In every experiment (a set and a target) each
+// scorer picks the method of its highest value (selection.Best, the first
+// in the results' order among equals); the oracle picks the method of the
+// best score on the target labels (SuiteResult.Score), which is only
+// possible with those labels. Means are over a set's experiments, then,
+// for the suite, over the sets (each set weighs the same, as in
+// SuiteSummary's mean rank).
+type SelectionSummary struct {
+	Sets, Scorers []string
+	// Picked[s][j] is the mean score of the method scorer s picks on set
+	// j; Gap[s][j] the mean of that score minus the oracle's, ≤ 0.
+	Picked, Gap [][]float64
+	// Missed[s][j] counts the experiments of set j where scorer s scored
+	// no method; they are left out of its means.
+	Missed [][]int
+	// Oracle[j] is the mean best score on set j, and Random[j] the mean
+	// score of all methods there (the expected score of a pick at
+	// random; its gap is Random − Oracle).
+	Oracle, Random []float64
+}
+
+// suiteExperiment gathers the results of one target of one set.
+type suiteExperiment struct {
+	set     string
+	results []SuiteResult
+}
+
+// SummarizeSelection summarises the picks of the scorers named in the
+// results' Selection values, for the sets given, in their order.
+func SummarizeSelection(results []SuiteResult, sets, scorers []string) *SelectionSummary {
+	var exps []*suiteExperiment
+	byKey := map[[2]string]*suiteExperiment{}
+	for _, r := range results {
+		k := [2]string{r.Set, r.Target}
+		e, ok := byKey[k]
+		if !ok {
+			e = &suiteExperiment{set: r.Set}
+			byKey[k] = e
+			exps = append(exps, e)
+		}
+		e.results = append(e.results, r)
+	}
+	s := &SelectionSummary{Sets: sets, Scorers: scorers}
+	s.Oracle, s.Random = make([]float64, len(sets)), make([]float64, len(sets))
+	for j, set := range sets {
+		var oracle, random []float64
+		for _, e := range exps {
+			if e.set == set {
+				oracle = append(oracle, e.oracle())
+				random = append(random, e.mean())
+			}
+		}
+		s.Oracle[j], s.Random[j] = meanOf(oracle), meanOf(random)
+	}
+	for _, name := range scorers {
+		picked, gap, missed := s.scorerRow(exps, name)
+		s.Picked = append(s.Picked, picked)
+		s.Gap = append(s.Gap, gap)
+		s.Missed = append(s.Missed, missed)
+	}
+	return s
+}
+
+// scorerRow returns the scorer's mean picked score, mean gap and misses
+// on every set.
+func (s *SelectionSummary) scorerRow(exps []*suiteExperiment, scorer string) (picked, gap []float64, missed []int) {
+	for _, set := range s.Sets {
+		var p, g []float64
+		miss := 0
+		for _, e := range exps {
+			if e.set != set {
+				continue
+			}
+			i := e.pick(scorer)
+			if i < 0 {
+				miss++
+				continue
+			}
+			p = append(p, e.results[i].Score)
+			g = append(g, e.results[i].Score-e.oracle())
+		}
+		picked, gap, missed = append(picked, meanOf(p)), append(gap, meanOf(g)), append(missed, miss)
+	}
+	return picked, gap, missed
+}
+
+// pick returns the index of the result the scorer picks, −1 when it
+// scored none.
+func (e *suiteExperiment) pick(scorer string) int {
+	v := make([]float64, len(e.results))
+	for i, r := range e.results {
+		v[i] = math.NaN()
+		for _, x := range r.Selection {
+			if x.Scorer == scorer {
+				v[i] = x.Float()
+			}
+		}
+	}
+	return selection.Best(v)
+}
+
+// oracle returns the best score of the suiteExperiment.
+func (e *suiteExperiment) oracle() float64 {
+	best := math.Inf(-1)
+	for _, r := range e.results {
+		best = max(best, r.Score)
+	}
+	return best
+}
+
+// mean returns the mean score of the suiteExperiment's methods.
+func (e *suiteExperiment) mean() float64 {
+	var v []float64
+	for _, r := range e.results {
+		v = append(v, r.Score)
+	}
+	return meanOf(v)
+}
+
+// meanOf returns the mean of v, NaN when empty.
+func meanOf(v []float64) float64 {
+	m, _ := meanStd(v)
+	return m
+}
+
+// Markdown formats the summary: a row for the oracle, one per scorer and
+// one for a pick at random; per set the mean score of the pick with its
+// gap to the oracle in brackets (and the experiments missed, if any),
+// then the means over the sets.
+func (s *SelectionSummary) Markdown() string {
+	var b strings.Builder
+	b.WriteString(setsHeader("choice", s.Sets, "mean over sets"))
+	row := func(name string, picked, gap []float64, missed []int) {
+		fmt.Fprintf(&b, "| %s |", name)
+		for j := range s.Sets {
+			b.WriteString(selectionCell(picked[j], gap[j], missed, j))
+		}
+		b.WriteString(selectionCell(meanOf(picked), meanOf(gap), nil, 0) + "\n")
+	}
+	none := make([]float64, len(s.Sets))
+	row("oracle (target labels)", s.Oracle, none, nil)
+	for i, name := range s.Scorers {
+		row(name, s.Picked[i], s.Gap[i], s.Missed[i])
+	}
+	random := make([]float64, len(s.Sets))
+	for j := range random {
+		random[j] = s.Random[j] - s.Oracle[j]
+	}
+	row("at random (expected)", s.Random, random, nil)
+	return b.String()
+}
+
+// selectionCell formats a picked score and its gap, with the count of
+// missed experiments j when there are any.
+func selectionCell(picked, gap float64, missed []int, j int) string {
+	c := fmt.Sprintf(" %.2f (%+.2f)", picked, gap)
+	if missed != nil && missed[j] > 0 {
+		c += fmt.Sprintf(" [%d missed]", missed[j])
+	}
+	return c + " |"
+}

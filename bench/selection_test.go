@@ -1,0 +1,115 @@
+package bench
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/selection"
+	"github.com/dadil/dadil/synth"
+)
+
+// value returns a selection value of the scorer, none for NaN.
+func value(scorer string, v float64) selection.Value {
+	if math.IsNaN(v) {
+		return selection.Value{Scorer: scorer, Error: "failed"}
+	}
+	return selection.Value{Scorer: scorer, Score: &v}
+}
+
+func TestSummarizeSelection(t *testing.T) {
+	nan := math.NaN()
+	res := func(set, target, method string, score, a, b float64) SuiteResult {
+		return SuiteResult{Set: set, Target: target, Method: method, Score: score, Selection: []selection.Value{value("a", a), value("b", b)}}
+	}
+	results := []SuiteResult{
+		// Set x, target 1: a picks m2 (60, gap −20), b picks m1 (80).
+		res("x", "1", "m1", 80, 0.1, 5),
+		res("x", "1", "m2", 60, 0.9, 1),
+		// Set x, target 2: a ties and takes the first, m1 (50, gap −20);
+		// b scores nothing.
+		res("x", "2", "m1", 50, 0.5, nan),
+		res("x", "2", "m2", 70, 0.5, nan),
+		// Set y: both pick m2, the best.
+		res("y", "1", "m1", 10, 0, 0),
+		res("y", "1", "m2", 30, 1, 1),
+	}
+	s := SummarizeSelection(results, []string{"x", "y"}, []string{"a", "b"})
+	want := map[string][]float64{
+		"oracle": {75, 30}, "random": {65, 20},
+		"a picked": {55, 30}, "a gap": {-20, 0},
+		"b picked": {80, 30}, "b gap": {0, 0},
+	}
+	got := map[string][]float64{
+		"oracle": s.Oracle, "random": s.Random,
+		"a picked": s.Picked[0], "a gap": s.Gap[0],
+		"b picked": s.Picked[1], "b gap": s.Gap[1],
+	}
+	for k, w := range want {
+		for j := range w {
+			if got[k][j] != w[j] {
+				t.Errorf("%s: %v, want %v", k, got[k], w)
+			}
+		}
+	}
+	if s.Missed[0][0] != 0 || s.Missed[1][0] != 1 || s.Missed[1][1] != 0 {
+		t.Errorf("missed %v", s.Missed)
+	}
+	md := s.Markdown()
+	for _, line := range []string{
+		"| choice | x | y | mean over sets |",
+		"| oracle (target labels) | 75.00 (+0.00) | 30.00 (+0.00) | 52.50 (+0.00) |",
+		"| a | 55.00 (-20.00) | 30.00 (+0.00) | 42.50 (-10.00) |",
+		"| b | 80.00 (+0.00) [1 missed] | 30.00 (+0.00) | 55.00 (+0.00) |",
+		"| at random (expected) | 65.00 (-10.00) | 20.00 (-10.00) | 42.50 (-10.00) |",
+	} {
+		if !strings.Contains(md, line+"\n") {
+			t.Errorf("no line %q in\n%s", line, md)
+		}
+	}
+}
+
+// TestRunSuiteSelect runs the suite on the synthetic problem (every domain
+// in turn the target) with two scorers: every result carries their values,
+// the same at every run, and OTDA's are finite.
+func TestRunSuiteSelect(t *testing.T) {
+	l := synth.Default()
+	l.PerClass = 40
+	p := synth.Generate(l, 1)
+	set := &SuiteSet{Name: "synthetic"}
+	for _, d := range append(p.Sources, *p.Test) {
+		set.Domains = append(set.Domains, &dataset.File{Name: d.Name, X: d.X, Labels: d.Y})
+	}
+	entropy, _ := selection.New("entropy", 1)
+	circular, _ := selection.New("circular", 1)
+	opt := SuiteOptions{Methods: []string{"source-only", "otda-emd"}, Config: adapt.Config{Seed: 1}, Scorers: []selection.Scorer{entropy, circular}}
+	run := func() []SuiteResult {
+		r, err := RunSuite([]*SuiteSet{set}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	a, b := run(), run()
+	if len(a) != 8 {
+		t.Fatalf("%d results, want 8", len(a))
+	}
+	for i, r := range a {
+		if len(r.Selection) != 2 || r.Selection[0].Scorer != "entropy" || r.Selection[1].Scorer != "circular" {
+			t.Fatalf("%s on %s: selection %+v", r.Method, r.Target, r.Selection)
+		}
+		for k, v := range r.Selection {
+			if v.Score == nil || *v.Score != *b[i].Selection[k].Score {
+				t.Errorf("%s on %s: %s %+v, then %+v", r.Method, r.Target, v.Scorer, v, b[i].Selection[k])
+			}
+		}
+	}
+	s := SummarizeSelection(a, []string{"synthetic"}, []string{"entropy", "circular"})
+	for i := range s.Scorers {
+		if g := s.Gap[i][0]; !(g <= 0) || s.Missed[i][0] != 0 {
+			t.Errorf("%s: gap %v, missed %d", s.Scorers[i], g, s.Missed[i][0])
+		}
+	}
+}
