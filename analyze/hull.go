@@ -85,6 +85,10 @@ type HullResult struct {
 // α_T; then, for every K of s.Atoms, it fits a dictionary and evaluates
 // s.Draws coordinates drawn uniformly from Δ_K against α_T. Fits, then
 // evaluations, run in parallel; results depend only on the settings' seed.
+// The predictors are the paper's, without a transport step towards the
+// target (dictionary.Settings.Transport and EnsembleTransport are set to
+// none): a transport step would train every classifier on the target rows,
+// whatever α.
 func Hull(problems []*dataset.Problem, s *HullSettings) (*HullResult, error) {
 	if s == nil {
 		return nil, fmt.Errorf("analyze: hull without settings")
@@ -182,6 +186,7 @@ func Hull(problems []*dataset.Problem, s *HullSettings) (*HullResult, error) {
 	models := make([]*dictionary.Model, len(fits))
 	err := par.Run(len(fits), s.Workers, func(i int) error {
 		set := inner(s.Dictionary, len(fits), s.Workers)
+		set.Transport, set.EnsembleTransport = dictionary.TransportNone, dictionary.TransportNone
 		set.Atoms = fits[i].K
 		var err error
 		dicts[i], models[i], err = fit(problems[fits[i].p], set, s.Classifier)

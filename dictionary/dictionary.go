@@ -139,11 +139,14 @@ type Settings struct {
 	// reconstructs every size in one barycenter. It does not change
 	// learning.
 	ReconstructionBlock int `json:",omitempty"`
-	// Transport selects a last step of the DaDiL-R and DaDiL-E classifiers
-	// towards the target rows (FitModel): none (the paper's), the labeled
-	// points mapped onto the target, or the target labeled through the
-	// plan. It does not change learning.
-	Transport Transport `json:",omitempty"`
+	// Transport and EnsembleTransport select a last step of the DaDiL-R
+	// and DaDiL-E classifiers towards the target rows (FitModel): none
+	// (the paper's), the labeled points mapped onto the target, or the
+	// target rows labeled through the plan. TransportAuto selects none for
+	// DaDiL-R and labels for DaDiL-E (see TransportAuto). They do not
+	// change learning.
+	Transport         Transport `json:",omitempty"`
+	EnsembleTransport Transport `json:",omitempty"`
 	// TransportRows bounds the target rows of the transport step: larger
 	// targets are subsampled (seeded by Seed). Zero selects
 	// DefaultTransportRows (4000); a negative value uses every row.
@@ -453,6 +456,12 @@ func validate(domains []dataset.Domain, classes int, s *Settings) (Settings, err
 	if set.BarycenterTol == 0 {
 		set.BarycenterTol = 1e-9
 	}
+	if set.Transport == TransportAuto {
+		set.Transport = TransportNone
+	}
+	if set.EnsembleTransport == TransportAuto {
+		set.EnsembleTransport = TransportLabels
+	}
 	switch {
 	case set.Atoms < 1:
 		return set, fmt.Errorf("dictionary: K = %d atoms; need at least 1", set.Atoms)
@@ -484,8 +493,10 @@ func validate(domains []dataset.Domain, classes int, s *Settings) (Settings, err
 		return set, fmt.Errorf("dictionary: Workers = %d must not be negative", set.Workers)
 	case set.Init != InitData && set.Init != InitGaussian:
 		return set, fmt.Errorf("dictionary: unknown initialisation %v", set.Init)
-	case set.Transport < TransportNone || set.Transport > TransportLabels:
+	case set.Transport < TransportAuto || set.Transport > TransportLabels:
 		return set, fmt.Errorf("dictionary: unknown transport %v", set.Transport)
+	case set.EnsembleTransport < TransportAuto || set.EnsembleTransport > TransportLabels:
+		return set, fmt.Errorf("dictionary: unknown transport %v", set.EnsembleTransport)
 	}
 	// Sizes that cannot fit in memory are errors, not crashes.
 	if v := float64(2*set.Atoms+1) * float64(set.Batch) * float64(set.Batch); v > maxNumbers {

@@ -272,7 +272,7 @@ func FitModel(p *dataset.Problem, s *Settings, c classify.Trainer) (*Model, erro
 		return nil, err
 	}
 	var XT *mat.Dense
-	if d.Settings.Transport != TransportNone {
+	if d.Settings.Transport > TransportNone || d.Settings.EnsembleTransport > TransportNone {
 		XT = d.transportRows(p.Target.X, d.Settings.Seed)
 	}
 	return newModel(d, p.TargetIndex(), c, d.Settings.Seed, XT)
@@ -286,7 +286,8 @@ func NewModel(d *Dictionary, target int, t classify.Trainer, seed uint64) (*Mode
 }
 
 // newModel is NewModel whose classifiers train on points moved onto the
-// target rows XT as Settings.Transport says (nil XT: no transport). The
+// target rows XT as Settings.Transport (DaDiL-R) and
+// Settings.EnsembleTransport (DaDiL-E) say (nil XT: no transport). The
 // DaDiL-R classifier and the K DaDiL-E classifiers train in parallel.
 func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, XT *mat.Dense) (*Model, error) {
 	if err := d.check(); err != nil {
@@ -306,7 +307,7 @@ func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, XT *ma
 			return err
 		}
 		a := d.Atoms[k]
-		X, Y, err := d.transport(a.X, a.Labels(), XT)
+		X, Y, err := d.transport(d.Settings.EnsembleTransport, a.X, a.Labels(), XT)
 		if err == nil {
 			m.E[k], err = d.fitClassifier(X, Y, t)
 		}
@@ -346,7 +347,7 @@ func (d *Dictionary) classifierR(alpha []float64, t classify.Trainer, seed uint6
 	if err != nil {
 		return nil, nil, err
 	}
-	X, Y, err := d.transport(rec.X, normalizeRows(rec.Y), XT)
+	X, Y, err := d.transport(d.Settings.Transport, rec.X, normalizeRows(rec.Y), XT)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -11,16 +11,24 @@ import (
 	"github.com/dadil/dadil/ot"
 )
 
-// Transport selects a last step of DaDiL-R and DaDiL-E towards the target
-// rows: the residual shift W_2(B(α_T; P), Q̂_T) between the reconstruction
-// and the target, which the paper's Table 3 removes for WBT by "an
+// Transport selects a last step of DaDiL-R or DaDiL-E towards the target
+// rows: the residual shift between the labeled points a classifier trains
+// on and the target, which the paper's Table 3 removes for WBT by "an
 // additional transport step towards Q_T" (its column T).
 type Transport int
 
 const (
+	// TransportAuto selects the predictor's default: TransportNone for
+	// DaDiL-R (Settings.Transport), whose reconstruction B(α_T; P) is
+	// itself fitted to the target, and TransportLabels for DaDiL-E
+	// (Settings.EnsembleTransport), whose atoms are not: each atom stays
+	// near the domains that shaped it, and with K equal to the number of
+	// sources and atoms started on them every atom classifier is close to
+	// a source classifier.
+	TransportAuto Transport = iota
 	// TransportNone trains DaDiL-R on the reconstruction and DaDiL-E on
 	// the atoms, as the paper does.
-	TransportNone Transport = iota
+	TransportNone
 	// TransportMap moves the labeled points (the reconstruction for
 	// DaDiL-R, every atom for DaDiL-E) onto the target rows by the
 	// barycentric map of an exact optimal plan, x_i ↦ (1/a_i) Σ_j π_ij x_T,j
@@ -34,9 +42,9 @@ const (
 	TransportLabels
 )
 
-var transportNames = [...]string{TransportNone: "none", TransportMap: "map", TransportLabels: "labels"}
+var transportNames = [...]string{TransportAuto: "auto", TransportNone: "none", TransportMap: "map", TransportLabels: "labels"}
 
-// String returns "none", "map" or "labels".
+// String returns "auto", "none", "map" or "labels".
 func (t Transport) String() string {
 	if t >= 0 && int(t) < len(transportNames) {
 		return transportNames[t]
@@ -56,7 +64,7 @@ func (t Transport) MarshalText() ([]byte, error) {
 func (t *Transport) UnmarshalText(b []byte) error {
 	i := slices.Index(transportNames[:], string(b))
 	if i < 0 {
-		return fmt.Errorf("dictionary: unknown transport %q (want none, map or labels)", b)
+		return fmt.Errorf("dictionary: unknown transport %q (want auto, none, map or labels)", b)
 	}
 	*t = Transport(i)
 	return nil
@@ -84,12 +92,12 @@ func (d *Dictionary) transportRows(XT *mat.Dense, seed uint64) *mat.Dense {
 }
 
 // transport returns the points and soft labels a classifier trains on
-// under Settings.Transport: X and Y themselves, X moved onto the target
+// under the transport kind: X and Y themselves, X moved onto the target
 // rows XT with the labels Y, or XT with the labels Y propagated. The plan
 // is an exact one between uniform weights for the squared Euclidean cost of
 // the features.
-func (d *Dictionary) transport(X, Y, XT *mat.Dense) (*mat.Dense, *mat.Dense, error) {
-	if d.Settings.Transport == TransportNone || XT == nil {
+func (d *Dictionary) transport(kind Transport, X, Y, XT *mat.Dense) (*mat.Dense, *mat.Dense, error) {
+	if kind == TransportNone || kind == TransportAuto || XT == nil {
 		return X, Y, nil
 	}
 	var C mat.Dense
@@ -100,7 +108,7 @@ func (d *Dictionary) transport(X, Y, XT *mat.Dense) (*mat.Dense, *mat.Dense, err
 	if err != nil {
 		return nil, nil, fmt.Errorf("dictionary: transport: %w", err)
 	}
-	switch d.Settings.Transport {
+	switch kind {
 	case TransportMap:
 		var Xm mat.Dense
 		if err := res.Plan.BarycentricMap(&Xm, XT); err != nil {
@@ -115,5 +123,5 @@ func (d *Dictionary) transport(X, Y, XT *mat.Dense) (*mat.Dense, *mat.Dense, err
 		}
 		return XT, normalizeRows(&Yt), nil
 	}
-	return nil, nil, fmt.Errorf("dictionary: unknown transport %v", d.Settings.Transport)
+	return nil, nil, fmt.Errorf("dictionary: unknown transport %v", kind)
 }

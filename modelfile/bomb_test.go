@@ -49,9 +49,11 @@ func TestBomb(t *testing.T) {
 	mb, _ := json.Marshal(man)
 	noSamples := withBomb(t, rewrite(t, good, "manifest.json", mb), "atom0_X.npy", bombtest.NPYHeader(rows, d), mib)
 	// The points of a k-nearest-neighbour classifier, which may not
-	// outnumber the largest atom's.
+	// outnumber the largest atom's or the target rows a transport step
+	// labels.
 	knn := fittedWith(t, "knn")
 	largest, _ := knn.Model.Dict.Atoms[0].X.Dims()
+	largest = max(largest, labeledRows(knn.Model.Dict.Settings))
 	knnBomb := withBomb(t, encoded(t, knn), "r_X.npy", bombtest.NPYHeader(rows, d), mib)
 
 	for _, tc := range []struct {
@@ -61,7 +63,7 @@ func TestBomb(t *testing.T) {
 	}{
 		{"samples", bomb, fmt.Sprintf("atom0_X.npy declares %d points, more than the support size %d of the manifest's settings (Samples)", rows, n)},
 		{"logits", noSamples, fmt.Sprintf("atom0_logits.npy has shape [%d 3], want (%d, 3)", n, rows)},
-		{"knn points", knnBomb, fmt.Sprintf("r_X.npy declares %d points, more than the %d of the largest atom", rows, largest)},
+		{"knn points", knnBomb, fmt.Sprintf("r_X.npy declares %d points, more than the %d a classifier of this model trains on", rows, largest)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var err error

@@ -229,7 +229,7 @@ func TestCorruptedClassifiers(t *testing.T) {
 	knn, net := encoded(t, weightedKNN(t)), encoded(t, fittedWith(t, "mlp"))
 	nn := fittedWith(t, "knn").Model.R.(*classify.Neighbours)
 	n, _ := nn.X.Dims()
-	largest := 0
+	largest := labeledRows(fittedWith(t, "knn").Model.Dict.Settings)
 	for _, a := range fittedWith(t, "knn").Model.Dict.Atoms {
 		r, _ := a.X.Dims()
 		largest = max(largest, r)
@@ -249,7 +249,7 @@ func TestCorruptedClassifiers(t *testing.T) {
 		{"k vector", rewrite(t, knn, "r_k.npy", npyOf(t, []int{1}, []float64{3})), "r_k.npy has shape [1], want ()"},
 		{"k missing", rewrite(t, knn, "e0_k.npy", nil), "member e0_k.npy is missing"},
 		{"targets", rewrite(t, knn, "r_T.npy", npyOf(t, []int{n, 2}, make([]float64, 2*n))), fmt.Sprintf("r_T.npy has shape [%d 2], want (%d, 3)", n, n)},
-		{"points", rewrite(t, knn, "r_X.npy", npyOf(t, []int{largest + 1, 2}, make([]float64, 2*largest+2))), fmt.Sprintf("r_X.npy declares %d points, more than the %d of the largest atom", largest+1, largest)},
+		{"points", rewrite(t, knn, "r_X.npy", npyOf(t, []int{largest + 1, 2}, make([]float64, 2*largest+2))), fmt.Sprintf("r_X.npy declares %d points, more than the %d a classifier of this model trains on", largest+1, largest)},
 		{"weights length", rewrite(t, knn, "r_w.npy", npyOf(t, []int{n + 1}, make([]float64, n+1))), fmt.Sprintf("r_w.npy has shape [%d], want (%d,)", n+1, n)},
 		{"weight negative", rewrite(t, knn, "r_w.npy", npyOf(t, []int{n}, append([]float64{-1}, make([]float64, n-1)...))), "r_w.npy: weight 0 is negative, -1"},
 		{"weight NaN", rewrite(t, knn, "r_w.npy", npyOf(t, []int{n}, append([]float64{math.NaN()}, make([]float64, n-1)...))), "r_w.npy: entry 0 is NaN"},

@@ -89,7 +89,8 @@
 // ("Samples"), and the number m of points of a k-nearest-neighbour
 // classifier, which <p>_X.npy declares and which may not exceed the points
 // of the largest atom (DaDiL's classifiers train on an atom or on a
-// reconstruction the size of the atoms' support). Each member must declare
+// reconstruction the size of the atoms' support) or, when a transport step
+// labels the target rows, the target rows the settings let it use. Each member must declare
 // exactly its directory entry's size (see npy.ReadZipMember). A member
 // that declares more than the manifest allows is refused, naming it, at
 // the cost of reading its header.

@@ -382,7 +382,8 @@ func checkImputer(im *dataset.Imputer, d int) error {
 // of atom k, which atom<k>_X.npy declares and which must be at least 1
 // and, when the settings record the support size, at most
 // Settings.Samples, and the number of points of a k-nearest-neighbour
-// classifier, at most the largest n_k.
+// classifier, at most the largest n_k or, when a transport step labels the
+// target rows, the target rows it may use (labeledRows).
 func checkHeaders(a *archive, man *manifest) error {
 	K, c, d, N := man.Atoms, man.Classes, man.Features, len(man.Domains)
 	if err := a.header("alpha", N, K); err != nil {
@@ -403,8 +404,9 @@ func checkHeaders(a *archive, man *manifest) error {
 		}
 		largest = max(largest, n)
 	}
+	limit := max(largest, labeledRows(man.Settings))
 	for _, p := range append([]string{"r"}, eNames(K)...) {
-		if err := a.classifierHeaders(man, p, largest); err != nil {
+		if err := a.classifierHeaders(man, p, limit); err != nil {
 			return err
 		}
 	}
@@ -442,7 +444,7 @@ func (a *archive) classifierHeaders(man *manifest, p string, largest int) error 
 		}
 		n := a.shapes[x][0]
 		if n > largest {
-			return fmt.Errorf("%s.npy declares %d points, more than the %d of the largest atom", x, n, largest)
+			return fmt.Errorf("%s.npy declares %d points, more than the %d a classifier of this model trains on", x, n, largest)
 		}
 		if err := a.header(p+"_T", n, c); err != nil {
 			return err
@@ -503,4 +505,25 @@ func readMember(m *zip.File, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("member larger than %d bytes", limit)
 	}
 	return b, nil
+}
+
+// maxLabeledRows bounds the target rows a transport step labels when the
+// settings let it use every row.
+const maxLabeledRows = 1 << 20
+
+// labeledRows returns the most target rows the classifiers of a model
+// with settings s train on: 0 without a transport step that labels them
+// (dictionary.TransportLabels), else Settings.TransportRows
+// (dictionary.DefaultTransportRows for 0, maxLabeledRows for all).
+func labeledRows(s dictionary.Settings) int {
+	if s.Transport != dictionary.TransportLabels && s.EnsembleTransport != dictionary.TransportLabels {
+		return 0
+	}
+	switch {
+	case s.TransportRows > 0:
+		return s.TransportRows
+	case s.TransportRows == 0:
+		return dictionary.DefaultTransportRows
+	}
+	return maxLabeledRows
 }

@@ -103,7 +103,7 @@ type dictFlags struct {
 	recBlock                      int
 	lr, plateau                   float64
 	seed                          uint64
-	init, transport               string
+	init, transport, ensembleTr   string
 	paper, sharedBatch, hard      bool
 }
 
@@ -116,7 +116,8 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.epochs, "epochs", 100, "maximal number of epochs `N`")
 	fs.Float64Var(&f.plateau, "plateau-tol", 0.01, "stop when the loss of the last 5 epochs is within `r` (relative) of the 5 before; 0 runs exactly --epochs epochs")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
-	fs.StringVar(&f.transport, "transport", "none", "last step of DaDiL-R and DaDiL-E towards the target: `none`, map (the reconstruction and the atoms moved onto the target rows) or labels (the target rows labeled through the plan)")
+	fs.StringVar(&f.transport, "transport", "auto", "last step of DaDiL-R towards the target: none, map (the reconstruction moved onto the target rows by an exact plan), labels (the target rows labeled through the plan) or `auto` (none)")
+	fs.StringVar(&f.ensembleTr, "ensemble-transport", "auto", "last step of DaDiL-E towards the target: none, map (every atom moved onto the target rows), labels (the target rows labeled through every atom's plan) or `auto` (labels)")
 	fs.StringVar(&f.init, "init", "data", "atom initialisation: `data` (from the sources) or gaussian (the paper's N(0, I), with unscaled learning rate)")
 	fs.BoolVar(&f.sharedBatch, "shared-atom-batch", false, "draw one atom batch per step for all domains instead of one per domain (faster, usually less accurate)")
 	fs.BoolVar(&f.hard, "hard-labels", false, "train the DaDiL-R and DaDiL-E classifiers on the argmax of the atoms' and the reconstruction's soft labels, as the authors' demonstration does")
@@ -146,8 +147,10 @@ func (f *dictFlags) check() error {
 		return usageError{err}
 	}
 	var tr dictionary.Transport
-	if err := tr.UnmarshalText([]byte(f.transport)); err != nil {
-		return usageError{err}
+	for _, v := range []string{f.transport, f.ensembleTr} {
+		if err := tr.UnmarshalText([]byte(v)); err != nil {
+			return usageError{err}
+		}
 	}
 	return nil
 }
@@ -198,8 +201,15 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 	}
 	set.Samples, set.Batch, set.LearningRate, set.Seed = f.samples, f.batch, f.lr, f.seed
 	set.SharedAtomBatch, set.ReconstructionBlock = f.sharedBatch, f.recBlock
-	if err := set.Transport.UnmarshalText([]byte(f.transport)); err != nil {
-		return set, usageError{err}
+	if !f.paper || flagSet(fs, "transport") {
+		if err := set.Transport.UnmarshalText([]byte(f.transport)); err != nil {
+			return set, usageError{err}
+		}
+	}
+	if !f.paper || flagSet(fs, "ensemble-transport") {
+		if err := set.EnsembleTransport.UnmarshalText([]byte(f.ensembleTr)); err != nil {
+			return set, usageError{err}
+		}
 	}
 	set.Samples = roundSamples("--samples", set.Samples, classes, note)
 	set.Batch = roundSamples("--batch", set.Batch, classes, note)
