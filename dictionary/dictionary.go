@@ -460,7 +460,7 @@ func validate(domains []dataset.Domain, classes int, s *Settings) (Settings, err
 		set.Transport = TransportNone
 	}
 	if set.EnsembleTransport == TransportAuto {
-		set.EnsembleTransport = TransportLabels
+		set.EnsembleTransport = TransportBarycenter
 	}
 	switch {
 	case set.Atoms < 1:
@@ -494,8 +494,8 @@ func validate(domains []dataset.Domain, classes int, s *Settings) (Settings, err
 	case set.Init != InitData && set.Init != InitGaussian:
 		return set, fmt.Errorf("dictionary: unknown initialisation %v", set.Init)
 	case set.Transport < TransportAuto || set.Transport > TransportLabels:
-		return set, fmt.Errorf("dictionary: unknown transport %v", set.Transport)
-	case set.EnsembleTransport < TransportAuto || set.EnsembleTransport > TransportLabels:
+		return set, fmt.Errorf("dictionary: transport %v is not one of DaDiL-R's", set.Transport)
+	case set.EnsembleTransport < TransportAuto || set.EnsembleTransport > TransportBarycenter:
 		return set, fmt.Errorf("dictionary: unknown transport %v", set.EnsembleTransport)
 	}
 	// Sizes that cannot fit in memory are errors, not crashes.

@@ -300,14 +300,25 @@ func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, XT *ma
 	start := time.Now()
 	m := &Model{Dict: d, Target: target, Alpha: mat.Row(nil, target, d.Alpha)}
 	m.E = make([]classify.Classifier, K)
-	err := par.Run(K+1, 0, func(k int) error {
+	onB := d.Settings.EnsembleTransport == TransportBarycenter
+	fitR := func() error {
 		var err error
-		if k == K {
-			m.R, m.Reconstruction, err = d.classifierR(m.Alpha, t, seed, XT)
-			return err
+		m.R, m.Reconstruction, err = d.classifierR(m.Alpha, t, seed, XT)
+		return err
+	}
+	if onB { // the atoms move onto the reconstruction: it comes first
+		if err := fitR(); err != nil {
+			return nil, err
 		}
-		a := d.Atoms[k]
-		X, Y, err := d.transport(d.Settings.EnsembleTransport, a.X, a.Labels(), XT)
+	}
+	err := par.Run(K+1, 0, func(k int) error {
+		if k == K {
+			if onB {
+				return nil
+			}
+			return fitR()
+		}
+		X, Y, err := d.ensemblePoints(k, m.Reconstruction, XT)
 		if err == nil {
 			m.E[k], err = d.fitClassifier(X, Y, t)
 		}
@@ -321,6 +332,22 @@ func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, XT *ma
 	}
 	m.Elapsed = time.Since(start)
 	return m, nil
+}
+
+// ensemblePoints returns the points and soft labels atom k's DaDiL-E
+// classifier trains on under Settings.EnsembleTransport: the atom's, moved
+// onto the reconstruction rec through its barycenter plan
+// (TransportBarycenter), or onto the target rows XT (transport).
+func (d *Dictionary) ensemblePoints(k int, rec *barycenter.Result, XT *mat.Dense) (*mat.Dense, *mat.Dense, error) {
+	a := d.Atoms[k]
+	if d.Settings.EnsembleTransport != TransportBarycenter {
+		return d.transport(d.Settings.EnsembleTransport, a.X, a.Labels(), XT)
+	}
+	var X mat.Dense
+	if err := rec.Plans[k].BarycentricMap(&X, rec.X); err != nil {
+		return nil, nil, fmt.Errorf("dictionary: atom %d onto the reconstruction: %w", k, err)
+	}
+	return &X, a.Labels(), nil
 }
 
 // ClassifierR trains DaDiL-R's classifier for the coordinates alpha with

@@ -20,7 +20,7 @@ import (
 // other classifiers.
 func TestHardLabels(t *testing.T) {
 	ds, p := synthDomains(4)
-	d, err := Fit(ds, p.Classes, &Settings{Atoms: 3, Epochs: 3, PlateauTol: -1, Seed: 4})
+	d, err := Fit(ds, p.Classes, &Settings{Atoms: 3, Epochs: 3, PlateauTol: -1, Seed: 4, EnsembleTransport: TransportNone})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,6 +308,50 @@ func TestModelErrors(t *testing.T) {
 	for i := 0; i < r; i++ {
 		if s := floats.Sum(P.RawRowView(i)); math.Abs(s-1) > 1e-12 {
 			t.Fatalf("row %d of DaDiL-E's probabilities sums to %g", i, s)
+		}
+	}
+}
+
+// TestEnsembleOnReconstruction: by default every DaDiL-E classifier trains
+// on its atom moved onto the reconstruction through the barycenter's plan,
+// with the atom's own labels.
+func TestEnsembleOnReconstruction(t *testing.T) {
+	ds, p := synthDomains(5)
+	d, err := Fit(ds, p.Classes, &Settings{Atoms: 3, Epochs: 3, PlateauTol: -1, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Settings.Transport != TransportNone || d.Settings.EnsembleTransport != TransportBarycenter {
+		t.Fatalf("default transports %v, %v", d.Settings.Transport, d.Settings.EnsembleTransport)
+	}
+	m, err := NewModel(d, len(ds)-1, nil, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := m.Reconstruction
+	for k, a := range d.Atoms {
+		var X mat.Dense
+		if err := rec.Plans[k].BarycentricMap(&X, rec.X); err != nil {
+			t.Fatal(err)
+		}
+		// Every moved point is a point of the reconstruction (the plans
+		// of equal uniform measures are permutations).
+		for i := range X.RawMatrix().Rows {
+			found := false
+			for j := range rec.X.RawMatrix().Rows {
+				found = found || floats.Equal(X.RawRowView(i), rec.X.RawRowView(j))
+			}
+			if !found {
+				t.Fatalf("atom %d: point %d moved off the reconstruction", k, i)
+			}
+		}
+		want, _, err := classify.Fit(&X, a.Labels(), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := m.E[k].(*classify.Softmax)
+		if !mat.Equal(got.W, want.W) || !floats.Equal(got.B, want.B) {
+			t.Errorf("atom %d: DaDiL-E classifier is not the one trained on the atom moved onto the reconstruction", k)
 		}
 	}
 }

@@ -20,11 +20,14 @@ type Transport int
 const (
 	// TransportAuto selects the predictor's default: TransportNone for
 	// DaDiL-R (Settings.Transport), whose reconstruction B(α_T; P) is
-	// itself fitted to the target, and TransportLabels for DaDiL-E
+	// itself fitted to the target, and TransportBarycenter for DaDiL-E
 	// (Settings.EnsembleTransport), whose atoms are not: each atom stays
 	// near the domains that shaped it, and with K equal to the number of
 	// sources and atoms started on them every atom classifier is close to
-	// a source classifier.
+	// a source classifier, which made DaDiL-E no better than training on
+	// the sources. Moving each atom onto the reconstruction keeps one
+	// classifier per atom, with the atom's labels, on points fitted to the
+	// target (see docs/defaults.md for the measurements).
 	TransportAuto Transport = iota
 	// TransportNone trains DaDiL-R on the reconstruction and DaDiL-E on
 	// the atoms, as the paper does.
@@ -40,11 +43,19 @@ const (
 	// propagation), and trains the classifiers on the target rows with
 	// those labels.
 	TransportLabels
+	// TransportBarycenter, for DaDiL-E only, moves every atom onto the
+	// target's reconstruction B(α_T; P) through the plan π^(k) of the
+	// barycenter (Algorithm 1): atom k's point i goes to
+	// (1/a_i) Σ_j π^(k)_ij x_B,j, with its own label. Each atom classifier
+	// then sees the reconstruction's points with the atom's labels; no
+	// plan to the target rows is solved. For DaDiL-R it is
+	// TransportNone.
+	TransportBarycenter
 )
 
-var transportNames = [...]string{TransportAuto: "auto", TransportNone: "none", TransportMap: "map", TransportLabels: "labels"}
+var transportNames = [...]string{TransportAuto: "auto", TransportNone: "none", TransportMap: "map", TransportLabels: "labels", TransportBarycenter: "barycenter"}
 
-// String returns "auto", "none", "map" or "labels".
+// String returns "auto", "none", "map", "labels" or "barycenter".
 func (t Transport) String() string {
 	if t >= 0 && int(t) < len(transportNames) {
 		return transportNames[t]
@@ -64,7 +75,7 @@ func (t Transport) MarshalText() ([]byte, error) {
 func (t *Transport) UnmarshalText(b []byte) error {
 	i := slices.Index(transportNames[:], string(b))
 	if i < 0 {
-		return fmt.Errorf("dictionary: unknown transport %q (want auto, none, map or labels)", b)
+		return fmt.Errorf("dictionary: unknown transport %q (want auto, none, map, labels or barycenter)", b)
 	}
 	*t = Transport(i)
 	return nil
@@ -97,7 +108,7 @@ func (d *Dictionary) transportRows(XT *mat.Dense, seed uint64) *mat.Dense {
 // is an exact one between uniform weights for the squared Euclidean cost of
 // the features.
 func (d *Dictionary) transport(kind Transport, X, Y, XT *mat.Dense) (*mat.Dense, *mat.Dense, error) {
-	if kind == TransportNone || kind == TransportAuto || XT == nil {
+	if kind == TransportNone || kind == TransportAuto || kind == TransportBarycenter || XT == nil {
 		return X, Y, nil
 	}
 	var C mat.Dense

@@ -117,7 +117,7 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.plateau, "plateau-tol", 0.01, "stop when the loss of the last 5 epochs is within `r` (relative) of the 5 before; 0 runs exactly --epochs epochs")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed")
 	fs.StringVar(&f.transport, "transport", "auto", "last step of DaDiL-R towards the target: none, map (the reconstruction moved onto the target rows by an exact plan), labels (the target rows labeled through the plan) or `auto` (none)")
-	fs.StringVar(&f.ensembleTr, "ensemble-transport", "auto", "last step of DaDiL-E towards the target: none, map (every atom moved onto the target rows), labels (the target rows labeled through every atom's plan) or `auto` (labels)")
+	fs.StringVar(&f.ensembleTr, "ensemble-transport", "auto", "last step of DaDiL-E towards the target: none (the paper's: classifiers on the atoms), barycenter (every atom moved onto the target's reconstruction), map (every atom moved onto the target rows), labels (the target rows labeled through every atom's plan) or `auto` (barycenter)")
 	fs.StringVar(&f.init, "init", "data", "atom initialisation: `data` (from the sources) or gaussian (the paper's N(0, I), with unscaled learning rate)")
 	fs.BoolVar(&f.sharedBatch, "shared-atom-batch", false, "draw one atom batch per step for all domains instead of one per domain (faster, usually less accurate)")
 	fs.BoolVar(&f.hard, "hard-labels", false, "train the DaDiL-R and DaDiL-E classifiers on the argmax of the atoms' and the reconstruction's soft labels, as the authors' demonstration does")
