@@ -1,16 +1,38 @@
-// Package dataset reads the domains of a domain-adaptation problem and
-// prepares them for learning: it maps labels to class indices, scales
-// features and draws mini-batches.
+// Package dataset holds the domain-adaptation problem every package of the
+// module learns from, reads users' files into it and prepares them for
+// learning: it maps labels to class indices, completes missing values,
+// scales features and draws mini-batches.
 //
-// # Domains and files
+// # Problems and domains
 //
-// A Domain is one domain's n×d feature matrix, one row per sample, with
-// optional integer labels. Read loads a domain from a file, choosing the
-// reader by the file name extension:
+// A Problem is labeled source domains, the unlabeled rows of one target
+// domain, and optionally labeled target rows (Test) that only score
+// predictions. A Domain is one domain's n×d feature matrix with, for a
+// labeled domain, the class index of every row. Problem.Domains lists the
+// domains in the order a dictionary learns them, the target last
+// (TargetIndex); Problem.HoldOut makes the problem of held-out-source
+// validation, Problem.Subsample a smaller one.
 //
-//   - .csv: a header row naming the columns, then one row per sample. The
-//     label column (by default "label"), if present, holds integers; every
-//     other column is a numeric feature. See ReadCSV.
+// Load reads a user's problem from files: it reads every file (Read),
+// checks that they are compatible, takes the classes from the sources'
+// labels, applies a missing-value policy (Missing: impute with the
+// sources' means, drop the features, or refuse), fits the scaling over all
+// files, and encodes the labels. Prepare does the same from file contents
+// already in memory. The Loaded result keeps what a model needs to apply
+// to new data: the label values, the imputer and the scaler.
+//
+// # Files
+//
+// A File is the content of one data file as read: features, the user's
+// label values and, for CSV files, the columns' names. Read loads one,
+// choosing the reader by the file name extension:
+//
+//   - .csv (also comma-separated .txt and .data files): a header row naming
+//     the columns (or none, ReadOptions.NoHeader: columns are then named
+//     1, 2, …), then one row per sample. The label column (by default
+//     "label"), if present, holds integers; every other column is a numeric
+//     feature. With ReadOptions.AllowMissing, the cells "", "?", "NA",
+//     "N/A", "NaN" and "null" are missing values. See ReadCSV.
 //   - .npy: a 2-D NumPy array of features; the domain is unlabeled.
 //   - .npz: a NumPy archive with a 2-D features array (by default "X") and
 //     optionally a labels vector (by default "y").
@@ -38,9 +60,10 @@
 // (quote the braces for the shell). ReadMATCells reads every cell pair of
 // such a file, one File per cell, named "LandmineData{1}", "LandmineData{2}", ….
 //
-// Every reader rejects empty data (no rows or no features), NaN and
-// infinite features, labels that are not integers and a number of labels
-// different from the number of rows. Errors name the file and, where it
+// Every reader rejects empty data (no rows or no features), infinite
+// features, NaN features unless missing values are allowed, labels that
+// are not integers and a number of labels different from the number of
+// rows. Errors name the file and, where it
 // applies, the line or row and the column at fault, for example
 //
 //	dataset: src.csv: line 17, column "f3": "abc" is not a number
