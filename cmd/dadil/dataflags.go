@@ -98,6 +98,7 @@ func (d *dataFlags) load(note func(format string, a ...any)) (*dataset.Loaded, e
 
 // dictFlags are the DaDiL hyper-parameter flags of fit and analyze.
 type dictFlags struct {
+	fs                            *flag.FlagSet
 	classifier                    string
 	atoms, samples, batch, epochs int
 	recBlock                      int
@@ -108,6 +109,7 @@ type dictFlags struct {
 }
 
 func (f *dictFlags) register(fs *flag.FlagSet) {
+	f.fs = fs
 	fs.StringVar(&f.classifier, "classifier", defaultClassifier, "the final classifier of every method: `NAME` among "+strings.Join(adapt.ClassifierNames(), ", ")+" (--paper: softmax unless given)")
 	fs.IntVar(&f.atoms, "atoms", 0, "number of atoms `K` (default: the number of sources)")
 	fs.IntVar(&f.samples, "samples", 0, "support size `n` of every atom (default 100 per class; rounded to a multiple of the number of classes)")
@@ -127,8 +129,19 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 
 // check reports malformed values before any data is read.
 func (f *dictFlags) check() error {
-	if f.atoms < 0 {
-		return usageError{fmt.Errorf("--atoms %d: need at least one atom", f.atoms)}
+	for _, c := range []struct {
+		name, def string
+		v         int
+	}{
+		{"atoms", "the number of sources", f.atoms}, {"samples", "100 per class", f.samples},
+		{"batch", "20 per class", f.batch}, {"epochs", "100", f.epochs},
+	} {
+		switch {
+		case c.v < 0:
+			return usageError{fmt.Errorf("--%s %d: need a positive number", c.name, c.v)}
+		case c.v == 0 && flagSet(f.fs, c.name):
+			return usageError{fmt.Errorf("--%s 0: need a positive number; leave the flag out for the default (%s)", c.name, c.def)}
+		}
 	}
 	if !(f.lr > 0) || math.IsInf(f.lr, 0) {
 		return usageError{fmt.Errorf("--lr %g: the learning rate must be positive", f.lr)}
