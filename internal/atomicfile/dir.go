@@ -11,7 +11,8 @@ import (
 // temporary folder beside dir; only when all succeeded, and every name in
 // dir is free or a regular file, are the files renamed into dir (created
 // with its missing parents if needed), so a failure of a writer or a name
-// taken by a folder, link or device leaves dir as it was.
+// taken by a folder, link or device leaves dir as it was. A file that is
+// replaced keeps its permissions.
 func WriteDir(dir string, files map[string]func(path string) error) error {
 	parent := filepath.Dir(filepath.Clean(dir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -39,7 +40,14 @@ func WriteDir(dir string, files map[string]func(path string) error) error {
 		return err
 	}
 	for name := range files {
-		if err := os.Rename(filepath.Join(tmp, name), filepath.Join(dir, name)); err != nil {
+		dst := filepath.Join(dir, name)
+		// A replaced file keeps its permissions, as WriteFunc's do.
+		if fi, err := os.Lstat(dst); err == nil && fi.Mode().IsRegular() {
+			if err := os.Chmod(filepath.Join(tmp, name), fi.Mode().Perm()); err != nil {
+				return err
+			}
+		}
+		if err := os.Rename(filepath.Join(tmp, name), dst); err != nil {
 			return err
 		}
 	}
