@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/dadil/dadil/selection"
@@ -63,7 +64,11 @@ func SummarizeSelection(results []SuiteResult, sets, scorers []string) *Selectio
 		}
 		s.Oracle[j], s.Random[j] = meanOf(oracle), meanOf(random)
 	}
-	for _, name := range scorers {
+	// A fixed choice of DaDiL-R, the reference a scorer must beat.
+	if slices.ContainsFunc(results, func(r SuiteResult) bool { return r.Method == "dadil-r" }) {
+		s.Scorers = append(slices.Clip(s.Scorers), alwaysPrefix+"dadil-r")
+	}
+	for _, name := range s.Scorers {
 		picked, gap, missed := s.scorerRow(exps, name)
 		s.Picked = append(s.Picked, picked)
 		s.Gap = append(s.Gap, gap)
@@ -95,9 +100,16 @@ func (s *SelectionSummary) scorerRow(exps []*suiteExperiment, scorer string) (pi
 	return picked, gap, missed
 }
 
+// alwaysPrefix names a fixed choice among the scorers' rows: "always
+// dadil-r" picks DaDiL-R in every experiment.
+const alwaysPrefix = "always "
+
 // pick returns the index of the result the scorer picks, −1 when it
-// scored none.
+// scored none; a fixed choice (alwaysPrefix) picks its method.
 func (e *suiteExperiment) pick(scorer string) int {
+	if method, ok := strings.CutPrefix(scorer, alwaysPrefix); ok {
+		return slices.IndexFunc(e.results, func(r SuiteResult) bool { return r.Method == method })
+	}
 	v := make([]float64, len(e.results))
 	for i, r := range e.results {
 		v[i] = math.NaN()

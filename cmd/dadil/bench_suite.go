@@ -1,8 +1,11 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +18,7 @@ type suiteCommand struct {
 	fs                                *flag.FlagSet
 	dict                              dictFlags
 	data, sets, methods, json, choose string
+	from                              string
 	workers, maxRows                  int
 	quiet                             bool
 }
@@ -27,6 +31,7 @@ func parseSuite(args []string, e *env) (*suiteCommand, error) {
 	fs.StringVar(&c.sets, "sets", strings.Join(bench.SuiteSetNames, ","), "comma-separated `LIST` of data sets")
 	fs.StringVar(&c.methods, "methods", "all", "comma-separated `LIST` of methods ("+strings.Join(adapt.Names(), ", ")+"), or all")
 	fs.StringVar(&c.json, "json", "", "write every result to `FILE` as JSON")
+	fs.StringVar(&c.from, "from", "", "print the tables of the results a previous run wrote with --json to `FILE`, without fitting anything")
 	fs.IntVar(&c.workers, "workers", 0, "fits run at once (0: one per core); results do not depend on it")
 	fs.IntVar(&c.maxRows, "max-rows", 2000, "rows of every domain for the transport-based methods, as dadil adapt")
 	fs.StringVar(&c.choose, "select", "", selectUsage+"; prints each scorer's pick against the best method of every experiment")
@@ -43,8 +48,8 @@ func parseSuite(args []string, e *env) (*suiteCommand, error) {
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
-	if c.data == "" {
-		return nil, usageError{fmt.Errorf("--data is required")}
+	if c.data == "" && c.from == "" {
+		return nil, usageError{fmt.Errorf("--data is required (or --from)")}
 	}
 	if err := c.dict.check(); err != nil {
 		return nil, err
@@ -68,6 +73,9 @@ func runBenchSuite(args []string, e *env) error {
 	methods, err := requestedMethods(c.methods)
 	if err != nil {
 		return usageError{err}
+	}
+	if c.from != "" {
+		return printSuiteFrom(e, c.from, methods)
 	}
 	scorers, err := requestedScorers(c.choose, c.dict.seed)
 	if err != nil {
@@ -112,6 +120,42 @@ func runBenchSuite(args []string, e *env) error {
 	}
 	if c.json != "" {
 		return writeBenchJSON(c.json, map[string]any{"benchmark": "suite", "seed": seed, "classifier": trainer.Name(), "results": results})
+	}
+	return nil
+}
+
+// printSuiteFrom prints the tables of the results a run wrote with --json:
+// every set and scorer it holds, in the order they appear, and the
+// requested methods.
+func printSuiteFrom(e *env, path string, methods []string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var saved struct {
+		Results []bench.SuiteResult `json:"results"`
+	}
+	if err := json.Unmarshal(b, &saved); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	var sets, scorers []string
+	for _, r := range saved.Results {
+		if !slices.Contains(sets, r.Set) {
+			sets = append(sets, r.Set)
+		}
+		for _, x := range r.Selection {
+			if !slices.Contains(scorers, x.Scorer) {
+				scorers = append(scorers, x.Scorer)
+			}
+		}
+	}
+	if len(sets) == 0 {
+		return fmt.Errorf("%s holds no suite results", path)
+	}
+	fmt.Fprint(e.stdout, bench.Summarize(saved.Results, sets, methods).Markdown())
+	if len(scorers) > 0 {
+		fmt.Fprintln(e.stdout)
+		fmt.Fprint(e.stdout, bench.SummarizeSelection(saved.Results, sets, scorers).Markdown())
 	}
 	return nil
 }
