@@ -60,12 +60,7 @@ func Argmax(P *mat.Dense) []int {
 	r, _ := P.Dims()
 	out := make([]int, r)
 	for i := range out {
-		row := P.RawRowView(i)
-		for k, v := range row {
-			if v > row[out[i]] {
-				out[i] = k
-			}
-		}
+		out[i] = argmaxRow(P.RawRowView(i))
 	}
 	return out
 }
