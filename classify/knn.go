@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/internal/linalg"
@@ -174,7 +175,7 @@ func (m *Neighbours) leaveOneOut(grid []int) int {
 				w = m.W[i]
 			}
 			sum += w
-			if argmaxRow(p) == truth[i] {
+			if floats.MaxIdx(p) == truth[i] {
 				acc += w
 			}
 		}
@@ -183,16 +184,6 @@ func (m *Neighbours) leaveOneOut(grid []int) int {
 		}
 	}
 	return best
-}
-
-func argmaxRow(p []float64) int {
-	b := 0
-	for k, v := range p {
-		if v > p[b] {
-			b = k
-		}
-	}
-	return b
 }
 
 // Proba stores the neighbours' mean targets of the rows of X in dst.

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -60,7 +61,7 @@ func Argmax(P *mat.Dense) []int {
 	r, _ := P.Dims()
 	out := make([]int, r)
 	for i := range out {
-		out[i] = argmaxRow(P.RawRowView(i))
+		out[i] = floats.MaxIdx(P.RawRowView(i))
 	}
 	return out
 }

@@ -363,16 +363,6 @@ func softmax(dst, z []float64) {
 	}
 }
 
-func argmax(v []float64) int {
-	b := 0
-	for i, x := range v {
-		if x > v[b] {
-			b = i
-		}
-	}
-	return b
-}
-
 // validate checks the inputs and fills in the defaults.
 func validate(domains []dataset.Domain, classes int, s *Settings) (Settings, error) {
 	var set Settings

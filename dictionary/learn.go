@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
@@ -100,7 +101,7 @@ func (f *fitter) atomClasses() {
 		rk, _ := Z.Dims()
 		f.cls[k] = f.cls[k][:0]
 		for i := 0; i < rk; i++ {
-			f.cls[k] = append(f.cls[k], argmax(Z.RawRowView(i)))
+			f.cls[k] = append(f.cls[k], floats.MaxIdx(Z.RawRowView(i)))
 		}
 	}
 }

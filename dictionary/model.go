@@ -165,7 +165,7 @@ func (d *Dictionary) reconstructBlocks(ms []barycenter.Measure, alpha []float64,
 	for k, m := range ms {
 		rng := rand.New(rand.NewPCG(seed, 0xb10c+uint64(k)))
 		byClass := make([][]int, c)
-		for i, q := range argmaxRows(m.Y) {
+		for i, q := range classify.Argmax(m.Y) {
 			byClass[q] = append(byClass[q], i)
 		}
 		for _, idx := range byClass {
@@ -393,7 +393,7 @@ func (d *Dictionary) fitClassifier(X, Y *mat.Dense, t classify.Trainer) (classif
 		t = &classify.SoftmaxTrainer{}
 	}
 	if d.Settings.HardLabels {
-		Y = classify.OneHot(argmaxRows(Y), d.Classes)
+		Y = classify.OneHot(classify.Argmax(Y), d.Classes)
 	}
 	return t.Train(X, Y, nil)
 }
@@ -475,7 +475,7 @@ func (m *Model) PredictR(X *mat.Dense) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	return argmaxRows(P), nil
+	return classify.Argmax(P), nil
 }
 
 // PredictE returns DaDiL-E's class index for every row of X.
@@ -484,14 +484,5 @@ func (m *Model) PredictE(X *mat.Dense) ([]int, error) {
 	if err != nil {
 		return nil, err
 	}
-	return argmaxRows(P), nil
-}
-
-func argmaxRows(P *mat.Dense) []int {
-	r, _ := P.Dims()
-	out := make([]int, r)
-	for i := range out {
-		out[i] = argmax(P.RawRowView(i))
-	}
-	return out
+	return classify.Argmax(P), nil
 }

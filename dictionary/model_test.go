@@ -41,7 +41,7 @@ func TestHardLabels(t *testing.T) {
 	if !mat.Equal(soft.Reconstruction.X, hard.Reconstruction.X) {
 		t.Fatal("reconstructions differ")
 	}
-	wantR, _, err := classify.FitLabels(hard.Reconstruction.X, argmaxRows(hard.Reconstruction.Y), p.Classes, nil, nil)
+	wantR, _, err := classify.FitLabels(hard.Reconstruction.X, classify.Argmax(hard.Reconstruction.Y), p.Classes, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestHardLabels(t *testing.T) {
 		t.Error("soft DaDiL-R classifier equals the hard one")
 	}
 	for k, a := range d.Atoms {
-		want, _, err := classify.FitLabels(a.X, argmaxRows(a.Labels()), p.Classes, nil, nil)
+		want, _, err := classify.FitLabels(a.X, classify.Argmax(a.Labels()), p.Classes, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,13 +145,13 @@ func TestReconstructBlocks(t *testing.T) {
 	starts := []int{0, 16, 31, 46, 61}
 	for k := range K {
 		total := make([]int, c)
-		for _, q := range argmaxRows(labels[k]) {
+		for _, q := range classify.Argmax(labels[k]) {
 			total[q]++
 		}
 		for b := range 4 {
 			count := make([]int, c)
 			for j := starts[b]; j < starts[b+1]; j++ {
-				count[argmax(labels[k].RawRowView(src[k][j]))]++
+				count[floats.MaxIdx(labels[k].RawRowView(src[k][j]))]++
 			}
 			for q := range c {
 				if share := float64(total[q]) / 4; math.Abs(float64(count[q])-share) > 1 {

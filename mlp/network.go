@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/internal/linalg"
@@ -121,7 +122,7 @@ func (n *Network) Predict(X *mat.Dense) ([]int, error) {
 	r, _ := z.Dims()
 	out := make([]int, r)
 	for i := range out {
-		out[i] = argmax(z.RawRowView(i))
+		out[i] = floats.MaxIdx(z.RawRowView(i))
 	}
 	return out, nil
 }
@@ -179,14 +180,4 @@ func softmaxRow(z []float64) float64 {
 		z[j] /= s
 	}
 	return m + math.Log(s)
-}
-
-func argmax(z []float64) int {
-	best := 0
-	for j, v := range z {
-		if v > z[best] {
-			best = j
-		}
-	}
-	return best
 }

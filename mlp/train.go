@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/internal/linalg"
@@ -317,7 +318,7 @@ func (t *trainer) lossGrad(Xs *mat.Dense, y []int, idx []int, decay float64) (fl
 		c := t.sizes[L]
 		for i, r := range idx {
 			z := t.h[L][i*c : (i+1)*c]
-			if argmax(z) == y[r] {
+			if floats.MaxIdx(z) == y[r] {
 				correct++
 			}
 			zy := z[y[r]]
@@ -470,7 +471,7 @@ func (t *trainer) softDelta(idx []int) (float64, int) {
 	for i, r := range idx {
 		z := t.h[L][i*c : (i+1)*c]
 		target := t.soft.RawRowView(r)
-		if argmax(z) == argmax(target) {
+		if floats.MaxIdx(z) == floats.MaxIdx(target) {
 			correct++
 		}
 		var zt float64

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -43,7 +44,7 @@ func Scatter(title string, X *mat.Dense, labels []int, Y *mat.Dense, classes int
 		g := classes // grey
 		switch {
 		case Y != nil:
-			g = argmax(Y.RawRowView(i))
+			g = floats.MaxIdx(Y.RawRowView(i))
 		case labels != nil:
 			g = labels[i]
 		}
@@ -197,14 +198,4 @@ func SaveGrid(path string, plots [][]*plot.Plot, w, h vg.Length) error {
 // Save writes one plot of size w×h to path (PNG or SVG by extension).
 func Save(path string, p *plot.Plot, w, h vg.Length) error {
 	return SaveGrid(path, [][]*plot.Plot{{p}}, w, h)
-}
-
-func argmax(v []float64) int {
-	b := 0
-	for i, x := range v {
-		if x > v[b] {
-			b = i
-		}
-	}
-	return b
 }
