@@ -93,9 +93,7 @@ func PrepareDir(dir string, owned []string) error {
 	if err != nil {
 		return err
 	}
-	if t, err := resolve(dir); err == nil {
-		cleanStale(t.parent, t.base)
-	}
+	cleanFor(dir)
 	_, err = inspect(dir, owns)
 	return err
 }
@@ -105,8 +103,12 @@ func PrepareDir(dir string, owned []string) error {
 // named by the map's key, which must match owned, and the folder is then
 // published as a whole (see above). On failure of a writer, of a check
 // or of the publishing, and if a writer panics, dir is left as it was and
-// the staging folder is removed. dir is created with its missing parents;
-// a symbolic link at dir is followed and kept.
+// the staging folder is removed (should the fallback fail to put the
+// previous folder back, the error says where it is, and the next run puts
+// it back). dir is created with its missing parents; a symbolic link at
+// dir is followed and kept. After publishing, an entry of the user's that
+// changed during the run and cannot be put back is an error naming it and
+// the hidden folder that keeps it.
 func WriteDir(dir string, owned []string, files map[string]func(path string) error) error {
 	owns, err := ownership(owned)
 	if err != nil {
@@ -117,9 +119,7 @@ func WriteDir(dir string, owned []string, files map[string]func(path string) err
 			return fmt.Errorf("%s: output name %q is not one of %v", dir, name, owned)
 		}
 	}
-	if t, err := resolve(dir); err == nil {
-		cleanStale(t.parent, t.base)
-	}
+	cleanFor(dir)
 	t, err := inspect(dir, owns)
 	if err != nil {
 		return err
@@ -132,6 +132,26 @@ func WriteDir(dir string, owned []string, files map[string]func(path string) err
 		return err
 	}
 	return r.write(dir, files)
+}
+
+// cleanFor cleans the leftovers of killed runs into the folder dir, or
+// into the folder a symbolic link at dir leads to when it is missing (a
+// killed run may have moved it aside).
+func cleanFor(dir string) {
+	if t, err := resolve(dir); err == nil {
+		cleanStale(t.parent, t.base)
+		return
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return
+	}
+	if to, err := os.Readlink(abs); err == nil {
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(abs), to)
+		}
+		cleanStale(filepath.Dir(to), filepath.Base(to))
+	}
 }
 
 // ownership returns whether a name matches one of the patterns owned.

@@ -497,6 +497,32 @@ func TestWriteDirKilled(t *testing.T) {
 	}
 }
 
+// TestWriteDirKilledThroughALink: a run through a link that is the output
+// folder, killed by SIGKILL while the fallback has the folder aside,
+// leaves a dangling link; the next PrepareDir through the link puts the
+// folder back.
+func TestWriteDirKilledThroughALink(t *testing.T) {
+	parent := t.TempDir()
+	real := fixture(t, parent)
+	link := filepath.Join(t.TempDir(), "link")
+	must(t, os.Symlink(real, link))
+	err := proctest.Command(t, "write", link, "fallback", StepMovedAside).Run()
+	if !proctest.Killed(err) {
+		t.Fatalf("the helper was not killed: %v", err)
+	}
+	if _, err := os.Stat(real); err == nil {
+		t.Fatalf("%s is there: the run was not killed between its renames", real)
+	}
+	must(t, PrepareDir(link, owned))
+	if got := ownedFiles(t, real); !maps.Equal(got, oldSet) {
+		t.Errorf("after cleaning: %v, want %v", got, oldSet)
+	}
+	checkUserFiles(t, real)
+	if h := hidden(t, parent); len(h) > 0 {
+		t.Errorf("left after cleaning: %v", h)
+	}
+}
+
 // TestPrepareDirKeepsLiveRuns: the folders of a run in progress, whose
 // lock is held, are not cleaned by another run into the same folder.
 func TestPrepareDirKeepsLiveRuns(t *testing.T) {
