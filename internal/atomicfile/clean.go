@@ -82,24 +82,24 @@ func cleanRun(parent, base, id string) {
 	}
 }
 
-// cleanFolders cleans the folders of a dead run writing dir: a previous
-// folder moved aside is put back if dir is missing; the staging folder is
-// removed if it is the one the run made (never published), else it is the
-// previous folder swapped out and is tidied, as is a previous folder
-// moved aside.
+// cleanFolders cleans the folders of a dead run writing dir. While its
+// staging folder is the one the run made, the run did not publish: a
+// previous folder it moved aside goes back to dir, then the staging folder
+// is removed; if dir is taken, both stay. Otherwise the run published, and
+// the previous folder (at the staging folder's name after a swap, or moved
+// aside) is tidied and removed.
 func cleanFolders(stage, old, dir, stageID string, owns func(string) bool) {
-	if exists(old) && !exists(dir) {
-		renameNoReplace(old, dir)
-	}
-	if fi, err := os.Lstat(stage); err == nil {
-		if fi.IsDir() && stageID != "" && fileID(fi) == stageID {
-			os.RemoveAll(stage)
-		} else if len(tidy(stage, dir, owns, nil)) == 0 {
-			os.Remove(stage)
+	if fi, err := os.Lstat(stage); err == nil && fi.IsDir() && stageID != "" && fileID(fi) == stageID {
+		if exists(old) && renameNoReplace(old, dir) != nil {
+			return
 		}
+		os.RemoveAll(stage)
+		return
 	}
-	if exists(old) && len(tidy(old, dir, owns, nil)) == 0 {
-		os.Remove(old)
+	for _, f := range []string{stage, old} {
+		if exists(f) && len(tidy(f, dir, owns, nil)) == 0 {
+			os.Remove(f)
+		}
 	}
 }
 

@@ -49,9 +49,11 @@ import (
 // leftovers whose lock it can take; a live run holds its lock, so its
 // folders are never touched. A staging folder that has not been
 // published holds only the writers' files and links to files of DIR, and
-// is removed. A previous folder is only emptied of what is known to be
-// elsewhere or replaced (tidy): nothing else is ever deleted, so a killed
-// run never costs the user a file.
+// is removed, once a previous folder it moved aside is back at DIR (if
+// DIR is taken, both stay). A previous folder replaced by a published one
+// is only emptied of what is known to be elsewhere or replaced (tidy):
+// nothing else is ever deleted, so a killed run never costs the user a
+// file.
 //
 // Hard-linking keeps the user's files in DIR without copying them, but
 // limits what DIR may hold to regular files and symbolic links, and DIR
@@ -297,19 +299,44 @@ func checkEntries(t *target, owns func(string) bool) error {
 	if err != nil {
 		return fmt.Errorf("reading %s: %w", t.path, unwrapPath(err))
 	}
+	toLink := ""
 	for _, e := range es {
+		p := filepath.Join(t.path, e.Name())
 		fi, err := e.Info()
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", filepath.Join(t.path, e.Name()), unwrapPath(err))
+			return fmt.Errorf("%s: %w", p, unwrapPath(err))
 		}
-		if err := checkEntry(filepath.Join(t.path, e.Name()), fi, owns(e.Name())); err != nil {
+		if err := checkEntry(p, fi, owns(e.Name())); err != nil {
 			return err
+		}
+		if toLink == "" && fi.Mode().IsRegular() && !owns(e.Name()) {
+			toLink = p
+		}
+	}
+	if toLink != "" {
+		if err := canLinkIn(t.parent); err != nil {
+			return fmt.Errorf("%s: dadil keeps the files of others in the folder by linking them into the new one, but cannot link files here (%w): move them (or give another folder)", toLink, err)
 		}
 	}
 	return nil
+}
+
+// canLinkIn reports whether the file system of the folder dir has hard
+// links, by making a file there and a link to it, both removed.
+func canLinkIn(dir string) error {
+	f, err := os.CreateTemp(dir, ".check*")
+	if err != nil {
+		return unwrapPath(err)
+	}
+	f.Close()
+	defer os.Remove(f.Name())
+	if err := os.Link(f.Name(), f.Name()+".link"); err != nil {
+		return unwrapPath(err)
+	}
+	return os.Remove(f.Name() + ".link")
 }
 
 // checkEntry checks one entry p of an existing output folder; owned: the

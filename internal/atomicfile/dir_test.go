@@ -523,6 +523,39 @@ func TestWriteDirKilledThroughALink(t *testing.T) {
 	}
 }
 
+// TestWriteDirFallbackTaken: when the fallback has moved the folder aside
+// and its name is taken before the new one is renamed there, the error
+// says where the previous folder is, which stays whole until its name is
+// free again: then the next run puts it back.
+func TestWriteDirFallbackTaken(t *testing.T) {
+	parent := t.TempDir()
+	dir := fixture(t, parent)
+	forceFallback = true
+	StepHook = func(step string) {
+		if step == StepMovedAside {
+			os.Mkdir(dir, 0o755)
+		}
+	}
+	err := WriteDir(dir, owned, writers("new", "a.txt", "b.txt"))
+	StepHook, forceFallback = nil, false
+	if err == nil || !strings.Contains(err.Error(), "the previous folder is "+parent+"/.out.dadil-") {
+		t.Fatalf("error %v", err)
+	}
+	must(t, PrepareDir(dir, owned))
+	if h := hidden(t, parent); len(h) != 3 {
+		t.Errorf("beside the folder: %v, want the lock file, the staging folder and the previous folder", h)
+	}
+	must(t, os.Remove(dir))
+	must(t, PrepareDir(dir, owned))
+	if got := ownedFiles(t, dir); !maps.Equal(got, oldSet) {
+		t.Errorf("put back: %v, want %v", got, oldSet)
+	}
+	checkUserFiles(t, dir)
+	if h := hidden(t, parent); len(h) > 0 {
+		t.Errorf("left beside the folder: %v", h)
+	}
+}
+
 // TestPrepareDirKeepsLiveRuns: the folders of a run in progress, whose
 // lock is held, are not cleaned by another run into the same folder.
 func TestPrepareDirKeepsLiveRuns(t *testing.T) {

@@ -152,11 +152,12 @@ func (r *run) write(dir string, files map[string]func(string) error) error {
 }
 
 // abandon removes the staging folder of a run that did not publish it,
-// and the lock file unless the previous folder is aside (a failed
-// fallback that could not put it back: the next run will).
+// and the lock file; but if the previous folder is aside (a failed
+// fallback that could not put it back), both stay, telling the next run
+// to put it back.
 func (r *run) abandon() {
-	os.RemoveAll(r.stage)
-	if _, err := os.Lstat(r.old); err != nil {
+	if !exists(r.old) {
+		os.RemoveAll(r.stage)
 		os.Remove(r.lockPath)
 	}
 	r.lock.Close()
