@@ -115,17 +115,20 @@ func TestWriteDirReplacesTheSet(t *testing.T) {
 	dir := fixture(t, parent)
 	before, err := os.Stat(filepath.Join(dir, "notes.md"))
 	must(t, err)
-	if err := WriteDir(dir, owned, writers("new", "a.txt", "b.txt")); err != nil {
+	if err := WriteDir(dir, owned, writers("new", "a.txt", "b.txt", "c_2.txt")); err != nil {
 		t.Fatal(err)
 	}
-	if got := ownedFiles(t, dir); !maps.Equal(got, newSet) {
-		t.Errorf("owned files %v, want %v", got, newSet)
+	want := maps.Clone(newSet)
+	want["c_2.txt"] = "new"
+	if got := ownedFiles(t, dir); !maps.Equal(got, want) {
+		t.Errorf("owned files %v, want %v", got, want)
 	}
 	checkUserFiles(t, dir)
 	if after, err := os.Stat(filepath.Join(dir, "notes.md")); err != nil || !os.SameFile(before, after) {
 		t.Errorf("notes.md is not the user's file any more")
 	}
-	for name, want := range map[string]fs.FileMode{"a.txt": 0o640, "b.txt": 0o644, ".": 0o750} {
+	// a.txt was 0640, b.txt 0644; c_2.txt is new.
+	for name, want := range map[string]fs.FileMode{"a.txt": 0o640, "b.txt": 0o644, "c_2.txt": 0o644 &^ umask(t), ".": 0o750} {
 		if fi, err := os.Stat(filepath.Join(dir, name)); err != nil || fi.Mode().Perm() != want {
 			t.Errorf("%s: mode %v, want %v (%v)", name, fi.Mode().Perm(), want, err)
 		}
