@@ -148,7 +148,7 @@ func (c *adaptCommand) check() error {
 		return usageError{err}
 	}
 	if c.out != "" {
-		if err := checkOutputDir("--out", c.out); err != nil {
+		if err := checkOutputDir("--out", c.out, adaptOutputs); err != nil {
 			return err
 		}
 	}
@@ -267,6 +267,11 @@ func (c *adaptCommand) run(e *env, fits [][]string, p *dataset.Problem, set dict
 	return outs
 }
 
+// adaptOutputs are the files dadil adapt writes in --out, replaced as one
+// set (selected.csv of an earlier run with --select disappears from a run
+// without).
+var adaptOutputs = []string{"predictions.csv", "report.json", "selected.csv"}
+
 // writeAdapt writes predictions.csv (a column per method, in the user's
 // label values) and report.json to dir, atomically, and selected.csv (the
 // column of the method the first scorer chose) with --select.
@@ -285,7 +290,7 @@ func writeAdapt(dir string, rep *adaptReport, names []string, preds [][]int, lab
 		sel := predictionsCSV([]string{"prediction"}, preds[i:i+1], labels)
 		files["selected.csv"] = func(p string) error { return os.WriteFile(p, sel, 0o644) }
 	}
-	return atomicfile.WriteDir(dir, files)
+	return atomicfile.WriteDir(dir, adaptOutputs, files)
 }
 
 // predictionsCSV returns a CSV file of a row index column and a column of

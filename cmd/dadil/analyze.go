@@ -80,7 +80,7 @@ func (a *analyzeFlags) problems(args []string) ([]*dataset.Problem, dictionary.S
 	if a.out == "" {
 		return nil, dictionary.Settings{}, usageError{errors.New("--out is required")}
 	}
-	if err := checkOutputDir("--out", a.out); err != nil {
+	if err := checkOutputDir("--out", a.out, a.outputs()); err != nil {
 		return nil, dictionary.Settings{}, err
 	}
 	if err := a.dict.check(); err != nil {
@@ -199,11 +199,18 @@ func (o *output) json(name string, v any) error {
 	return nil
 }
 
+// outputs are the names of the files the analysis writes in --out, which
+// it replaces as one set: NAME.md, NAME.json and the figures NAME_*.png
+// and NAME_*.svg; the files of other analyses in the folder are kept.
+func (a *analyzeFlags) outputs() []string {
+	return []string{a.name + ".md", a.name + ".json", a.name + "_*.png", a.name + "_*.svg"}
+}
+
 // finish writes the report and every file of the analysis into --out
 // (atomically) and prints the report.
 func (a *analyzeFlags) finish(e *env, out *output, md *markdown, start time.Time) error {
 	out.bytes(a.name+".md", md.Bytes())
-	if err := atomicfile.WriteDir(a.out, out.files); err != nil {
+	if err := atomicfile.WriteDir(a.out, a.outputs(), out.files); err != nil {
 		return err
 	}
 	fmt.Fprint(e.stdout, md.String())

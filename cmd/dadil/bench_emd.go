@@ -321,10 +321,12 @@ func checkJSON(path string) error {
 	return checkOutput("--json", path)
 }
 
-// checkOutputDir reports, before a long run, whether the output directory
-// dir can be written later (atomicfile.CheckDir).
-func checkOutputDir(flag, dir string) error {
-	if err := atomicfile.CheckDir(dir); err != nil {
+// checkOutputDir is run before a long run: it cleans the leftovers of
+// killed runs into the output folder dir of a command that owns the names
+// owned, and reports whether dir can be written later
+// (atomicfile.PrepareDir).
+func checkOutputDir(flag, dir string, owned []string) error {
+	if err := atomicfile.PrepareDir(dir, owned); err != nil {
 		return usageError{fmt.Errorf("%s %s: %w", flag, dir, err)}
 	}
 	return nil

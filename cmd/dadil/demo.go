@@ -49,7 +49,7 @@ func parseDemo(args []string, e *env) (*demoCommand, error) {
 	if c.out == "" {
 		return nil, usageError{fmt.Errorf("--out: give a directory for the figures")}
 	}
-	return c, checkOutputDir("--out", c.out)
+	return c, checkOutputDir("--out", c.out, demoOutputs)
 }
 
 // demoRow is a method of the demo's table: its name and its predictor.
@@ -129,7 +129,7 @@ func (c *demoCommand) writeFigures(p *dataset.Problem, d *dictionary.Dictionary,
 	for name, f := range figs {
 		files[name] = func(path string) error { return figure.SaveGrid(path, f.plots, f.w, f.h) }
 	}
-	return atomicfile.WriteDir(c.out, files)
+	return atomicfile.WriteDir(c.out, demoOutputs, files)
 }
 
 // gridFig is a figure of the demo: a grid of plots with cells w×h.
@@ -137,6 +137,9 @@ type gridFig struct {
 	plots [][]*plot.Plot
 	w, h  vg.Length
 }
+
+// demoOutputs are the figures dadil demo writes in --out.
+var demoOutputs = []string{"domains.png", "atoms.png", "reconstructions.png", "alpha.png", "loss.png"}
 
 // demoCell is the side of a scatter plot of the demo's figures.
 const demoCell = 9 * vg.Centimeter

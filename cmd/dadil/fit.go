@@ -115,6 +115,11 @@ func validateOnSources(p *dataset.Problem, set dictionary.Settings, t classify.T
 	return out, nil
 }
 
+// fitOutputs are the files dadil fit writes in --out; a run replaces all
+// of them, so the reconstruction files of an earlier run with
+// --export-reconstruction disappear from a run without.
+var fitOutputs = []string{"predictions.csv", "report.json", "model.dadil", "reconstruction.npz", "reconstruction.csv"}
+
 // fitCommand holds the flags of dadil fit.
 type fitCommand struct {
 	fs                      *flag.FlagSet
@@ -149,7 +154,7 @@ func parseFit(args []string, e *env) (*fitCommand, error) {
 	if c.out == "" {
 		return nil, usageError{errors.New("--out is required")}
 	}
-	if err := checkOutputDir("--out", c.out); err != nil {
+	if err := checkOutputDir("--out", c.out, fitOutputs); err != nil {
 		return nil, err
 	}
 	if err := c.dict.check(); err != nil {
@@ -273,7 +278,8 @@ func (c *fitCommand) validateSources(e *env, p *dataset.Problem, set dictionary.
 	return err
 }
 
-// write writes predictions.csv, report.json and model.dadil atomically.
+// write writes predictions.csv, report.json and model.dadil (and the
+// reconstruction files) into --out as one set (atomicfile.WriteDir).
 func (c *fitCommand) write(ld *dataset.Loaded, m *dictionary.Model, rep *fitReport) error {
 	X := ld.Target.X
 	predR, err := m.PredictR(X)
@@ -305,7 +311,7 @@ func (c *fitCommand) write(ld *dataset.Loaded, m *dictionary.Model, rep *fitRepo
 			return err
 		}
 	}
-	return atomicfile.WriteDir(c.out, files)
+	return atomicfile.WriteDir(c.out, fitOutputs, files)
 }
 
 // addReconstruction adds reconstruction.npz (X: the points in the units of

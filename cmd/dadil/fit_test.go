@@ -410,8 +410,8 @@ func TestWriteDirAtomicChecksFirst(t *testing.T) {
 	write := func(s string) func(string) error {
 		return func(p string) error { return os.WriteFile(p, []byte(s), 0o644) }
 	}
-	err := atomicfile.WriteDir(dir, map[string]func(string) error{"a.txt": write("new"), "b.txt": write("new")})
-	if err == nil || !strings.Contains(err.Error(), "b.txt is not a regular file") {
+	err := atomicfile.WriteDir(dir, []string{"a.txt", "b.txt"}, map[string]func(string) error{"a.txt": write("new"), "b.txt": write("new")})
+	if err == nil || !strings.Contains(err.Error(), "b.txt is a folder, not a regular file") {
 		t.Fatalf("error %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "old" {

@@ -245,7 +245,9 @@ func TestOTBadInput(t *testing.T) {
 		{"negative a", []string{"ot", "emd", "--cost", cPath, "--a", aNeg}, 1, "negative"},
 		{"sinkhorn no reg", []string{"ot", "sinkhorn", "--cost", cPath}, 2, "--reg"},
 		{"sinkhorn neg reg", []string{"ot", "sinkhorn", "--cost", cPath, "--reg", "-1"}, 1, "reg"},
-		{"plan dir missing", []string{"ot", "emd", "--cost", cPath, "--plan", plan}, 1, "P.npy"},
+		// Checked before solving, as the command line's fault.
+		{"plan dir missing", []string{"ot", "emd", "--cost", cPath, "--plan", plan}, 2, "--plan: " + plan + ": cannot create a file beside it"},
+		{"plan dir missing, sinkhorn", []string{"ot", "sinkhorn", "--cost", cPath, "--reg", "1", "--plan", plan}, 2, "--plan: " + plan + ": cannot create a file beside it"},
 		{"unknown flag", []string{"ot", "emd", "--bogus"}, 2, "bogus"},
 		{"unknown command", []string{"ot", "nope"}, 2, "unknown command"},
 		{"pivot limit", []string{"ot", "emd", "--cost", big, "--max-pivots", "3"}, 1, "pivot limit"},

@@ -96,6 +96,9 @@ func runEMD(args []string, e *env) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if err := checkPlan(*planPath); err != nil {
+		return err
+	}
 	in, err := readOTInputs(*cost, *aPath, *bPath)
 	if err != nil {
 		return err
@@ -149,6 +152,9 @@ func runSinkhorn(args []string, e *env) error {
 	}
 	if *reg == 0 {
 		return usageError{fmt.Errorf("--reg is required and must be positive")}
+	}
+	if err := checkPlan(*planPath); err != nil {
+		return err
 	}
 	in, err := readOTInputs(*cost, *aPath, *bPath)
 	if err != nil {
@@ -247,4 +253,13 @@ func runOTDemo(args []string, e *env) error {
 	}
 	fmt.Fprintf(e.stdout, "\nThe entropic cost approaches the exact one as ε → 0; EMD's plan has %d non-zeros (at most n+m−1 = %d).\n", r.Plan.Len(), 2**n-1)
 	return nil
+}
+
+// checkPlan checks, before solving, that the file of --plan, when given,
+// can be written.
+func checkPlan(path string) error {
+	if path == "" {
+		return nil
+	}
+	return checkOutput("--plan", path)
 }

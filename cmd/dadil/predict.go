@@ -38,6 +38,11 @@ func runPredict(args []string, e *env) error {
 	case *method != "r" && *method != "e":
 		return usageError{fmt.Errorf("--method %q: want r or e", *method)}
 	}
+	if *out != "" {
+		if err := checkOutput("--out", *out); err != nil {
+			return err
+		}
+	}
 	f, err := modelfile.Load(*model)
 	if err != nil {
 		return err

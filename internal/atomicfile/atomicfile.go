@@ -1,8 +1,12 @@
-// Package atomicfile writes files that appear complete or not at all: the
-// bytes go to a temporary file in the destination's folder, which is
-// synced and then renamed over the destination. Every command and package
-// of dadil that writes a file the user asked for writes it this way, so a
-// failure never leaves a half-written file behind.
+// Package atomicfile writes files, and folders of files, that appear
+// complete or not at all. A single file (WriteFunc) goes to a temporary
+// file in the destination's folder, which is synced and then renamed over
+// the destination. A command's output folder (WriteDir) is staged beside
+// it and published with one rename, so that a reader finds either the
+// previous complete set of files or the new one (see dir.go). Every
+// command and package of dadil that writes a file the user asked for
+// writes it this way, so a failure or a kill never leaves a half-written
+// file or a mixed folder behind.
 package atomicfile
 
 import (
@@ -63,11 +67,7 @@ func WriteFunc(path string, perm fs.FileMode, fill func(io.Writer) error) error 
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		var le *os.LinkError
-		if errors.As(err, &le) {
-			err = le.Err
-		}
-		return fmt.Errorf("%s: renaming the temporary file over it: %w", path, err)
+		return fmt.Errorf("%s: renaming the temporary file over it: %w", path, unwrapPath(err))
 	}
 	done = true
 	// Make the rename durable. Not every platform can sync a folder, and
@@ -126,28 +126,21 @@ func destination(path string, perm fs.FileMode) (string, fs.FileMode, error) {
 		path = target
 	}
 	if !fi.Mode().IsRegular() {
-		kind := "not a regular file"
-		switch {
-		case fi.IsDir():
-			kind = "a folder"
-		case fi.Mode()&fs.ModeDevice != 0:
-			kind = "a device"
-		case fi.Mode()&fs.ModeNamedPipe != 0:
-			kind = "a named pipe"
-		case fi.Mode()&fs.ModeSocket != 0:
-			kind = "a socket"
-		}
-		return "", 0, fmt.Errorf("%s is %s, not a regular file: refusing to replace it", path, kind)
+		return "", 0, fmt.Errorf("%s is %s, not a regular file: refusing to replace it", path, kindOf(fi))
 	}
 	return path, fi.Mode().Perm(), nil
 }
 
-// unwrapPath drops the operation and path of an *fs.PathError, which
-// would name a temporary file or repeat the path.
+// unwrapPath drops the operation and paths of an *fs.PathError or an
+// *os.LinkError, which would name a temporary file or repeat the path.
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
 	}
 	return err
 }

@@ -125,28 +125,3 @@ func TestWriteKeepsWhatIsThere(t *testing.T) {
 		t.Errorf("folder holds %v", names)
 	}
 }
-
-// TestWriteDirKeepsPermissions: a file WriteDir replaces keeps its mode; a
-// new one gets the writer's.
-func TestWriteDirKeepsPermissions(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out")
-	write := func(p string) error { return os.WriteFile(p, []byte("x"), 0o644) }
-	if err := WriteDir(dir, map[string]func(string) error{"a": write, "b": write}); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(filepath.Join(dir, "a"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteDir(dir, map[string]func(string) error{"a": write, "b": write, "c": write}); err != nil {
-		t.Fatal(err)
-	}
-	for name, want := range map[string]os.FileMode{"a": 0o600, "b": 0o644, "c": 0o644} {
-		fi, err := os.Stat(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Mode().Perm() != want {
-			t.Errorf("%s: mode %v, want %v", name, fi.Mode().Perm(), want)
-		}
-	}
-}
