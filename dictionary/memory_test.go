@@ -5,16 +5,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"strings"
 	"testing"
-	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/bombtest"
 )
 
 // TestEstimateMemory: the parts of the estimate are those of the formula
@@ -243,8 +240,7 @@ func TestBenchmarkSizesPass(t *testing.T) {
 }
 
 // TestEstimateMemoryMeasured compares the estimate with the largest live
-// heap of FitModel, sampled every millisecond with the collector run at
-// every 5% of growth, on sizes from the benchmarks' to a few GB (the
+// heap of FitModel (bombtest.PeakHeap) on sizes from the benchmarks' to a few GB (the
 // estimate excludes the data, which exist before the fit). It takes a
 // minute and sets the collector process-wide, so it runs only when
 // DADIL_MEASURE_MEMORY is set.
@@ -252,7 +248,6 @@ func TestEstimateMemoryMeasured(t *testing.T) {
 	if os.Getenv("DADIL_MEASURE_MEMORY") == "" {
 		t.Skip("set DADIL_MEASURE_MEMORY=1 to measure")
 	}
-	defer debug.SetGCPercent(debug.SetGCPercent(5))
 	for _, tc := range []struct {
 		N, rows, d, c int
 		s             Settings
@@ -270,7 +265,7 @@ func TestEstimateMemoryMeasured(t *testing.T) {
 		p := gaussianProblem(tc.N, tc.rows, tc.d, tc.c)
 		s := tc.s
 		s.MaxMemory = -1
-		peak := peakHeap(func() {
+		peak := bombtest.PeakHeap(func() {
 			if _, err := FitModel(p, &s, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -282,34 +277,6 @@ func TestEstimateMemoryMeasured(t *testing.T) {
 			t.Errorf("estimate %.2f times the measured peak", r)
 		}
 	}
-}
-
-// peakHeap returns the largest live heap that fn adds, sampled every
-// millisecond.
-func peakHeap(fn func()) int64 {
-	heap := func() int64 {
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		metrics.Read(s)
-		return int64(s[0].Value.Uint64())
-	}
-	runtime.GC()
-	base, peak := heap(), int64(0)
-	stop, done := make(chan bool), make(chan bool)
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-				peak = max(peak, heap())
-			}
-		}
-	}()
-	fn()
-	close(stop)
-	<-done
-	return peak - base
 }
 
 // gaussianProblem returns N−1 labeled sources and a target of rows×d
