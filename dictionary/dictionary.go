@@ -268,7 +268,11 @@ func fit(domains []dataset.Domain, classes int, s *Settings, need func(MemoryEst
 	if err != nil {
 		return nil, err
 	}
-	if err := checkMemory(SizesOf(domains, classes), &set, need); err != nil {
+	z := SizesOf(domains, classes)
+	if err := CheckScale(z, &set); err != nil {
+		return nil, err
+	}
+	if err := checkMemory(z, &set, need); err != nil {
 		return nil, err
 	}
 	f := newFitter(domains, classes, set)
@@ -435,10 +439,7 @@ func validate(domains []dataset.Domain, classes int, s *Settings) (Settings, err
 		return set, fmt.Errorf("dictionary: no labeled domain")
 	}
 	set.fillDefaults(nLabeled, classes)
-	if err := checkSettings(&set, classes); err != nil {
-		return set, err
-	}
-	return set, checkScale(SizesOf(domains, classes), &set)
+	return set, checkSettings(&set, classes)
 }
 
 // fillDefaults sets the zero fields of s to their defaults for nLabeled

@@ -158,8 +158,9 @@ func bytesOf(numbers float64) int64 {
 // matrices of n_b² (and, without a Gram matrix, K·n_b² inner products of
 // the changed points), the sample's cost matrix and the gradients.
 // Reconstruction is the barycenter B(α_T; P) of the atoms in blocks of b
-// points (b = n, or ReconstructionBlock when n exceeds it; g_1 = 1 when
-// K ≤ 4), with the atoms' labels, the result and its plans. Transport
+// points (b = n, or ⌈n/B⌉ when n exceeds ReconstructionBlock and the
+// atoms are split into B blocks; g_1 = 1 when K ≤ 4), with the atoms'
+// labels, the result and its plans. Transport
 // holds the target rows and, for DaDiL-R (T_R) and every atom of DaDiL-E
 // (T_E) whose transport is TransportMap or TransportLabels, an exact plan
 // to the target rows: a cost matrix and the network simplex's arrays,
@@ -232,7 +233,7 @@ func reconstructionNumbers(K, n, d, c float64, block int) float64 {
 		block = DefaultReconstructionBlock
 	}
 	if block > 0 && n > float64(block) {
-		b = float64(block)
+		b = math.Ceil(n / math.Ceil(n/float64(block))) // ⌈n/B⌉, B = ⌈n/block⌉ blocks
 	}
 	extra := K // rows of inner products recomputed, or the Gram matrix
 	if 9 > 2*K {
@@ -294,8 +295,15 @@ type MemoryError struct {
 // Error describes the fit, the estimate and the limit.
 func (e *MemoryError) Error() string {
 	s, z := &e.Settings, &e.Sizes
-	return fmt.Sprintf("dictionary: a fit of K = %d atoms of n = %d points, batches of n_b = %d, on %d domains of %d rows, %d features and %d classes would need about %s (%s), more than the limit of %s",
+	return fmt.Sprintf("dictionary: a fit of K = %d atoms of n = %d points (batches of n_b = %d) on N = %d domains of R = %d rows (d = %d, c = %d) would need about %s (%s), more than the limit of %s",
 		s.Atoms, s.Samples, s.Batch, z.Domains, z.Rows, z.Features, z.Classes, sysmem.Size(e.Need), e.Estimate, e.Limit)
+}
+
+// Resolved returns s with its zero fields set to their defaults for data
+// of sizes z, as Fit sets them.
+func (s Settings) Resolved(z Sizes) Settings {
+	s.fillDefaults(max(z.Labeled, 1), max(z.Classes, 1))
+	return s
 }
 
 // MemoryLimit returns the limit of Settings.MaxMemory: itself when

@@ -130,21 +130,31 @@ func TestFitMemoryLimit(t *testing.T) {
 	}
 }
 
-// TestAtomsBeyondRows: more atoms than labeled rows are refused (the time
-// scale guard), as many are accepted.
-func TestAtomsBeyondRows(t *testing.T) {
+// TestCheckScale: Fit refuses more atoms than labeled rows and atoms of
+// more than MaxScaleRatio times the rows of the data (the time-scale
+// guard); it accepts up to those bounds.
+func TestCheckScale(t *testing.T) {
 	ds, _ := synthDomains(4)
-	small := []dataset.Domain{sub(ds[0], 6), sub(ds[1], 6), sub(ds[3], 6)}
+	small := []dataset.Domain{sub(ds[0], 6), sub(ds[1], 6), sub(ds[3], 6)} // 12 labeled rows, 18 in all
 	for _, tc := range []struct {
-		K    int
+		K, n int
 		want string
 	}{
-		{12, ""},
-		{13, "dictionary: K = 13 atoms for 12 labeled rows: a dictionary cannot have more atoms than labeled rows"},
+		{12, 3, ""},
+		{13, 3, "dictionary: K = 13 atoms for 12 labeled rows: a dictionary cannot have more atoms than labeled rows"},
+		{3, 6000, ""},
+		{3, 6003, "dictionary: the K = 3 atoms of n = 6003 points hold 1000 times the 18 rows of the data, more than 1000 times"},
 	} {
-		_, err := Fit(small, 3, &Settings{Atoms: tc.K, Samples: 3, Batch: 3, Epochs: 1})
+		s := &Settings{Atoms: tc.K, Samples: tc.n, Batch: 3, Epochs: 1, PlateauTol: -1}
+		err := CheckScale(SizesOf(small, 3), s)
 		if (tc.want == "") != (err == nil) || err != nil && !strings.HasPrefix(err.Error(), tc.want) {
-			t.Errorf("K = %d: error %v, want %q", tc.K, err, tc.want)
+			t.Errorf("K = %d, n = %d: error %v, want %q", tc.K, tc.n, err, tc.want)
+		}
+		if tc.want == "" {
+			continue
+		}
+		if _, fitErr := Fit(small, 3, s); fitErr == nil || fitErr.Error() != err.Error() {
+			t.Errorf("K = %d, n = %d: Fit: %v, want %v", tc.K, tc.n, fitErr, err)
 		}
 	}
 }
@@ -229,7 +239,7 @@ func TestBenchmarkSizesPass(t *testing.T) {
 				t.Errorf("%s on %s: %v", name, set, err)
 			}
 			ss.fillDefaults(z.Labeled, z.Classes)
-			if err := checkScale(z, &ss); err != nil {
+			if err := CheckScale(z, &ss); err != nil {
 				t.Errorf("%s on %s: %v", name, set, err)
 			}
 			if w := ScaleWarning(z, &ss); w != "" {

@@ -89,6 +89,14 @@ func (a *analyzeFlags) problems(args []string) ([]*dataset.Problem, dictionary.S
 	if err := checkWorkers(a.workers); err != nil {
 		return nil, dictionary.Settings{}, err
 	}
+	if sources := len(a.data.sources); a.bench != "" || sources > 0 {
+		if a.bench != "" {
+			sources = 3
+		}
+		if err := a.dict.checkEarly(sources); err != nil {
+			return nil, dictionary.Settings{}, err
+		}
+	}
 	if a.bench == "" {
 		if a.benchDir != "" {
 			return nil, dictionary.Settings{}, usageError{errors.New("--data goes with --bench; give user files with --source and --target")}

@@ -28,6 +28,21 @@ func Quote(s string) string { return quote(s, Max) }
 // Path returns the path p quoted for a message, cut to MaxPath bytes.
 func Path(p string) string { return quote(p, MaxPath) }
 
+// Arg returns a command-line value for a message: as it is when it is at
+// most Max bytes of printable ASCII without spaces or quotes ("2000",
+// "8GiB", "data/a.csv"), else Quote(s).
+func Arg(s string) string {
+	if len(s) == 0 || len(s) > Max {
+		return Quote(s)
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c > '~' || c == '"' || c == '\'' || c == '\\' {
+			return Quote(s)
+		}
+	}
+	return s
+}
+
 // Bytes is Quote for content held as bytes.
 func Bytes(b []byte) string {
 	if len(b) > Max+utf8.UTFMax {

@@ -45,3 +45,14 @@ func TestList(t *testing.T) {
 		}
 	}
 }
+
+func TestArg(t *testing.T) {
+	for in, want := range map[string]string{
+		"2000": "2000", "8GiB": "8GiB", "data/a.csv": "data/a.csv", "": `""`,
+		"two words": `"two words"`, "é": `"é"`, strings.Repeat("9", 100): `"` + strings.Repeat("9", Max) + `"… (100 bytes)`,
+	} {
+		if got := Arg(in); got != want {
+			t.Errorf("Arg(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
