@@ -11,12 +11,10 @@ import (
 	"strings"
 
 	"github.com/dadil/dadil/bench"
+	"github.com/dadil/dadil/internal/sysmem"
 	"github.com/dadil/dadil/npy"
 	"github.com/dadil/dadil/signal"
 )
-
-// maxFeatureGB bounds the size of the feature matrix features fft builds.
-const maxFeatureGB = 16
 
 // runFeaturesFFT turns recordings into spectrum features: random windows,
 // FFT magnitudes, one .npz that dadil fit reads as a domain.
@@ -222,8 +220,9 @@ func (f *fftFlags) recordings(e *env, ex *signal.Extraction) ([]fftRecording, er
 	}
 	// The features must fit in memory: refuse a typo such as --windows
 	// 100000000 before reading anything.
-	if gb := float64(*f.windows) * float64(len(recs)) * float64(ex.Coeffs) * 8 / 1e9; ex.Windows > 0 && gb > maxFeatureGB {
-		return nil, usageError{fmt.Errorf("--windows %d: %d recordings × %d windows × %d columns make %.3g GB of features, more than %d GB", *f.windows, len(recs), *f.windows, ex.Coeffs, gb, maxFeatureGB)}
+	lim := sysmem.Machine()
+	if b := float64(*f.windows) * float64(len(recs)) * float64(ex.Coeffs) * 8; ex.Windows > 0 && b > float64(lim.Bytes) {
+		return nil, usageError{fmt.Errorf("--windows %d: %d recordings × %d windows × %d columns make %s of features, more than the limit of %s", *f.windows, len(recs), *f.windows, ex.Coeffs, sysmem.Size(int64(min(b, math.MaxInt64))), lim)}
 	}
 	for i, r := range recs {
 		if recs[i].opts, err = recordingOptions(r.path, r.variable, *f.channel); err != nil {

@@ -298,8 +298,10 @@ func checkMethodsMemory(fs *flag.FlagSet, names []string, cfg *adapt.Config, p *
 	what := fmt.Sprintf("%d methods at once", at)
 	if at == 1 {
 		what = "one method at a time"
+	} else {
+		hint += ", give --workers 1"
 	}
-	return fmt.Errorf("--methods %s, --max-rows %d: the fits would need about %s (the data and %s: %s), more than the limit of %s; %s, give --workers 1, or raise --max-memory if the machine has more",
+	return fmt.Errorf("--methods %s, --max-rows %d: the fits would need about %s (the data and %s: %s), more than the limit of %s; %s, or raise --max-memory if the machine has more",
 		clip.Arg(fs.Lookup("methods").Value.String()), cfg.MaxRows, sysmem.Size(need), what, strings.Join(parts, ", "), lim, hint)
 }
 

@@ -52,7 +52,9 @@ func TestMemoryGuards(t *testing.T) {
 		{"adapt atoms before reading", adapt(missing, "--methods", "dadil-r", "--atoms", "100000"), 1, []string{"dadil adapt: --atoms 100000, "}},
 		{"adapt max-rows", adapt(tgt, "--methods", "jcpot", "--max-rows", "0", "--max-memory", "2MiB"), 1, []string{
 			"dadil adapt: --methods jcpot, --max-rows 0: the fits would need about ", "(the data and one method at a time: jcpot ",
-			"more than the limit of 2.0 MiB (--max-memory); give --max-rows, give --workers 1, or raise --max-memory"}},
+			"more than the limit of 2.0 MiB (--max-memory); give --max-rows, or raise --max-memory"}},
+		{"adapt methods at once", adapt(tgt, "--methods", "jcpot,wb", "--workers", "2", "--max-memory", "2MiB"), 1, []string{
+			"the data and 2 methods at once: wb ", ", jcpot ", "lower --max-rows, give --workers 1, or raise --max-memory"}},
 		{"adapt K beyond rows", adapt(tgt, "--methods", "dadil-e", "--atoms", "1000"), 1, []string{"dadil adapt: --atoms 1000: K = 1000 atoms for 900 labeled rows"}},
 		{"atoms beyond the data", fit(tgt, "--samples", "450003"), 1, []string{
 			"dadil fit: --samples 450003, --atoms (default 2): the K = 2 atoms of n = 450003 points hold 1000 times the 900 rows of the data, more than 1000 times: learning takes time proportional to K·n for no more information; lower --samples"}},
