@@ -17,6 +17,7 @@ import (
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/linalg"
+	"github.com/dadil/dadil/internal/sysmem"
 	"github.com/dadil/dadil/mlp"
 	"github.com/dadil/dadil/npy"
 )
@@ -55,6 +56,9 @@ func Read(b []byte) (*File, error) {
 	// before the data of any member is decompressed: a member that
 	// declares more than the manifest allows costs its header only.
 	if err := checkHeaders(a, &man); err != nil {
+		return nil, err
+	}
+	if err := a.checkDeclared(); err != nil {
 		return nil, err
 	}
 	K, c, N := man.Atoms, man.Classes, len(man.Domains)
@@ -478,6 +482,31 @@ func (a *archive) classifierHeaders(man *manifest, p string, largest int) error 
 		return err
 	}
 	return a.header(p+"_b", c)
+}
+
+// memoryLimit returns the memory the arrays of a model file may take (a
+// variable for the tests).
+var memoryLimit = sysmem.Machine
+
+// checkDeclared refuses a model file whose arrays, as their checked
+// headers declare them, would take more memory as float64 than the
+// machine has (sysmem.Machine): the manifest's sizes bound every shape
+// but the atoms' support, which a consistent but hostile manifest can
+// declare huge, and a member may be a small stream that inflates to all
+// it declares. It runs before any member's data is decompressed.
+func (a *archive) checkDeclared() error {
+	var total float64
+	for _, s := range a.shapes {
+		n := 8.0
+		for _, v := range s {
+			n *= float64(v)
+		}
+		total += n
+	}
+	if lim := memoryLimit(); total > float64(lim.Bytes) {
+		return fmt.Errorf("the arrays of the model file declare %s in all, more than the limit of %s", sysmem.Size(int64(min(total, math.MaxInt64))), lim)
+	}
+	return nil
 }
 
 // eNames returns the prefixes of the DaDiL-E classifiers of K atoms:

@@ -1,6 +1,7 @@
 package npy
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -168,6 +169,10 @@ func readArray(src source) (*Array, error) {
 	// The input must end here. Count what follows, up to a limit.
 	const trailLimit = chunkSize
 	extra, err := io.CopyN(io.Discard, src.r, trailLimit)
+	if errors.Is(err, zip.ErrFormat) && src.size >= 0 {
+		// archive/zip refuses to read past the recorded size.
+		return nil, fmt.Errorf("the %s inflates to more than the %d bytes its directory entry and header declare", src.noun, src.size)
+	}
 	if err != nil && err != io.EOF {
 		return nil, readError("past the end of the data", err)
 	}
