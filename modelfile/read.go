@@ -16,6 +16,7 @@ import (
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/internal/sysmem"
 	"github.com/dadil/dadil/mlp"
@@ -119,7 +120,7 @@ func Read(b []byte) (*File, error) {
 // they agree with one another; it sets an absent classifier to softmax.
 func checkManifest(man *manifest) error {
 	if man.Format != Format {
-		return fmt.Errorf("not a dadil model file (format %q)", man.Format)
+		return fmt.Errorf("not a dadil model file (format %s)", clip.Quote(man.Format))
 	}
 	if man.Version != Version {
 		if man.Version > Version {
@@ -155,7 +156,7 @@ func checkManifest(man *manifest) error {
 		man.Classifier = kindSoftmax
 	case kindSoftmax, kindKNN, kindMLP:
 	default:
-		return fmt.Errorf("manifest: unknown classifier %q (this dadil reads %s, %s and %s models: the file may come from a newer dadil)", man.Classifier, kindSoftmax, kindKNN, kindMLP)
+		return fmt.Errorf("manifest: unknown classifier %s (this dadil reads %s, %s and %s models: the file may come from a newer dadil)", clip.Quote(man.Classifier), kindSoftmax, kindKNN, kindMLP)
 	}
 	if man.Classifier != kindMLP {
 		if man.Hidden != nil {
@@ -174,13 +175,13 @@ func checkManifest(man *manifest) error {
 		h, ok := man.Hidden[p]
 		switch {
 		case !ok:
-			return fmt.Errorf("manifest: hidden_layers has no entry %q", p)
+			return fmt.Errorf("manifest: hidden_layers has no entry %s", clip.Quote(p))
 		case len(h) > maxHiddenLayers:
-			return fmt.Errorf("manifest: hidden_layers %q: %d layers, more than %d", p, len(h), maxHiddenLayers)
+			return fmt.Errorf("manifest: hidden_layers %s: %d layers, more than %d", clip.Quote(p), len(h), maxHiddenLayers)
 		}
 		for _, w := range h {
 			if w < 1 || w > maxFeatures {
-				return fmt.Errorf("manifest: hidden_layers %q: width %d outside [1, %d]", p, w, maxFeatures)
+				return fmt.Errorf("manifest: hidden_layers %s: width %d outside [1, %d]", clip.Quote(p), w, maxFeatures)
 			}
 		}
 	}

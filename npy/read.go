@@ -12,6 +12,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // Array is a numeric array read from a .npy file, converted to float64, in
@@ -221,7 +223,7 @@ func readHeader(src source) (*header, int64, error) {
 		return nil, 0, fmt.Errorf("not a .npy file: the %s is empty", src.noun)
 	}
 	if got := pre[:min(n, len(magic))]; !bytes.HasPrefix([]byte(magic), got) {
-		return nil, 0, fmt.Errorf("not a .npy file: bad magic %q, want %q", got, magic)
+		return nil, 0, fmt.Errorf("not a .npy file: bad magic %s, want %q", clip.Bytes(got), magic)
 	}
 	if n < preambleLen {
 		return nil, 0, fmt.Errorf("truncated preamble: the %s has %d bytes, a .npy file has at least %d", src.noun, n, preambleLen+2)

@@ -1,6 +1,8 @@
 package clip
 
 import (
+	"encoding/csv"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -27,6 +29,12 @@ func TestQuote(t *testing.T) {
 	if got := Path(strings.Repeat("/d", 1000)); len(got) > MaxPath+40 {
 		t.Errorf("Path kept %d bytes", len(got))
 	}
+	if got := Path("data/a b.mat"); got != "data/a b.mat" {
+		t.Errorf("Path = %s", got)
+	}
+	if got := Path("a\nb"); got != `"a\nb"` {
+		t.Errorf("Path = %s", got)
+	}
 }
 
 func TestList(t *testing.T) {
@@ -36,8 +44,9 @@ func TestList(t *testing.T) {
 		want string
 	}{
 		{nil, 3, ""},
-		{[]string{"a", "b"}, 3, `"a", "b"`},
-		{[]string{"a", "b", "c", "d"}, 2, `"a", "b", … (4 in all)`},
+		{[]string{"a", "b"}, 3, `a, b`},
+		{[]string{"a", "b c", "c", "d"}, 2, `a, b c, … (4 in all)`},
+		{[]string{"a\nb"}, 2, `"a\nb"`},
 		{[]string{strings.Repeat("y", 100)}, 2, `"` + strings.Repeat("y", Max) + `"… (100 bytes)`},
 	} {
 		if got := List(tc.in, tc.max); got != tc.want {
@@ -54,5 +63,40 @@ func TestArg(t *testing.T) {
 		if got := Arg(in); got != want {
 			t.Errorf("Arg(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+func TestName(t *testing.T) {
+	for in, want := range map[string]string{
+		"x1": "x1", "my column": "my column", "é": "é", "": "",
+		"a\tb": `"a\tb"`, "\xff": `"\xff"`, strings.Repeat("n", 41): `"` + strings.Repeat("n", Max) + `"… (41 bytes)`,
+	} {
+		if got := Name(in); got != want {
+			t.Errorf("Name(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestCSVError(t *testing.T) {
+	read := func(text string) error {
+		r := csv.NewReader(strings.NewReader(text))
+		for {
+			if _, err := r.Read(); err != nil {
+				return err
+			}
+		}
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"a,b\n1,2\"3\n", `line 2, column 4: malformed CSV: bare " in non-quoted-field`},
+		{"a,b\n" + strings.Repeat("1,2\n", 3) + "1,\"2\n" + strings.Repeat("1,2\n", 115) + "3,4\"x\n",
+			`line 5: malformed CSV: the record starting on this line runs on to line 121, column 4: extraneous or missing " in quoted-field (a quote that opens a field is never closed?)`},
+	} {
+		err := CSVError(read(tc.text))
+		if err == nil || err.Error() != tc.want || !errors.Is(err, csv.ErrQuote) && !errors.Is(err, csv.ErrBareQuote) {
+			t.Errorf("got %v, want %s", err, tc.want)
+		}
+	}
+	if other := errors.New("x"); CSVError(other) != other {
+		t.Error("another error was reworded")
 	}
 }
