@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // Init selects how atoms are initialised.
@@ -41,7 +42,7 @@ func (i *Init) UnmarshalText(b []byte) error {
 	case "gaussian":
 		*i = InitGaussian
 	default:
-		return fmt.Errorf("dictionary: unknown initialisation %q (want data or gaussian)", b)
+		return fmt.Errorf("dictionary: unknown initialisation %s (want data or gaussian)", clip.Bytes(b))
 	}
 	return nil
 }
@@ -295,7 +296,7 @@ func WBR(p *dataset.Problem, s *Settings) (*Dictionary, error) {
 	sources, classes := p.Sources, p.Classes
 	for i := range sources {
 		if !sources[i].Labeled() {
-			return nil, fmt.Errorf("dictionary: WBR: source %q is unlabeled", sources[i].Name)
+			return nil, fmt.Errorf("dictionary: WBR: source %s is unlabeled", clip.Quote(sources[i].Name))
 		}
 	}
 	all := p.Domains()

@@ -17,6 +17,7 @@ import (
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/selection"
 )
@@ -358,7 +359,7 @@ func listFlag(flag, what, list string, known []string) ([]string, error) {
 			return nil, fmt.Errorf("%s: \"all\" stands alone (it means every %s)", flag, what)
 		}
 		if !slices.Contains(known, n) {
-			return nil, fmt.Errorf("%s: unknown %s %q (known: %s, all)", flag, what, n, strings.Join(known, ", "))
+			return nil, fmt.Errorf("%s: unknown %s %s (known: %s, all)", flag, what, clip.Quote(n), strings.Join(known, ", "))
 		}
 	}
 	return names, nil

@@ -20,6 +20,7 @@ import (
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/figure"
 )
 
@@ -118,7 +119,7 @@ func (a *analyzeFlags) problems(args []string) ([]*dataset.Problem, dictionary.S
 		return nil, dictionary.Settings{}, usageError{errors.New("give either --bench or --source/--target, not both")}
 	}
 	if a.bench != "office-caltech10" {
-		return nil, dictionary.Settings{}, usageError{fmt.Errorf("--bench %q: the benchmark analyses run on office-caltech10", a.bench)}
+		return nil, dictionary.Settings{}, usageError{fmt.Errorf("--bench %s: the benchmark analyses run on office-caltech10", clip.Quote(a.bench))}
 	}
 	if a.benchDir == "" {
 		return nil, dictionary.Settings{}, usageError{errors.New("--bench needs --data DIR")}
@@ -127,7 +128,7 @@ func (a *analyzeFlags) problems(args []string) ([]*dataset.Problem, dictionary.S
 	for _, f := range splitList(a.folds) {
 		v, err := strconv.Atoi(f)
 		if err != nil {
-			return nil, dictionary.Settings{}, usageError{fmt.Errorf("--folds: %q is not a number", f)}
+			return nil, dictionary.Settings{}, usageError{fmt.Errorf("--folds: %s is not a number", clip.Quote(f))}
 		}
 		folds = append(folds, v)
 	}
@@ -259,7 +260,7 @@ func parseInts(flag, list string) ([]int, error) {
 	for _, f := range splitList(list) {
 		v, err := strconv.Atoi(f)
 		if err != nil || v < 1 {
-			return nil, usageError{fmt.Errorf("--%s: %q is not a positive integer", flag, f)}
+			return nil, usageError{fmt.Errorf("--%s: %s is not a positive integer", flag, clip.Quote(f))}
 		}
 		out = append(out, v)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/modelfile"
 )
 
@@ -36,7 +37,7 @@ func runPredict(args []string, e *env) error {
 	case *data == "":
 		return usageError{errors.New("--data is required")}
 	case *method != "r" && *method != "e":
-		return usageError{fmt.Errorf("--method %q: want r or e", *method)}
+		return usageError{fmt.Errorf("--method %s: want r or e", clip.Quote(*method))}
 	}
 	f, err := modelfile.Load(*model)
 	if err != nil {
