@@ -116,6 +116,16 @@ func List(names []string, max int) string {
 	return s
 }
 
+// Ints formats integers as fmt's %v does, "[1 2 3]", at most max of them,
+// with the count of the others: "[1 2 … (40 in all)]".
+func Ints(v []int, max int) string {
+	s := fmt.Sprint(v[:min(len(v), max)])
+	if len(v) > max {
+		s = fmt.Sprintf("%s … (%d in all)]", s[:len(s)-1], len(v))
+	}
+	return s
+}
+
 // CSVError rewords an error of encoding/csv to name the line where the bad
 // record starts: a stray quote opens a quoted field that runs on, over
 // later lines, to where the reader gives up, and that line alone would

@@ -100,3 +100,16 @@ func TestCSVError(t *testing.T) {
 		t.Error("another error was reworded")
 	}
 }
+
+func TestInts(t *testing.T) {
+	for _, tc := range []struct {
+		in   []int
+		want string
+	}{
+		{nil, "[]"}, {[]int{20}, "[20]"}, {[]int{1, 2, 3}, "[1 2 3]"}, {[]int{1, 2, 3, 4}, "[1 2 3 … (4 in all)]"},
+	} {
+		if got := Ints(tc.in, 3); got != tc.want {
+			t.Errorf("Ints(%v) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
