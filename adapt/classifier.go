@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/mlp"
 )
 
@@ -40,7 +41,7 @@ func NewClassifier(name string, seed uint64) (classify.Trainer, error) {
 	case "mlp":
 		return &mlp.Classifier{Seed: seed}, nil
 	}
-	return nil, fmt.Errorf("adapt: unknown classifier %q (known: %s)", name, strings.Join(classifierNames, ", "))
+	return nil, fmt.Errorf("adapt: unknown classifier %s (known: %s)", clip.Quote(name), strings.Join(classifierNames, ", "))
 }
 
 // trainer returns t, or the default classifier when t is nil.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // names are the methods of New, in the order of the paper's Tables 2 and 3.
@@ -64,7 +65,7 @@ func New(name string, seed uint64) (Method, error) {
 	case "dadil-e":
 		return NewDaDiLE(dict()), nil
 	}
-	return nil, fmt.Errorf("adapt: unknown method %q (known: %s)", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("adapt: unknown method %s (known: %s)", clip.Quote(name), strings.Join(names, ", "))
 }
 
 // DenseTransport reports whether the method called name solves transport

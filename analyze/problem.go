@@ -12,12 +12,13 @@ import (
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // check returns an error unless p can be analysed (dataset.Problem.Check).
 func check(p *dataset.Problem) error {
 	if err := p.Check(); err != nil {
-		return fmt.Errorf("analyze: problem %q: %w", p.Name, err)
+		return fmt.Errorf("analyze: problem %s: %w", clip.Quote(p.Name), err)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/signal"
 )
@@ -63,6 +64,28 @@ func ReadCWRUFiles(path string) ([]CWRUFile, error) {
 	return parseCWRUFiles(path, f)
 }
 
+// fieldLimit is the longest value of a field of a file map: a path
+// (PATH_MAX on Linux) or a name.
+func fieldLimit(field string) int {
+	if field == "file" {
+		return 4096
+	}
+	return 256
+}
+
+// pathList joins paths for a message (clip.Path), at most 12 of them.
+func pathList(paths []string) string {
+	var q []string
+	for _, p := range paths[:min(len(paths), 12)] {
+		q = append(q, clip.Path(p))
+	}
+	s := strings.Join(q, ", ")
+	if len(paths) > 12 {
+		s += fmt.Sprintf(", … (%d in all)", len(paths))
+	}
+	return s
+}
+
 func parseCWRUFiles(name string, r io.Reader) ([]CWRUFile, error) {
 	cr := csv.NewReader(r)
 	cr.Comment = '#'
@@ -73,11 +96,11 @@ func parseCWRUFiles(name string, r io.Reader) ([]CWRUFile, error) {
 		if err == io.EOF {
 			return nil, fmt.Errorf("bench: %s: empty file map", name)
 		}
-		return nil, fmt.Errorf("bench: %s: %w", name, err)
+		return nil, fmt.Errorf("bench: %s: %w", name, clip.CSVError(err))
 	}
 	want := []string{"file", "label", "class", "domain", "variable"}
 	if !slices.Equal(head, want) {
-		return nil, fmt.Errorf("bench: %s: header %q, want %q", name, strings.Join(head, ","), strings.Join(want, ","))
+		return nil, fmt.Errorf("bench: %s: header %s, want %q", name, clip.Quote(strings.Join(head, ",")), strings.Join(want, ","))
 	}
 	var files []CWRUFile
 	seen := map[string]int{}
@@ -87,7 +110,7 @@ func parseCWRUFiles(name string, r io.Reader) ([]CWRUFile, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("bench: %s: %w", name, err)
+			return nil, fmt.Errorf("bench: %s: %w", name, clip.CSVError(err))
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rec) != len(want) {
@@ -95,7 +118,7 @@ func parseCWRUFiles(name string, r io.Reader) ([]CWRUFile, error) {
 		}
 		label, err := strconv.Atoi(rec[1])
 		if err != nil {
-			return nil, fmt.Errorf("bench: %s: line %d: label %q is not an integer", name, line, rec[1])
+			return nil, fmt.Errorf("bench: %s: line %d: label %s is not an integer", name, line, clip.Quote(rec[1]))
 		}
 		// An empty variable is the file's default signal.
 		for i, field := range []string{"file", "", "class", "domain"} {
@@ -103,9 +126,14 @@ func parseCWRUFiles(name string, r io.Reader) ([]CWRUFile, error) {
 				return nil, fmt.Errorf("bench: %s: line %d: empty %s", name, line, field)
 			}
 		}
+		for i, field := range want {
+			if limit := fieldLimit(field); len(rec[i]) > limit {
+				return nil, fmt.Errorf("bench: %s: line %d: %s %s is longer than %d bytes", name, line, field, clip.Quote(rec[i]), limit)
+			}
+		}
 		p := path.Clean(filepath.ToSlash(rec[0]))
 		if prev, ok := seen[p]; ok {
-			return nil, fmt.Errorf("bench: %s: line %d: file %s is already listed on line %d", name, line, rec[0], prev)
+			return nil, fmt.Errorf("bench: %s: line %d: file %s is already listed on line %d", name, line, clip.Path(rec[0]), prev)
 		}
 		seen[p] = line
 		files = append(files, CWRUFile{Path: p, Label: label, Class: rec[2], Domain: rec[3], Variable: rec[4]})
@@ -116,7 +144,7 @@ func parseCWRUFiles(name string, r io.Reader) ([]CWRUFile, error) {
 	names := map[int]string{}
 	for _, f := range files {
 		if n, ok := names[f.Label]; ok && n != f.Class {
-			return nil, fmt.Errorf("bench: %s: label %d is called both %q and %q", name, f.Label, n, f.Class)
+			return nil, fmt.Errorf("bench: %s: label %d is called both %s and %s", name, f.Label, clip.Quote(n), clip.Quote(f.Class))
 		}
 		names[f.Label] = f.Class
 	}
@@ -206,10 +234,10 @@ func PresentCWRUFiles(dir string, files []CWRUFile) (*CWRUPresence, error) {
 	for _, l := range labels {
 		switch {
 		case len(present[l]) == 0:
-			p.Dropped = append(p.Dropped, fmt.Sprintf("%d (%s)", l, names[l]))
+			p.Dropped = append(p.Dropped, fmt.Sprintf("%d (%s)", l, clip.Name(names[l])))
 		case len(missing[l]) > 0:
 			return nil, fmt.Errorf("bench: cwru: class %d (%s): %s missing from %s (the other files of the class are present; remove its rows from the file map to leave the class out)",
-				l, names[l], strings.Join(missing[l], ", "), dir)
+				l, clip.Name(names[l]), pathList(missing[l]), dir)
 		default:
 			p.Files = append(p.Files, present[l]...)
 		}
@@ -267,7 +295,7 @@ func LoadCWRU(dir string, files []CWRUFile, window int) (*CWRU, error) {
 		path := filepath.Join(dir, filepath.FromSlash(jobs[i].f.Path))
 		x, v, err := signal.ReadChannel(path, jobs[i].f.Variable, "DE")
 		if err == nil && len(x) < window {
-			err = fmt.Errorf("%s: variable %s has %d samples, fewer than a window of %d", path, v, len(x), window)
+			err = fmt.Errorf("%s: variable %s has %d samples, fewer than a window of %d", path, clip.Name(v), len(x), window)
 		}
 		if err != nil {
 			return fmt.Errorf("bench: cwru: %w", err)
@@ -284,7 +312,7 @@ func LoadCWRU(dir string, files []CWRUFile, window int) (*CWRU, error) {
 	for d, dom := range c.Domains {
 		for k, l := range c.Labels {
 			if len(c.rec[d][k]) == 0 {
-				return nil, fmt.Errorf("bench: cwru: class %d (%s) has no file for domain %s in the file map", l, c.Names[k], dom)
+				return nil, fmt.Errorf("bench: cwru: class %d (%s) has no file for domain %s in the file map", l, clip.Name(c.Names[k]), clip.Name(dom))
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/mlp"
 )
@@ -58,7 +59,7 @@ func ValidateCWRUEncoders(c *CWRU, opt EncoderOptions) ([]Result, error) {
 		}
 		n := EncoderName(cand)
 		if seen[n] {
-			return nil, fmt.Errorf("bench: cwru: encoder candidate %q listed twice", n)
+			return nil, fmt.Errorf("bench: cwru: encoder candidate %s listed twice", clip.Quote(n))
 		}
 		seen[n] = true
 	}

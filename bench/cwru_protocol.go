@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/mlp"
 	"github.com/dadil/dadil/signal"
@@ -106,7 +107,7 @@ func (c *CWRU) Spectra(dom string, seed uint64, p *CWRUProtocol) (*CWRUSpectra, 
 	}
 	d := slices.Index(c.Domains, dom)
 	if d < 0 {
-		return nil, fmt.Errorf("bench: cwru: unknown domain %q (have %v)", dom, c.Domains)
+		return nil, fmt.Errorf("bench: cwru: unknown domain %s (have %s)", clip.Quote(dom), clip.List(c.Domains, 12))
 	}
 	s := &CWRUSpectra{X: mat.NewDense(len(c.Labels)*pr.Windows, pr.Coeffs, nil)}
 	for k, label := range c.Labels {
@@ -173,10 +174,10 @@ func (c *CWRU) Prepare(target string, seed uint64, p *CWRUProtocol, progress fun
 // the same seed. The Target of the result is heldOut.
 func (c *CWRU) PrepareHeldOut(target, heldOut string, seed uint64, p *CWRUProtocol, progress func(epoch, epochs int, loss, acc float64)) (*CWRUExperiment, error) {
 	if !slices.Contains(c.Domains, target) {
-		return nil, fmt.Errorf("bench: cwru: unknown target %q (have %v)", target, c.Domains)
+		return nil, fmt.Errorf("bench: cwru: unknown target %s (have %s)", clip.Quote(target), clip.List(c.Domains, 12))
 	}
 	if heldOut == target {
-		return nil, fmt.Errorf("bench: cwru: the held-out domain %s is the target", heldOut)
+		return nil, fmt.Errorf("bench: cwru: the held-out domain %s is the target", clip.Name(heldOut))
 	}
 	if err := c.canHoldOut(); err != nil {
 		return nil, err
@@ -191,7 +192,7 @@ func (c *CWRU) prepare(target, skip string, seed uint64, p *CWRUProtocol, progre
 		return nil, err
 	}
 	if !slices.Contains(c.Domains, target) {
-		return nil, fmt.Errorf("bench: cwru: unknown target %q (have %v)", target, c.Domains)
+		return nil, fmt.Errorf("bench: cwru: unknown target %s (have %s)", clip.Quote(target), clip.List(c.Domains, 12))
 	}
 	var srcSpec []*CWRUSpectra
 	var srcNames []string
@@ -232,7 +233,7 @@ func (c *CWRU) prepare(target, skip string, seed uint64, p *CWRUProtocol, progre
 	t0 := time.Now()
 	net, err := mlp.Train(Xs, ys, len(c.Labels), &enc)
 	if err != nil {
-		return nil, fmt.Errorf("bench: cwru: encoder for target %s: %w", target, err)
+		return nil, fmt.Errorf("bench: cwru: encoder for target %s: %w", clip.Name(target), err)
 	}
 	e := &CWRUExperiment{Target: target, Seed: seed, Encoder: net, EncoderSeconds: time.Since(t0).Seconds()}
 	raw := &dataset.Problem{Name: fmt.Sprintf("%s seed %d", target, seed), Classes: len(c.Labels)}

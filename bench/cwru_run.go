@@ -11,6 +11,7 @@ import (
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/par"
 )
 
@@ -130,7 +131,7 @@ func (c *CWRU) runs(targets []string, seeds int) ([]string, int, error) {
 	}
 	for _, t := range targets {
 		if !slices.Contains(c.Domains, t) {
-			return nil, 0, fmt.Errorf("bench: cwru: unknown target %q (domains: %s)", t, strings.Join(c.Domains, ", "))
+			return nil, 0, fmt.Errorf("bench: cwru: unknown target %s (domains: %s)", clip.Quote(t), clip.List(c.Domains, 12))
 		}
 	}
 	if seeds == 0 {

@@ -51,6 +51,7 @@ func TestCWRUFilesEmbedded(t *testing.T) {
 
 func TestParseCWRUFilesErrors(t *testing.T) {
 	const head = "file,label,class,domain,variable\n"
+	huge := strings.Repeat("9", 16<<20)
 	for _, tc := range []struct {
 		name, text, want string
 	}{
@@ -65,11 +66,22 @@ func TestParseCWRUFilesErrors(t *testing.T) {
 		{"duplicate", head + "a.mat,1,x,1772,A_DE_time\na.mat,1,x,1750,A_DE_time\n", "line 3: file a.mat is already listed on line 2"},
 		{"same file", head + "d/a.mat,1,x,1772,A_DE_time\n./d//a.mat,1,x,1750,A_DE_time\n", "line 3: file ./d//a.mat is already listed on line 2"},
 		{"two names", head + "a.mat,1,x,1772,A_DE_time\nb.mat,1,y,1750,B_DE_time\n", `label 1 is called both "x" and "y"`},
+		// Fields of any size are quoted cut (clip), and a malformed record
+		// is reported at its first line.
+		{"huge label", head + "a.mat," + huge + ",x,1772,X\n", `line 2: label "` + huge[:40] + `"… (16777216 bytes) is not an integer`},
+		{"huge class", head + "a.mat,1," + huge + ",1772,X\n", `line 2: class "` + huge[:40] + `"… (16777216 bytes) is longer than 256 bytes`},
+		{"huge path", head + huge + ",1,x,1772,X\n", `line 2: file "` + huge[:40] + `"… (16777216 bytes) is longer than 4096 bytes`},
+		{"huge header", huge + "\n", `header "` + huge[:40] + `"… (16777216 bytes), want`},
+		{"stray quote", head + "a.mat,1,x,1772,X\nb.mat,\"2,y,1772,X\n" + strings.Repeat("c.mat,3,z,1772,X\n", 5) + "d.mat,4\"q,w,1772,X\n",
+			"line 3: malformed CSV: the record starting on this line runs on to line 9, column 8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := parseCWRUFiles("map.csv", strings.NewReader(tc.text))
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "map.csv") {
-				t.Fatalf("error %v, want one naming map.csv and containing %q", err, tc.want)
+				t.Fatalf("error %.300v, want one naming map.csv and containing %q", err, tc.want)
+			}
+			if len(err.Error()) > 600 {
+				t.Fatalf("a message of %d bytes", len(err.Error()))
 			}
 		})
 	}

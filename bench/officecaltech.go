@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/linalg"
 )
 
@@ -50,7 +51,7 @@ type OfficeCaltech struct {
 func LoadOfficeCaltech(dir, features string) (*OfficeCaltech, error) {
 	files, ok := officeCaltechFiles[features]
 	if !ok {
-		return nil, fmt.Errorf("bench: unknown features %q (want surf or decaf)", features)
+		return nil, fmt.Errorf("bench: unknown features %s (want surf or decaf)", clip.Quote(features))
 	}
 	var missing []string
 	for _, f := range files {
@@ -130,14 +131,14 @@ func parseFolds(name string, b []byte, sizes [4]int) ([4][5][]int, error) {
 		key := fmt.Sprintf("Domain %d", k+1)
 		dom, ok := raw[key]
 		if !ok {
-			return none, fmt.Errorf("bench: %s: no %q", name, key)
+			return none, fmt.Errorf("bench: %s: no %s", name, clip.Quote(key))
 		}
 		seen := make([]bool, n)
 		for f := 0; f < 5; f++ {
 			fk := fmt.Sprintf("Fold %d", f+1)
 			idx, ok := dom[fk]
 			if !ok {
-				return none, fmt.Errorf("bench: %s: no %q in %q", name, fk, key)
+				return none, fmt.Errorf("bench: %s: no %s in %s", name, clip.Quote(fk), clip.Quote(key))
 			}
 			if len(idx) == 0 {
 				return none, fmt.Errorf("bench: %s: %s %s is empty", name, key, fk)
@@ -173,7 +174,7 @@ func domainIndex(name string) (int, error) {
 			return k, nil
 		}
 	}
-	return 0, fmt.Errorf("bench: unknown Caltech-Office domain %q (want W, A, D or C)", name)
+	return 0, fmt.Errorf("bench: unknown Caltech-Office domain %s (want W, A, D or C)", clip.Quote(name))
 }
 
 // check reports whether o holds a loaded benchmark, as LoadOfficeCaltech

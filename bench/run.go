@@ -14,6 +14,7 @@ import (
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/par"
 )
 
@@ -240,7 +241,7 @@ func selectMethods(names, all []string) (map[string]bool, error) {
 			return nil, errors.New("bench: method \"all\" stands alone (it means every method)")
 		}
 		if !known[n] {
-			return nil, fmt.Errorf("bench: unknown method %q (known: %s, all)", n, strings.Join(all, ", "))
+			return nil, fmt.Errorf("bench: unknown method %s (known: %s, all)", clip.Quote(n), strings.Join(all, ", "))
 		}
 		want[n] = true
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/matfile"
 	"github.com/dadil/dadil/npy"
@@ -76,7 +77,7 @@ func LoadSuite(dir string, names []string, seed uint64) ([]*SuiteSet, []string, 
 	for _, name := range names {
 		load, ok := suiteLoaders[name]
 		if !ok {
-			return nil, nil, fmt.Errorf("bench: suite: unknown data set %q (known: %s)", name, strings.Join(SuiteSetNames, ", "))
+			return nil, nil, fmt.Errorf("bench: suite: unknown data set %s (known: %s)", clip.Quote(name), strings.Join(SuiteSetNames, ", "))
 		}
 		s, err := load(filepath.Join(dir, name), seed)
 		if errors.Is(err, os.ErrNotExist) {

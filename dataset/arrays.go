@@ -4,10 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/matfile"
 	"github.com/dadil/dadil/npy"
 )
@@ -86,11 +86,11 @@ func ReadNPZ(path string, opt *ReadOptions) (*File, error) {
 		return nil, err
 	}
 	if a == nil {
-		return nil, fmt.Errorf("dataset: %s: no features array (tried %s; %s)", path, strings.Join(featNames, ", "), available)
+		return nil, fmt.Errorf("dataset: %s: no features array (tried %s; %s)", path, listNames(featNames), available)
 	}
 	x, err := npyMatrix(a)
 	if err != nil {
-		return nil, fmt.Errorf("dataset: %s: array %q: %w", path, name, err)
+		return nil, fmt.Errorf("dataset: %s: array %s: %w", path, clip.Quote(name), err)
 	}
 	if o.Unlabeled {
 		return newFile(path, x, nil)
@@ -104,10 +104,10 @@ func ReadNPZ(path string, opt *ReadOptions) (*File, error) {
 	var labels []int
 	if a != nil {
 		if labels, err = npyLabels(a); err != nil {
-			return nil, fmt.Errorf("dataset: %s: array %q: %w", path, name, err)
+			return nil, fmt.Errorf("dataset: %s: array %s: %w", path, clip.Quote(name), err)
 		}
 	} else if explicit && !o.LabelsOptional {
-		return nil, fmt.Errorf("dataset: %s: no labels array (tried %s; %s)", path, strings.Join(labelNames, ", "), available)
+		return nil, fmt.Errorf("dataset: %s: no labels array (tried %s; %s)", path, listNames(labelNames), available)
 	}
 	return newFile(path, x, labels)
 }
@@ -164,7 +164,7 @@ func ReadMAT(path string, opt *ReadOptions) (*File, error) {
 	}
 	hint := ""
 	if len(cells) > 0 {
-		hint = fmt.Sprintf("; it has cell arrays %s: name one cell, such as %s{1}", listNames(cells), cells[0])
+		hint = fmt.Sprintf("; it has cell arrays %s: name one cell, such as %s{1}", listNames(cells), clip.Name(cells[0]))
 	}
 	// lookup returns the first of names that the file holds, or nil.
 	lookup := func(names []string) (*matfile.Var, error) {
@@ -189,7 +189,7 @@ func ReadMAT(path string, opt *ReadOptions) (*File, error) {
 		return nil, err
 	}
 	if v == nil {
-		return nil, fmt.Errorf("dataset: %s: no features variable (tried %s; %s)%s", path, strings.Join(featNames, ", "), available, hint)
+		return nil, fmt.Errorf("dataset: %s: no features variable (tried %s; %s)%s", path, listNames(featNames), available, hint)
 	}
 	x, err := v.Matrix()
 	if err != nil {
@@ -209,7 +209,7 @@ func ReadMAT(path string, opt *ReadOptions) (*File, error) {
 			return nil, fmt.Errorf("dataset: %s: labels: %w", path, err)
 		}
 	} else if explicit && !o.LabelsOptional {
-		return nil, fmt.Errorf("dataset: %s: no labels variable (tried %s; %s)%s", path, strings.Join(labelNames, ", "), available, hint)
+		return nil, fmt.Errorf("dataset: %s: no labels variable (tried %s; %s)%s", path, listNames(labelNames), available, hint)
 	}
 	return newFile(path, x, labels)
 }
@@ -245,7 +245,7 @@ func ReadMATCells(path, featuresVar, labelsVar string) ([]*File, error) {
 		return nil, err
 	}
 	if len(xs) == 0 {
-		return nil, fmt.Errorf("dataset: %s: cell array %s has no cells", path, featuresVar)
+		return nil, fmt.Errorf("dataset: %s: cell array %s has no cells", path, clip.Name(featuresVar))
 	}
 	var ys []*matfile.Var
 	if labelsVar != "" {
@@ -253,7 +253,7 @@ func ReadMATCells(path, featuresVar, labelsVar string) ([]*File, error) {
 			return nil, err
 		}
 		if len(ys) != len(xs) {
-			return nil, fmt.Errorf("dataset: %s: cell array %s has %d cells, %s has %d", path, featuresVar, len(xs), labelsVar, len(ys))
+			return nil, fmt.Errorf("dataset: %s: cell array %s has %d cells, %s has %d", path, clip.Name(featuresVar), len(xs), clip.Name(labelsVar), len(ys))
 		}
 	}
 	files := make([]*File, len(xs))

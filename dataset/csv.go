@@ -12,9 +12,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // ReadCSV reads a domain from the CSV file at path.
@@ -90,7 +91,7 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 		return nil, nil, nil, errors.New("empty file: want a header row naming the columns")
 	}
 	if err != nil {
-		return nil, nil, nil, csvError(err)
+		return nil, nil, nil, clip.CSVError(err)
 	}
 	var first []string // the first data row, without a header
 	if opt.NoHeader {
@@ -107,7 +108,7 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 			return nil, nil, nil, fmt.Errorf("line 1: column %d has an empty name (the header row must name every column; an unnamed first column is often a pandas index: write the file with index=False)", j+1)
 		}
 		if k, dup := seen[h]; dup {
-			return nil, nil, nil, fmt.Errorf("line 1: columns %d and %d are both named %q", k+1, j+1, h)
+			return nil, nil, nil, fmt.Errorf("line 1: columns %d and %d are both named %s", k+1, j+1, clip.Quote(h))
 		}
 		seen[h] = j
 		cols[j] = h
@@ -121,7 +122,7 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 	if !hasLabel {
 		labelCol = -1
 		if explicit && !opt.Unlabeled && !opt.LabelsOptional {
-			return nil, nil, nil, fmt.Errorf("no label column %q (columns: %s)", labelName, listNames(cols))
+			return nil, nil, nil, fmt.Errorf("no label column %s (columns: %s)", clip.Quote(labelName), listNames(cols))
 		}
 	}
 	d := len(cols)
@@ -129,7 +130,7 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 		d--
 	}
 	if d == 0 {
-		return nil, nil, nil, fmt.Errorf("no feature columns: the only column is the label column %q", labelName)
+		return nil, nil, nil, fmt.Errorf("no feature columns: the only column is the label column %s", clip.Quote(labelName))
 	}
 	parseLabels := hasLabel && !opt.Unlabeled
 
@@ -149,7 +150,7 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 			break
 		}
 		if err != nil {
-			return nil, nil, nil, csvError(err)
+			return nil, nil, nil, clip.CSVError(err)
 		}
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" && len(cols) > 1 {
 			// A line of spaces: treat it as empty.
@@ -166,14 +167,14 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 				}
 				l, err := parseLabel(s)
 				if err != nil {
-					return nil, nil, nil, fmt.Errorf("line %d, column %q: %w", line, cols[j], err)
+					return nil, nil, nil, fmt.Errorf("line %d, column %s: %w", line, clip.Quote(cols[j]), err)
 				}
 				labels = append(labels, l)
 				continue
 			}
 			v, err := parseFeature(s, opt.AllowMissing)
 			if err != nil {
-				return nil, nil, nil, fmt.Errorf("line %d, column %q: %w", line, cols[j], err)
+				return nil, nil, nil, fmt.Errorf("line %d, column %s: %w", line, clip.Quote(cols[j]), err)
 			}
 			data = append(data, v)
 		}
@@ -192,15 +193,6 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 		}
 	}
 	return mat.NewDense(rows, d, data), labels, names, nil
-}
-
-// csvError rewords an error of encoding/csv.
-func csvError(err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("line %d, column %d: malformed CSV: %v", pe.Line, pe.Column, pe.Err)
-	}
-	return err
 }
 
 // missingCells are the CSV cells that mean a missing value (compared
@@ -222,20 +214,20 @@ func parseFeature(s string, missing bool) (float64, error) {
 		if s == "" {
 			return 0, errors.New("empty value (a missing value: choose a missing-value policy to read it)")
 		}
-		return 0, fmt.Errorf("%s is a missing value: choose a missing-value policy to read it", quoteCell(s))
+		return 0, fmt.Errorf("%s is a missing value: choose a missing-value policy to read it", clip.Quote(s))
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) && math.IsInf(v, 0) {
-			return 0, fmt.Errorf("%q is outside the float64 range", s)
+			return 0, fmt.Errorf("%s is outside the float64 range", clip.Quote(s))
 		}
 		if errors.Is(err, strconv.ErrRange) {
 			return v, nil // underflow to zero or a subnormal number
 		}
-		return 0, fmt.Errorf("%s is not a number", quoteCell(s))
+		return 0, fmt.Errorf("%s is not a number", clip.Quote(s))
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a finite number", s)
+		return 0, fmt.Errorf("%s is not a finite number", clip.Quote(s))
 	}
 	return v, nil
 }
@@ -250,37 +242,17 @@ func parseLabel(s string) (int, error) {
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("label %s is not an integer", quoteCell(s))
+		return 0, fmt.Errorf("label %s is not an integer", clip.Quote(s))
 	}
 	if v != math.Trunc(v) {
-		return 0, fmt.Errorf("label %s is not an integer", quoteCell(s))
+		return 0, fmt.Errorf("label %s is not an integer", clip.Quote(s))
 	}
 	if math.Abs(v) >= maxExactInt {
-		return 0, fmt.Errorf("label %q is too large", s)
+		return 0, fmt.Errorf("label %s is too large", clip.Quote(s))
 	}
 	return int(v), nil
 }
 
-// listNames joins names for messages, shortening long lists.
-func listNames(names []string) string {
-	const max = 12
-	if len(names) <= max {
-		return strings.Join(names, ", ")
-	}
-	return strings.Join(names[:max], ", ") + fmt.Sprintf(", ... (%d in all)", len(names))
-}
-
-// quoteCell quotes a cell for an error message, shortened to its first 40
-// bytes (and its length) when longer: a malformed file can hold megabytes
-// in one cell.
-func quoteCell(s string) string {
-	const max = 40
-	if len(s) <= max {
-		return strconv.Quote(s)
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
-}
+// listNames joins names for messages, shortening long lists and long
+// names (clip.List).
+func listNames(names []string) string { return clip.List(names, 12) }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // File is the content of one data file as read: features and the user's
@@ -134,7 +136,7 @@ func Read(path string, opt *ReadOptions) (*File, error) {
 		if ext == "" {
 			return nil, fmt.Errorf("dataset: %s: no file name extension (want .csv, .txt, .data, .npy, .npz or .mat)", path)
 		}
-		return nil, fmt.Errorf("dataset: %s: unknown file type %q (want .csv, .txt, .data, .npy, .npz or .mat)", path, ext)
+		return nil, fmt.Errorf("dataset: %s: unknown file type %s (want .csv, .txt, .data, .npy, .npz or .mat)", path, clip.Quote(ext))
 	}
 }
 
@@ -227,8 +229,8 @@ func CheckCompatible(domains ...*File) error {
 			continue
 		}
 		if j := FeatureMismatch(named.Features, d.Features); j >= 0 {
-			return fmt.Errorf("dataset: feature columns differ: column %d is %q in %s but %q in %s (features are matched by position: put the columns in the same order)",
-				j+1, named.Features[j], named.label(namedIdx), d.Features[j], d.label(i))
+			return fmt.Errorf("dataset: feature columns differ: column %d is %s in %s but %s in %s (features are matched by position: put the columns in the same order)",
+				j+1, clip.Quote(named.Features[j]), named.label(namedIdx), clip.Quote(d.Features[j]), d.label(i))
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/linalg"
 )
 
@@ -195,7 +196,7 @@ func noteMissingClasses(src []*File, c *Classes, note func(string, ...any)) {
 			}
 		}
 		if len(missing) > 0 {
-			note("source %s has no rows of class %v (of %v)", f.label(0), missing, c.Values)
+			note("source %s has no rows of class %s (of %s)", f.label(0), clip.Ints(missing, 20), clip.Ints(c.Values, 20))
 		}
 	}
 }
@@ -236,7 +237,7 @@ func (l *Loaded) build(src []*File, tgt *File, note func(string, ...any)) error 
 		p.Test = &Domain{Name: tgt.label(0), X: st.X, Y: truth}
 		note("the target %s carries labels: they are used only to report accuracy, never to fit", tgt.label(0))
 		if len(l.Unknown) > 0 {
-			note("target labels %v do not occur in the sources; those rows count as errors", l.Unknown)
+			note("target labels %s do not occur in the sources; those rows count as errors", clip.Ints(l.Unknown, 20))
 		}
 	}
 	l.Problem = p

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // Missing is a policy for missing feature values (ReadOptions.AllowMissing):
@@ -41,7 +43,7 @@ func ParseMissing(s string) (Missing, error) {
 	if i := slices.Index(missingNames[:], s); i >= 0 {
 		return Missing(i), nil
 	}
-	return 0, fmt.Errorf("dataset: unknown missing-value policy %q (want %s)", s, strings.Join(missingNames[:], ", "))
+	return 0, fmt.Errorf("dataset: unknown missing-value policy %s (want %s)", clip.Quote(s), strings.Join(missingNames[:], ", "))
 }
 
 // MarshalText implements encoding.TextMarshaler.

@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/linalg"
 )
 
@@ -48,7 +49,7 @@ func ParseScaling(s string) (Scaling, error) {
 			return Scaling(k), nil
 		}
 	}
-	return 0, fmt.Errorf("dataset: unknown scaling %q (want none, minmax or standard)", s)
+	return 0, fmt.Errorf("dataset: unknown scaling %s (want none, minmax or standard)", clip.Quote(s))
 }
 
 // MarshalText implements encoding.TextMarshaler, so that a Scaler

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // Init selects how atoms are initialised.
@@ -41,7 +42,7 @@ func (i *Init) UnmarshalText(b []byte) error {
 	case "gaussian":
 		*i = InitGaussian
 	default:
-		return fmt.Errorf("dictionary: unknown initialisation %q (want data or gaussian)", b)
+		return fmt.Errorf("dictionary: unknown initialisation %s (want data or gaussian)", clip.Bytes(b))
 	}
 	return nil
 }
@@ -157,6 +158,13 @@ type Settings struct {
 	// Workers bounds the number of domains processed at once; 0 means
 	// runtime.GOMAXPROCS(0), and it must not be negative.
 	Workers int
+	// MaxMemory bounds, in bytes, the estimated peak memory of a fit
+	// (EstimateMemory): Fit, FitModel and WBR refuse a larger one with a
+	// *MemoryError before any work. Zero selects the memory of the
+	// machine (the smallest of the available memory, the control group's
+	// limit and the address-space limit; 8 GiB where unknown); a negative
+	// value disables the check. It does not change learning.
+	MaxMemory int64 `json:",omitempty"`
 	// Progress, if not nil, is called after every epoch, with Status
 	// optimize.NotTerminated but after the last one, whose Status is
 	// History.Stopped.
@@ -251,12 +259,21 @@ type History struct {
 // softmax(logits)) and coordinates take one Adam step per batch, and every
 // α_ℓ is projected back onto the simplex.
 func Fit(domains []dataset.Domain, classes int, s *Settings) (*Dictionary, error) {
+	return fit(domains, classes, s, MemoryEstimate.Learning)
+}
+
+// fit is Fit, refusing a fit whose part need of the memory estimate
+// exceeds the limit (Settings.MaxMemory).
+func fit(domains []dataset.Domain, classes int, s *Settings, need func(MemoryEstimate) int64) (*Dictionary, error) {
 	set, err := validate(domains, classes, s)
 	if err != nil {
 		return nil, err
 	}
-	_, dim := domains[0].X.Dims()
-	if err := checkAtoms(set, dim, classes); err != nil {
+	z := SizesOf(domains, classes)
+	if err := CheckScale(z, &set); err != nil {
+		return nil, err
+	}
+	if err := checkMemory(z, &set, need); err != nil {
 		return nil, err
 	}
 	f := newFitter(domains, classes, set)
@@ -279,7 +296,7 @@ func WBR(p *dataset.Problem, s *Settings) (*Dictionary, error) {
 	sources, classes := p.Sources, p.Classes
 	for i := range sources {
 		if !sources[i].Labeled() {
-			return nil, fmt.Errorf("dictionary: WBR: source %q is unlabeled", sources[i].Name)
+			return nil, fmt.Errorf("dictionary: WBR: source %s is unlabeled", clip.Quote(sources[i].Name))
 		}
 	}
 	all := p.Domains()
@@ -296,6 +313,9 @@ func WBR(p *dataset.Problem, s *Settings) (*Dictionary, error) {
 	}
 	set, err := validate(all, classes, &ss)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkWBRMemory(all, target, classes, &set); err != nil {
 		return nil, err
 	}
 	nt, _ := target.X.Dims()
@@ -419,46 +439,58 @@ func validate(domains []dataset.Domain, classes int, s *Settings) (Settings, err
 	if nLabeled == 0 {
 		return set, fmt.Errorf("dictionary: no labeled domain")
 	}
-	if set.Atoms == 0 {
-		set.Atoms = nLabeled
+	set.fillDefaults(nLabeled, classes)
+	return set, checkSettings(&set, classes)
+}
+
+// fillDefaults sets the zero fields of s to their defaults for nLabeled
+// labeled domains and classes classes.
+func (s *Settings) fillDefaults(nLabeled, classes int) {
+	if s.Atoms == 0 {
+		s.Atoms = nLabeled
 	}
-	if set.Samples == 0 {
-		set.Samples = 100 * classes
+	if s.Samples == 0 {
+		s.Samples = 100 * classes
 	}
-	if set.Batch == 0 {
-		set.Batch = min(20*classes, set.Samples)
+	if s.Batch == 0 {
+		s.Batch = min(20*classes, s.Samples)
 	}
-	if set.LearningRate == 0 {
-		set.LearningRate = 0.1
+	if s.LearningRate == 0 {
+		s.LearningRate = 0.1
 	}
-	if set.Epochs == 0 {
-		set.Epochs = 100
+	if s.Epochs == 0 {
+		s.Epochs = 100
 	}
-	if set.PlateauTol == 0 {
-		set.PlateauTol = 0.01
+	if s.PlateauTol == 0 {
+		s.PlateauTol = 0.01
 	}
-	if set.Window == 0 {
-		set.Window = 5
+	if s.Window == 0 {
+		s.Window = 5
 	}
-	if set.BarycenterIter == 0 {
-		set.BarycenterIter = 10
+	if s.BarycenterIter == 0 {
+		s.BarycenterIter = 10
 	}
-	if set.BarycenterTol == 0 {
-		set.BarycenterTol = 1e-9
+	if s.BarycenterTol == 0 {
+		s.BarycenterTol = 1e-9
 	}
-	if set.Transport == TransportAuto {
-		set.Transport = TransportNone
+	if s.Transport == TransportAuto {
+		s.Transport = TransportNone
 	}
-	if set.EnsembleTransport == TransportAuto {
-		set.EnsembleTransport = TransportBarycenter
+	if s.EnsembleTransport == TransportAuto {
+		s.EnsembleTransport = TransportBarycenter
 	}
+}
+
+// checkSettings checks settings whose defaults are filled in, for
+// classes classes.
+func checkSettings(set *Settings, classes int) error {
 	switch {
 	case set.Atoms < 1:
-		return set, fmt.Errorf("dictionary: K = %d atoms; need at least 1", set.Atoms)
+		return fmt.Errorf("dictionary: K = %d atoms; need at least 1", set.Atoms)
 	case set.Samples < 1 || set.Batch < 1:
-		return set, fmt.Errorf("dictionary: n = %d and n_b = %d must be positive", set.Samples, set.Batch)
+		return fmt.Errorf("dictionary: n = %d and n_b = %d must be positive", set.Samples, set.Batch)
 	case set.Batch > set.Samples:
-		return set, fmt.Errorf("dictionary: batch size n_b = %d is larger than the atoms' support n = %d", set.Batch, set.Samples)
+		return fmt.Errorf("dictionary: batch size n_b = %d is larger than the atoms' support n = %d", set.Batch, set.Samples)
 	case set.Batch < classes:
 		// Balanced batches give the remainder to the first classes, so
 		// the others would never be drawn.
@@ -466,44 +498,27 @@ func validate(domains []dataset.Domain, classes int, s *Settings) (Settings, err
 		if set.Batch == classes-1 {
 			left = fmt.Sprintf("class %d", set.Batch)
 		}
-		return set, fmt.Errorf("dictionary: batch size n_b = %d is smaller than the %d classes: class-balanced batches would never hold %s", set.Batch, classes, left)
+		return fmt.Errorf("dictionary: batch size n_b = %d is smaller than the %d classes: class-balanced batches would never hold %s", set.Batch, classes, left)
 	case !(set.LearningRate > 0) || math.IsInf(set.LearningRate, 0):
-		return set, fmt.Errorf("dictionary: learning rate %g must be positive", set.LearningRate)
+		return fmt.Errorf("dictionary: learning rate %g must be positive", set.LearningRate)
 	case set.FeatureScale < 0 || math.IsNaN(set.FeatureScale):
-		return set, fmt.Errorf("dictionary: feature scale %g must be non-negative", set.FeatureScale)
+		return fmt.Errorf("dictionary: feature scale %g must be non-negative", set.FeatureScale)
 	case set.Epochs < 1 || set.Window < 1 || set.BarycenterIter < 1:
-		return set, fmt.Errorf("dictionary: epochs (%d), window (%d) and barycenter iterations (%d) must be positive", set.Epochs, set.Window, set.BarycenterIter)
+		return fmt.Errorf("dictionary: epochs (%d), window (%d) and barycenter iterations (%d) must be positive", set.Epochs, set.Window, set.BarycenterIter)
 	case set.Beta < 0 || math.IsNaN(set.Beta):
-		return set, fmt.Errorf("dictionary: β = %g must be non-negative", set.Beta)
+		return fmt.Errorf("dictionary: β = %g must be non-negative", set.Beta)
 	case !(set.BarycenterTol > 0) || math.IsInf(set.BarycenterTol, 0):
-		return set, fmt.Errorf("dictionary: barycenter tolerance τ = %g must be positive and finite", set.BarycenterTol)
+		return fmt.Errorf("dictionary: barycenter tolerance τ = %g must be positive and finite", set.BarycenterTol)
 	case math.IsNaN(set.PlateauTol) || math.IsInf(set.PlateauTol, 0):
-		return set, fmt.Errorf("dictionary: plateau tolerance %g must be a number (negative disables the rule)", set.PlateauTol)
+		return fmt.Errorf("dictionary: plateau tolerance %g must be a number (negative disables the rule)", set.PlateauTol)
 	case set.Workers < 0:
-		return set, fmt.Errorf("dictionary: Workers = %d must not be negative", set.Workers)
+		return fmt.Errorf("dictionary: Workers = %d must not be negative", set.Workers)
 	case set.Init != InitData && set.Init != InitGaussian:
-		return set, fmt.Errorf("dictionary: unknown initialisation %v", set.Init)
+		return fmt.Errorf("dictionary: unknown initialisation %v", set.Init)
 	case set.Transport < TransportAuto || set.Transport > TransportLabels:
-		return set, fmt.Errorf("dictionary: transport %v is not one of DaDiL-R's", set.Transport)
+		return fmt.Errorf("dictionary: transport %v is not one of DaDiL-R's", set.Transport)
 	case set.EnsembleTransport < TransportAuto || set.EnsembleTransport > TransportBarycenter:
-		return set, fmt.Errorf("dictionary: unknown transport %v", set.EnsembleTransport)
-	}
-	// Sizes that cannot fit in memory are errors, not crashes.
-	if v := float64(2*set.Atoms+1) * float64(set.Batch) * float64(set.Batch); v > maxNumbers {
-		return set, fmt.Errorf("dictionary: a step would hold (2K + 1)·n_b² = %.3g numbers (K = %d, n_b = %d), more than %.3g (16 GB)", v, set.Atoms, set.Batch, float64(maxNumbers))
-	}
-	return set, nil
-}
-
-// checkAtoms refuses atoms that cannot fit in memory (Fit's, not WBR's,
-// whose atoms are the sources).
-func checkAtoms(set Settings, dim, classes int) error {
-	if v := float64(set.Atoms) * float64(set.Samples) * float64(dim+classes); v > maxNumbers {
-		return fmt.Errorf("dictionary: the atoms would hold K·n·(d + c) = %.3g numbers (K = %d, n = %d), more than %.3g (16 GB)", v, set.Atoms, set.Samples, float64(maxNumbers))
+		return fmt.Errorf("dictionary: unknown transport %v", set.EnsembleTransport)
 	}
 	return nil
 }
-
-// maxNumbers bounds the float64 numbers of the atoms and of one step's
-// matrices (16 GB each).
-const maxNumbers = 1 << 31

@@ -30,4 +30,10 @@
 // the simplex); Paper and PaperCWRU give the paper's
 // settings. Results depend only on Settings.Seed, not on the number of
 // goroutines.
+//
+// Fit, FitModel and WBR estimate their peak memory from the sizes of the
+// data and the settings (EstimateMemory) and refuse, before any work, a
+// fit beyond Settings.MaxMemory or the machine's memory (*MemoryError);
+// they refuse more atoms than labeled rows, and ScaleWarning tells of
+// atoms far larger than the data.
 package dictionary

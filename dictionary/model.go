@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -185,7 +186,13 @@ func (d *Dictionary) reconstructBlocks(ms []barycenter.Measure, alpha []float64,
 	}
 	rows := make([][]int, K)
 	at := 0 // first support row of the block
+	// A block's buffers are garbage once it is solved: collect them
+	// before the next block allocates as much (see releaseStep).
+	release := bytesOf(reconstructionNumbers(float64(K), float64(block), float64(dim), float64(c), block)) > releaseThreshold
 	for b := range B {
+		if b > 0 && release {
+			runtime.GC()
+		}
 		blk := make([]barycenter.Measure, K)
 		for k, m := range ms {
 			rows[k] = rows[k][:0]
@@ -267,10 +274,11 @@ func FitModel(p *dataset.Problem, s *Settings, c classify.Trainer) (*Model, erro
 	if p == nil {
 		return nil, errors.New("dictionary: no problem")
 	}
-	d, err := Fit(p.Domains(), p.Classes, s)
+	d, err := fit(p.Domains(), p.Classes, s, MemoryEstimate.Peak)
 	if err != nil {
 		return nil, err
 	}
+	releaseStep(SizesOf(p.Domains(), p.Classes), &d.Settings)
 	var XT *mat.Dense
 	if d.Settings.Transport > TransportNone || d.Settings.EnsembleTransport > TransportNone {
 		XT = d.transportRows(p.Target.X, d.Settings.Seed)

@@ -232,6 +232,7 @@ func BenchmarkReconstructManyClasses(b *testing.B) {
 		d.Atoms = append(d.Atoms, Atom{X: X, Logits: Z})
 	}
 	alpha := []float64{0.2, 0.3, 0.5}
+	d.Alpha = mat.NewDense(1, K, alpha)
 	for _, block := range []int{-1, 4096, DefaultReconstructionBlock} {
 		b.Run(fmt.Sprint("block=", block), func(b *testing.B) {
 			d.Settings.ReconstructionBlock = block

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/ot"
 )
@@ -75,7 +76,7 @@ func (t Transport) MarshalText() ([]byte, error) {
 func (t *Transport) UnmarshalText(b []byte) error {
 	i := slices.Index(transportNames[:], string(b))
 	if i < 0 {
-		return fmt.Errorf("dictionary: unknown transport %q (want auto, none, map, labels or barycenter)", b)
+		return fmt.Errorf("dictionary: unknown transport %s (want auto, none, map, labels or barycenter)", clip.Bytes(b))
 	}
 	*t = Transport(i)
 	return nil

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // File is the content of a MAT-file.
@@ -248,7 +250,7 @@ func (f *File) Lookup(name string) (*Var, error) {
 				return nil, err
 			}
 			if k > len(cells) {
-				return nil, fmt.Errorf("%svariable %s has %d cells; there is no %s", f.prefix(), base, len(cells), name)
+				return nil, fmt.Errorf("%svariable %s has %d cells; there is no %s", f.prefix(), clip.Name(base), len(cells), clip.Name(name))
 			}
 			return cells[k-1], nil
 		}
@@ -261,9 +263,9 @@ func (f *File) Lookup(name string) (*Var, error) {
 	}
 	avail := "the file has no numeric variables"
 	if len(names) > 0 {
-		avail = "numeric variables: " + strings.Join(names, ", ")
+		avail = "numeric variables: " + clip.List(names, 12)
 	}
-	return nil, &notFound{fmt.Sprintf("%sno variable %q (%s)", f.prefix(), name, avail)}
+	return nil, &notFound{fmt.Sprintf("%sno variable %s (%s)", f.prefix(), clip.Quote(name), avail)}
 }
 
 // cellRef splits a cell reference "c{3}" into the variable name and the

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // Data types of data elements (the miXXX constants of the format).
@@ -219,7 +221,7 @@ func parseHeader(b []byte) (binary.ByteOrder, error) {
 		if bytes.IndexByte(b[:4], 0) >= 0 {
 			hint = "; it may be a level-4 MAT-file: save it with -v7"
 		}
-		return nil, fmt.Errorf("not a MATLAB level-5 MAT-file: no endian indicator (\"IM\" or \"MI\") at byte offset 126, found %q%s", b[126:128], hint)
+		return nil, fmt.Errorf("not a MATLAB level-5 MAT-file: no endian indicator (\"IM\" or \"MI\") at byte offset 126, found %s%s", clip.Bytes(b[126:128]), hint)
 	}
 	switch v := order.Uint16(b[124:]); {
 	case v == 0x0100:
@@ -541,7 +543,7 @@ func (s *src) header(end int, label string) (*Var, element, error) {
 	v, err := s.arrayHeader(end)
 	if err != nil {
 		if label != "" && !isStreamError(err) {
-			err = fmt.Errorf("variable %s: %w", label, err)
+			err = fmt.Errorf("variable %s: %w", clip.Name(label), err)
 		}
 		return nil, element{}, err
 	}
@@ -554,7 +556,7 @@ func (s *src) header(end int, label string) (*Var, element, error) {
 	}
 	n, ok := count(v.Dims)
 	if !ok {
-		return nil, element{}, fmt.Errorf("variable %s: dimensions %s are too large", v.Name, formatDims(v.Dims))
+		return nil, element{}, fmt.Errorf("variable %s: dimensions %s are too large", clip.Name(v.Name), formatDims(v.Dims))
 	}
 	v.n = n
 	re, err := s.partTag(v, 0, end)
@@ -637,7 +639,7 @@ var partNames = [2]string{"real part", "imaginary part"}
 func (s *src) partTag(v *Var, part, end int) (element, error) {
 	name := partNames[part]
 	if s.off >= end {
-		return element{}, fmt.Errorf("variable %s: missing %s (the array element ends at %s)", v.Name, name, s.at(s.off))
+		return element{}, fmt.Errorf("variable %s: missing %s (the array element ends at %s)", clip.Name(v.Name), name, s.at(s.off))
 	}
 	at := s.off
 	e, err := s.tag(end)
@@ -645,11 +647,11 @@ func (s *src) partTag(v *Var, part, end int) (element, error) {
 		if isStreamError(err) {
 			return element{}, err
 		}
-		return element{}, fmt.Errorf("variable %s: %s: %w", v.Name, name, err)
+		return element{}, fmt.Errorf("variable %s: %s: %w", clip.Name(v.Name), name, err)
 	}
 	size := numericSize(e.typ)
 	if size == 0 {
-		return element{}, fmt.Errorf("variable %s: %s at %s has type %s, not a numeric type", v.Name, name, s.at(at), typeName(e.typ))
+		return element{}, fmt.Errorf("variable %s: %s at %s has type %s, not a numeric type", clip.Name(v.Name), name, s.at(at), typeName(e.typ))
 	}
 	if e.n%size != 0 || e.n/size != v.n {
 		return element{}, fmt.Errorf("variable %s: dimensions %s need %d values, the %s at %s holds %d bytes of %s",
@@ -688,13 +690,13 @@ func (s *src) body(v *Var, re element, end int) error {
 func (s *src) cells(v *Var, end int) ([]*Var, error) {
 	n, ok := count(v.Dims)
 	if !ok {
-		return nil, fmt.Errorf("variable %s: dimensions %s are too large", v.Name, formatDims(v.Dims))
+		return nil, fmt.Errorf("variable %s: dimensions %s are too large", clip.Name(v.Name), formatDims(v.Dims))
 	}
 	if n > maxCells {
-		return nil, fmt.Errorf("variable %s: %d cells, more than the %d this package reads", v.Name, n, maxCells)
+		return nil, fmt.Errorf("variable %s: %d cells, more than the %d this package reads", clip.Name(v.Name), n, maxCells)
 	}
 	if rem := end - s.off; n > rem/tagLen {
-		return nil, fmt.Errorf("variable %s: dimensions %s need %d cells of at least %d bytes each, %d bytes remain at %s", v.Name, formatDims(v.Dims), n, tagLen, rem, s.at(s.off))
+		return nil, fmt.Errorf("variable %s: dimensions %s need %d cells of at least %d bytes each, %d bytes remain at %s", clip.Name(v.Name), formatDims(v.Dims), n, tagLen, rem, s.at(s.off))
 	}
 	// The slice grows as cells arrive: a stream may hold far fewer
 	// bytes than it declares.
@@ -705,12 +707,12 @@ func (s *src) cells(v *Var, end int) ([]*Var, error) {
 		e, err := s.tag(end)
 		if err != nil {
 			if !isStreamError(err) {
-				err = fmt.Errorf("variable %s: %w", label, err)
+				err = fmt.Errorf("variable %s: %w", clip.Name(label), err)
 			}
 			return nil, err
 		}
 		if e.typ != miMATRIX || e.small != nil {
-			return nil, fmt.Errorf("variable %s: element at %s is %d bytes of %s, want an miMATRIX element", label, s.at(at), e.n, typeName(e.typ))
+			return nil, fmt.Errorf("variable %s: element at %s is %d bytes of %s, want an miMATRIX element", clip.Name(label), s.at(at), e.n, typeName(e.typ))
 		}
 		c := &Var{Name: label, Class: "double", Dims: []int{0, 0}, order: s.order, class: mxDOUBLE, typ: miDOUBLE}
 		if cend := s.off + e.n; e.n > 0 {

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // Numeric reports whether v is a numeric array: of class double, single,
@@ -19,10 +21,10 @@ func (v *Var) Numeric() bool {
 // check returns an error unless v is a real numeric array.
 func (v *Var) check() error {
 	if !v.Numeric() {
-		return fmt.Errorf("matfile: variable %s is %s, not a numeric array", v.Name, describeClass(v.Class))
+		return fmt.Errorf("matfile: variable %s is %s, not a numeric array", clip.Name(v.Name), describeClass(v.Class))
 	}
 	if v.Complex {
-		return fmt.Errorf("matfile: variable %s is a complex %s array; only real arrays are supported", v.Name, v.Class)
+		return fmt.Errorf("matfile: variable %s is a complex %s array; only real arrays are supported", clip.Name(v.Name), v.Class)
 	}
 	return nil
 }
@@ -56,10 +58,10 @@ func describeClass(class string) string {
 // arrays are an error.
 func (v *Var) Cells() ([]*Var, error) {
 	if v.class != mxCELL {
-		return nil, fmt.Errorf("matfile: variable %s is %s, not a cell array", v.Name, v.describe())
+		return nil, fmt.Errorf("matfile: variable %s is %s, not a cell array", clip.Name(v.Name), v.describe())
 	}
 	if v.lazy == nil {
-		return nil, fmt.Errorf("matfile: variable %s is a cell array inside a cell array; only one level of cells is read", v.Name)
+		return nil, fmt.Errorf("matfile: variable %s is a cell array inside a cell array; only one level of cells is read", clip.Name(v.Name))
 	}
 	if err := v.load(); err != nil {
 		return nil, err
@@ -89,12 +91,12 @@ func (v *Var) Matrix() (*mat.Dense, error) {
 	}
 	for _, d := range v.Dims[2:] {
 		if d != 1 {
-			return nil, fmt.Errorf("matfile: variable %s has %d dimensions (%s); want a 2-D array for a matrix", v.Name, len(v.Dims), formatDims(v.Dims))
+			return nil, fmt.Errorf("matfile: variable %s has %d dimensions (%s); want a 2-D array for a matrix", clip.Name(v.Name), len(v.Dims), formatDims(v.Dims))
 		}
 	}
 	r, c := v.Dims[0], v.Dims[1]
 	if r == 0 || c == 0 {
-		return nil, fmt.Errorf("matfile: variable %s is empty (%s); cannot make a matrix", v.Name, formatDims(v.Dims))
+		return nil, fmt.Errorf("matfile: variable %s is empty (%s); cannot make a matrix", clip.Name(v.Name), formatDims(v.Dims))
 	}
 	if err := v.load(); err != nil {
 		return nil, err
@@ -134,7 +136,7 @@ func (v *Var) checkVector() error {
 		}
 	}
 	if long > 1 {
-		return fmt.Errorf("matfile: variable %s is a %s array; want a vector (n×1, 1×n or 1×1)", v.Name, formatDims(v.Dims))
+		return fmt.Errorf("matfile: variable %s is a %s array; want a vector (n×1, 1×n or 1×1)", clip.Name(v.Name), formatDims(v.Dims))
 	}
 	return v.load()
 }
@@ -160,7 +162,7 @@ func (v *Var) Ints() ([]int, error) {
 		for i := range out {
 			x := int64(v.order.Uint64(v.re[8*i:]))
 			if int64(int(x)) != x {
-				return nil, fmt.Errorf("matfile: variable %s: element %d is %d, outside the range of int", v.Name, i+1, x)
+				return nil, fmt.Errorf("matfile: variable %s: element %d is %d, outside the range of int", clip.Name(v.Name), i+1, x)
 			}
 			out[i] = int(x)
 		}
@@ -168,7 +170,7 @@ func (v *Var) Ints() ([]int, error) {
 		for i := range out {
 			x := v.order.Uint64(v.re[8*i:])
 			if x > math.MaxInt {
-				return nil, fmt.Errorf("matfile: variable %s: element %d is %d, outside the range of int", v.Name, i+1, x)
+				return nil, fmt.Errorf("matfile: variable %s: element %d is %d, outside the range of int", clip.Name(v.Name), i+1, x)
 			}
 			out[i] = int(x)
 		}
@@ -176,9 +178,9 @@ func (v *Var) Ints() ([]int, error) {
 		for i, f := range v.values() {
 			switch {
 			case math.IsNaN(f) || math.IsInf(f, 0) || f != math.Trunc(f):
-				return nil, fmt.Errorf("matfile: variable %s: element %d is %v, not an integer", v.Name, i+1, f)
+				return nil, fmt.Errorf("matfile: variable %s: element %d is %v, not an integer", clip.Name(v.Name), i+1, f)
 			case f < minIntFloat || f >= maxIntFloat:
-				return nil, fmt.Errorf("matfile: variable %s: element %d is %v, outside the range of int", v.Name, i+1, f)
+				return nil, fmt.Errorf("matfile: variable %s: element %d is %v, outside the range of int", clip.Name(v.Name), i+1, f)
 			}
 			out[i] = int(f)
 		}

@@ -110,6 +110,7 @@ import (
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // Format is the format name stored in every model file, and Version the
@@ -303,7 +304,7 @@ func (f *File) ReadData(path string, opt *dataset.ReadOptions) (*dataset.Domain,
 		if keep != nil {
 			j = keep[k]
 		}
-		return nil, nil, fmt.Errorf("modelfile: %s: column %d is %q, but the model %s was fitted with %q there (features are matched by position: put the columns in the same order)", path, j+1, raw.Features[j], f.Path, f.Features[k])
+		return nil, nil, fmt.Errorf("modelfile: %s: column %d is %s, but the model %s was fitted with %s there (features are matched by position: put the columns in the same order)", path, j+1, clip.Quote(raw.Features[j]), f.Path, clip.Quote(f.Features[k]))
 	}
 	if f.Imputer != nil {
 		X, err := f.Imputer.Apply(raw.X)

@@ -16,7 +16,9 @@ import (
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/linalg"
+	"github.com/dadil/dadil/internal/sysmem"
 	"github.com/dadil/dadil/mlp"
 	"github.com/dadil/dadil/npy"
 )
@@ -55,6 +57,9 @@ func Read(b []byte) (*File, error) {
 	// before the data of any member is decompressed: a member that
 	// declares more than the manifest allows costs its header only.
 	if err := checkHeaders(a, &man); err != nil {
+		return nil, err
+	}
+	if err := a.checkDeclared(); err != nil {
 		return nil, err
 	}
 	K, c, N := man.Atoms, man.Classes, len(man.Domains)
@@ -115,7 +120,7 @@ func Read(b []byte) (*File, error) {
 // they agree with one another; it sets an absent classifier to softmax.
 func checkManifest(man *manifest) error {
 	if man.Format != Format {
-		return fmt.Errorf("not a dadil model file (format %q)", man.Format)
+		return fmt.Errorf("not a dadil model file (format %s)", clip.Quote(man.Format))
 	}
 	if man.Version != Version {
 		if man.Version > Version {
@@ -151,7 +156,7 @@ func checkManifest(man *manifest) error {
 		man.Classifier = kindSoftmax
 	case kindSoftmax, kindKNN, kindMLP:
 	default:
-		return fmt.Errorf("manifest: unknown classifier %q (this dadil reads %s, %s and %s models: the file may come from a newer dadil)", man.Classifier, kindSoftmax, kindKNN, kindMLP)
+		return fmt.Errorf("manifest: unknown classifier %s (this dadil reads %s, %s and %s models: the file may come from a newer dadil)", clip.Quote(man.Classifier), kindSoftmax, kindKNN, kindMLP)
 	}
 	if man.Classifier != kindMLP {
 		if man.Hidden != nil {
@@ -170,13 +175,13 @@ func checkManifest(man *manifest) error {
 		h, ok := man.Hidden[p]
 		switch {
 		case !ok:
-			return fmt.Errorf("manifest: hidden_layers has no entry %q", p)
+			return fmt.Errorf("manifest: hidden_layers has no entry %s", clip.Quote(p))
 		case len(h) > maxHiddenLayers:
-			return fmt.Errorf("manifest: hidden_layers %q: %d layers, more than %d", p, len(h), maxHiddenLayers)
+			return fmt.Errorf("manifest: hidden_layers %s: %d layers, more than %d", clip.Quote(p), len(h), maxHiddenLayers)
 		}
 		for _, w := range h {
 			if w < 1 || w > maxFeatures {
-				return fmt.Errorf("manifest: hidden_layers %q: width %d outside [1, %d]", p, w, maxFeatures)
+				return fmt.Errorf("manifest: hidden_layers %s: width %d outside [1, %d]", clip.Quote(p), w, maxFeatures)
 			}
 		}
 	}
@@ -478,6 +483,31 @@ func (a *archive) classifierHeaders(man *manifest, p string, largest int) error 
 		return err
 	}
 	return a.header(p+"_b", c)
+}
+
+// memoryLimit returns the memory the arrays of a model file may take (a
+// variable for the tests).
+var memoryLimit = sysmem.Machine
+
+// checkDeclared refuses a model file whose arrays, as their checked
+// headers declare them, would take more memory as float64 than the
+// machine has (sysmem.Machine): the manifest's sizes bound every shape
+// but the atoms' support, which a consistent but hostile manifest can
+// declare huge, and a member may be a small stream that inflates to all
+// it declares. It runs before any member's data is decompressed.
+func (a *archive) checkDeclared() error {
+	var total float64
+	for _, s := range a.shapes {
+		n := 8.0
+		for _, v := range s {
+			n *= float64(v)
+		}
+		total += n
+	}
+	if lim := memoryLimit(); total > float64(lim.Bytes) {
+		return fmt.Errorf("the arrays of the model file declare %s in all, more than the limit of %s", sysmem.Size(int64(min(total, math.MaxInt64))), lim)
+	}
+	return nil
 }
 
 // eNames returns the prefixes of the DaDiL-E classifiers of K atoms:

@@ -2,8 +2,9 @@ package npy
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // This file implements a parser for the small subset of Python literal
@@ -39,27 +40,8 @@ type pyValue struct {
 	src   string    // the source text of the value, for error messages
 }
 
-// quoted returns the source text of v for an error message: shortened to
-// a reasonable length, and quoted Go-style if it holds anything but
-// printable ASCII.
-func (v *pyValue) quoted() string {
-	s := shorten(v.src, 64)
-	for i := 0; i < len(s); i++ {
-		if s[i] < ' ' || s[i] > '~' {
-			return strconv.QuoteToASCII(s)
-		}
-	}
-	return s
-}
-
-// shorten returns s, cut to at most n bytes with "..." appended if it was
-// longer.
-func shorten(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
+// quoted returns the source text of v for an error message (clip.Name).
+func (v *pyValue) quoted() string { return clip.Name(v.src) }
 
 // literalParser is a recursive-descent parser over a header string.
 type literalParser struct {
@@ -77,7 +59,7 @@ func parseHeaderDict(s string) (pyValue, error) {
 		return pyValue{}, fmt.Errorf("header is empty")
 	}
 	if p.s[p.pos] != '{' {
-		return pyValue{}, fmt.Errorf("header is not a dict literal: it starts with %q", shorten(p.s[p.pos:], 20))
+		return pyValue{}, fmt.Errorf("header is not a dict literal: it starts with %s", clip.Quote(p.s[p.pos:]))
 	}
 	v, err := p.value()
 	if err != nil {
@@ -85,7 +67,7 @@ func parseHeaderDict(s string) (pyValue, error) {
 	}
 	p.skipSpace()
 	if p.pos != len(p.s) {
-		return pyValue{}, fmt.Errorf("header has unexpected text after the dict at offset %d: %q", p.pos, shorten(p.s[p.pos:], 20))
+		return pyValue{}, fmt.Errorf("header has unexpected text after the dict at offset %d: %s", p.pos, clip.Quote(p.s[p.pos:]))
 	}
 	return v, nil
 }
@@ -115,7 +97,7 @@ func (p *literalParser) describeNext() string {
 	if p.pos >= len(p.s) {
 		return "end of header"
 	}
-	return strconv.Quote(shorten(p.s[p.pos:], 10))
+	return clip.Quote(p.s[p.pos:])
 }
 
 // value parses one literal starting at p.pos, after skipping white space.
@@ -175,7 +157,7 @@ func (p *literalParser) name() (pyValue, error) {
 		return pyValue{kind: kindNone}, nil
 	default:
 		p.pos = start
-		return pyValue{}, p.errorf("unexpected name %q (only True, False and None are allowed)", shorten(w, 20))
+		return pyValue{}, p.errorf("unexpected name %s (only True, False and None are allowed)", clip.Quote(w))
 	}
 }
 
@@ -207,7 +189,7 @@ func (p *literalParser) integer() (pyValue, error) {
 			p.pos++
 		case c == '.' || c == 'e' || c == 'E' || c == 'j' || c == 'J' || c == 'x' || c == 'X' || c == '_' || isIdentChar(c):
 			p.pos = start
-			return pyValue{}, p.errorf("unsupported number %q (only decimal integers are allowed)", shorten(p.s[start:], 20))
+			return pyValue{}, p.errorf("unsupported number %s (only decimal integers are allowed)", clip.Quote(p.s[start:]))
 		}
 	}
 	return pyValue{kind: kindInt, str: b.String()}, nil
@@ -249,7 +231,7 @@ func (p *literalParser) str() (pyValue, error) {
 			case '0':
 				b.WriteByte(0)
 			default:
-				return pyValue{}, p.errorf("unsupported escape sequence %q in string", p.s[p.pos:p.pos+2])
+				return pyValue{}, p.errorf("unsupported escape sequence %s in string", clip.Quote(p.s[p.pos:p.pos+2]))
 			}
 			p.pos += 2
 		default:

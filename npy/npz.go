@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // npzTime returns the modification time recorded for every member written
@@ -61,7 +63,7 @@ func OpenNPZ(path string) (*NPZ, error) {
 		key := strings.TrimSuffix(f.Name, ".npy")
 		if _, dup := z.members[key]; dup {
 			zr.Close()
-			return nil, fmt.Errorf("npy: %s: member %q: duplicate array name %q", path, f.Name, key)
+			return nil, fmt.Errorf("npy: %s: member %s: duplicate array name %s", path, clip.Quote(f.Name), clip.Quote(key))
 		}
 		z.members[key] = f
 		z.names = append(z.names, key)
@@ -84,13 +86,13 @@ func (z *NPZ) Array(name string) (*Array, error) {
 	if !ok {
 		avail := "the archive is empty"
 		if len(z.names) > 0 {
-			avail = "arrays: " + strings.Join(z.names, ", ")
+			avail = "arrays: " + clip.List(z.names, 12)
 		}
-		return nil, fmt.Errorf("npy: %s: no array %q (%s)", z.path, name, avail)
+		return nil, fmt.Errorf("npy: %s: no array %s (%s)", z.path, clip.Quote(name), avail)
 	}
 	a, err := readZipMember(f)
 	if err != nil {
-		return nil, fmt.Errorf("npy: %s: member %q: %w", z.path, f.Name, err)
+		return nil, fmt.Errorf("npy: %s: member %s: %w", z.path, clip.Quote(f.Name), err)
 	}
 	return a, nil
 }
@@ -213,14 +215,14 @@ func WriteNPZ(path string, arrays map[string]*Array) error {
 			return fmt.Errorf("npy: %s: array name is empty", path)
 		}
 		if !safeName(name) {
-			return fmt.Errorf("npy: %s: array name %q would be a member path outside the archive's folder (absolute, \"..\", a backslash or NUL)", path, name)
+			return fmt.Errorf("npy: %s: array name %s would be a member path outside the archive's folder (absolute, \"..\", a backslash or NUL)", path, clip.Quote(name))
 		}
 		if err := a.check(); err != nil {
-			return fmt.Errorf("npy: %s: array %q: %w", path, name, err)
+			return fmt.Errorf("npy: %s: array %s: %w", path, clip.Quote(name), err)
 		}
 		hdr, err := prepare(a.Shape, a.Data)
 		if err != nil {
-			return fmt.Errorf("npy: %s: array %q: %w", path, name, err)
+			return fmt.Errorf("npy: %s: array %s: %w", path, clip.Quote(name), err)
 		}
 		names = append(names, name)
 		headers[name] = hdr
@@ -236,10 +238,10 @@ func WriteNPZ(path string, arrays map[string]*Array) error {
 				Modified: npzTime(),
 			})
 			if err != nil {
-				return fmt.Errorf("array %q: %w", name, err)
+				return fmt.Errorf("array %s: %w", clip.Quote(name), err)
 			}
 			if err := writeNPY(fw, headers[name], arrays[name].Data); err != nil {
-				return fmt.Errorf("array %q: %w", name, err)
+				return fmt.Errorf("array %s: %w", clip.Quote(name), err)
 			}
 		}
 		if err := zw.Close(); err != nil {

@@ -1,6 +1,7 @@
 package npy
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // Array is a numeric array read from a .npy file, converted to float64, in
@@ -168,6 +171,10 @@ func readArray(src source) (*Array, error) {
 	// The input must end here. Count what follows, up to a limit.
 	const trailLimit = chunkSize
 	extra, err := io.CopyN(io.Discard, src.r, trailLimit)
+	if errors.Is(err, zip.ErrFormat) && src.size >= 0 {
+		// archive/zip refuses to read past the recorded size.
+		return nil, fmt.Errorf("the %s inflates to more than the %d bytes its directory entry and header declare", src.noun, src.size)
+	}
 	if err != nil && err != io.EOF {
 		return nil, readError("past the end of the data", err)
 	}
@@ -216,7 +223,7 @@ func readHeader(src source) (*header, int64, error) {
 		return nil, 0, fmt.Errorf("not a .npy file: the %s is empty", src.noun)
 	}
 	if got := pre[:min(n, len(magic))]; !bytes.HasPrefix([]byte(magic), got) {
-		return nil, 0, fmt.Errorf("not a .npy file: bad magic %q, want %q", got, magic)
+		return nil, 0, fmt.Errorf("not a .npy file: bad magic %s, want %q", clip.Bytes(got), magic)
 	}
 	if n < preambleLen {
 		return nil, 0, fmt.Errorf("truncated preamble: the %s has %d bytes, a .npy file has at least %d", src.noun, n, preambleLen+2)

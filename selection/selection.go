@@ -9,6 +9,7 @@ import (
 
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // A Scorer scores the predictors of a fitted method on a problem without
@@ -122,7 +123,7 @@ func New(name string, seed uint64) (Scorer, error) {
 	case "mixval":
 		return &MixVal{Seed: seed}, nil
 	}
-	return nil, fmt.Errorf("selection: unknown scorer %q (known: %s)", name, strings.Join(names, ", "))
+	return nil, fmt.Errorf("selection: unknown scorer %s (known: %s)", clip.Quote(name), strings.Join(names, ", "))
 }
 
 // A Value is one scorer's score of one predictor, or why it has none. It

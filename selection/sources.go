@@ -9,6 +9,7 @@ import (
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/linalg"
 )
 
@@ -286,7 +287,7 @@ func SplitSources(sources []dataset.Domain, folds int, seed uint64) ([]dataset.D
 		out := classify.StratifiedFolds(s.Y, folds, seed+uint64(k))[0]
 		in := classify.Complement(out, n)
 		if len(out) == 0 || len(in) == 0 {
-			return nil, dataset.Domain{}, fmt.Errorf("source %q has %d rows, too few to hold 1/%d of them out", s.Name, n, folds)
+			return nil, dataset.Domain{}, fmt.Errorf("source %s has %d rows, too few to hold 1/%d of them out", clip.Quote(s.Name), n, folds)
 		}
 		kept[k] = subDomain(s, in)
 		held[k] = subDomain(s, out)

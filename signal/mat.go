@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/matfile"
 
 	"github.com/dadil/dadil/internal/linalg"
@@ -42,13 +43,13 @@ func ReadChannel(path, variable, channel string) ([]float64, string, error) {
 	}
 	x, err := v.Vector()
 	if err != nil {
-		return nil, "", fmt.Errorf("signal: %s: variable %s: %w", path, variable, err)
+		return nil, "", fmt.Errorf("signal: %s: variable %s: %w", path, clip.Name(variable), err)
 	}
 	if len(x) == 0 {
-		return nil, "", fmt.Errorf("signal: %s: variable %s is empty", path, variable)
+		return nil, "", fmt.Errorf("signal: %s: variable %s is empty", path, clip.Name(variable))
 	}
 	if i := linalg.FirstNonFinite(x); i >= 0 {
-		return nil, "", fmt.Errorf("signal: %s: variable %s: sample %d (counting from 1) is %v", path, variable, i+1, x[i])
+		return nil, "", fmt.Errorf("signal: %s: variable %s: sample %d (counting from 1) is %v", path, clip.Name(variable), i+1, x[i])
 	}
 	return x, variable, nil
 }
@@ -82,8 +83,8 @@ func CWRUVariable(path, channel string, f *matfile.File) (string, error) {
 	case 1:
 		return found[0], nil
 	case 0:
-		return "", fmt.Errorf("signal: %s: no variable ending in %q (name the variable explicitly)", path, suffix)
+		return "", fmt.Errorf("signal: %s: no variable ending in %s (name the variable explicitly)", path, clip.Quote(suffix))
 	default:
-		return "", fmt.Errorf("signal: %s: several variables end in %q (%s): name the one to use", path, suffix, strings.Join(found, ", "))
+		return "", fmt.Errorf("signal: %s: several variables end in %s (%s): name the one to use", path, clip.Quote(suffix), clip.List(found, 12))
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // Mel asks a Spectrum for the energies of triangular frequency bands
@@ -107,7 +109,7 @@ func ParseMelScale(name string) (MelScale, error) {
 	case "slaney":
 		return Slaney, nil
 	}
-	return 0, fmt.Errorf("signal: unknown mel scale %q (want htk or slaney)", name)
+	return 0, fmt.Errorf("signal: unknown mel scale %s (want htk or slaney)", clip.Quote(name))
 }
 
 // max returns the upper edge in hertz: Max, or Rate/2 when Max is 0.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/npy"
 
 	"github.com/dadil/dadil/internal/linalg"
@@ -69,7 +70,7 @@ func Read(path string, opt *ReadOptions) (*Recording, error) {
 		return nil, fmt.Errorf("signal: %s: channel numbers and the mean of channels apply to WAV, NumPy and CSV files; name a MATLAB file's signal by its variable or CWRU sensor", path)
 	}
 	if o.Sensor != "" && ext != ".mat" {
-		return nil, fmt.Errorf("signal: %s: the CWRU sensor %q applies to MATLAB files only", path, o.Sensor)
+		return nil, fmt.Errorf("signal: %s: the CWRU sensor %s applies to MATLAB files only", path, clip.Quote(o.Sensor))
 	}
 	var rec *Recording
 	var err error
@@ -95,7 +96,7 @@ func Read(path string, opt *ReadOptions) (*Recording, error) {
 		return &Recording{Samples: x, Signal: channelName(o.Channel, channels), Rate: rate}, nil
 	case ".npy":
 		if o.Variable != "" {
-			return nil, fmt.Errorf("signal: %s: a .npy file holds one array: the variable %q applies to .npz archives, MATLAB and CSV files", path, o.Variable)
+			return nil, fmt.Errorf("signal: %s: a .npy file holds one array: the variable %s applies to .npz archives, MATLAB and CSV files", path, clip.Quote(o.Variable))
 		}
 		var a *npy.Array
 		if a, err = npy.ReadFile(path); err != nil {
@@ -116,7 +117,7 @@ func Read(path string, opt *ReadOptions) (*Recording, error) {
 		defer f.Close()
 		rec, err = decodeCSV(f, o.Variable, o.Channel)
 	default:
-		return nil, fmt.Errorf("signal: %s: unknown recording format %q (want .mat, .wav, .flac, .npy, .npz or .csv)", path, ext)
+		return nil, fmt.Errorf("signal: %s: unknown recording format %s (want .mat, .wav, .flac, .npy, .npz or .csv)", path, clip.Quote(ext))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("signal: %s: %w", path, err)
@@ -166,13 +167,13 @@ func npzSignal(arrays map[string]*npy.Array, o ReadOptions) (*Recording, error) 
 	case name == "" && len(names) == 1:
 		name = names[0]
 	case name == "":
-		return nil, fmt.Errorf("the archive holds %d arrays (%s): name the signal's", len(names), strings.Join(names, ", "))
+		return nil, fmt.Errorf("the archive holds %d arrays (%s): name the signal's", len(names), clip.List(names, 12))
 	case arrays[name] == nil:
-		return nil, fmt.Errorf("no array %q (the archive holds %s)", name, strings.Join(names, ", "))
+		return nil, fmt.Errorf("no array %s (the archive holds %s)", clip.Quote(name), clip.List(names, 12))
 	}
 	rec, err := arraySignal(arrays[name], o.Channel)
 	if err != nil {
-		return nil, fmt.Errorf("array %s: %w", name, err)
+		return nil, fmt.Errorf("array %s: %w", clip.Name(name), err)
 	}
 	if rec.Signal == "" {
 		rec.Signal = name
@@ -264,17 +265,17 @@ func decodeCSV(r io.Reader, variable string, ch int) (*Recording, error) {
 	col := -1 // column read, or −1 for the mean
 	switch {
 	case variable != "" && header == nil:
-		return nil, fmt.Errorf("column %q: the file has no header row naming its columns", variable)
+		return nil, fmt.Errorf("column %s: the file has no header row naming its columns", clip.Quote(variable))
 	case variable != "" && ch != OnlyChannel:
 		return nil, fmt.Errorf("give a column by its name or its number, not both")
 	case variable != "":
 		if col = slices.Index(header, variable); col < 0 {
-			return nil, fmt.Errorf("no column %q (the header names %s)", variable, strings.Join(header, ", "))
+			return nil, fmt.Errorf("no column %s (the header names %s)", clip.Quote(variable), clip.List(header, 12))
 		}
 	default:
 		if err := checkChannel(ch, C); err != nil {
 			if ch == OnlyChannel && header != nil {
-				return nil, fmt.Errorf("the file has %d columns (%s): choose one by its name or number, or their mean", C, strings.Join(header, ", "))
+				return nil, fmt.Errorf("the file has %d columns (%s): choose one by its name or number, or their mean", C, clip.List(header, 12))
 			}
 			return nil, err
 		}
@@ -347,19 +348,19 @@ func parseSample(f string) (float64, error) {
 	}
 	v, err := strconv.ParseFloat(f, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a number", f)
+		return 0, fmt.Errorf("%s is not a number", clip.Quote(f))
 	}
 	return v, nil
 }
 
-// csvError rewords encoding/csv's errors, which already carry the line.
+// csvError rewords encoding/csv's errors (clip.CSVError), a record with
+// another number of fields in the words of a recording.
 func csvError(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
 		if errors.Is(pe.Err, csv.ErrFieldCount) {
 			return fmt.Errorf("line %d: a different number of columns than the first row", pe.Line)
 		}
-		return fmt.Errorf("line %d: %w", pe.Line, pe.Err)
 	}
-	return err
+	return clip.CSVError(err)
 }

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/dsp/fourier"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/linalg"
 )
 
@@ -48,7 +49,7 @@ func ParseTaper(name string) (Taper, error) {
 	case "hann":
 		return Hann, nil
 	}
-	return 0, fmt.Errorf("signal: unknown taper %q (want none or hann)", name)
+	return 0, fmt.Errorf("signal: unknown taper %s (want none or hann)", clip.Quote(name))
 }
 
 // Settings are the options of a spectrum. The zero value (and a nil

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/linalg"
 )
 
@@ -99,10 +100,10 @@ func decodeWAV(r io.Reader, channel int, avail int64) ([]float64, WAVInfo, error
 	case "RIFX":
 		return nil, info, fmt.Errorf("big-endian (RIFX) WAV files are not supported")
 	default:
-		return nil, info, fmt.Errorf("not a WAV file: it starts with %q, not \"RIFF\"", hdr[0:4])
+		return nil, info, fmt.Errorf("not a WAV file: it starts with %s, not \"RIFF\"", clip.Bytes(hdr[0:4]))
 	}
 	if string(hdr[8:12]) != "WAVE" {
-		return nil, info, fmt.Errorf("not a WAV file: a RIFF file of type %q, not \"WAVE\"", hdr[8:12])
+		return nil, info, fmt.Errorf("not a WAV file: a RIFF file of type %s, not \"WAVE\"", clip.Bytes(hdr[8:12]))
 	}
 	var block int
 	haveFmt := false
@@ -160,7 +161,7 @@ func decodeWAV(r io.Reader, channel int, avail int64) ([]float64, WAVInfo, error
 			return x, info, err
 		default:
 			if err := skip(r, size+size%2); err != nil {
-				return nil, info, fmt.Errorf("chunk %q of %d bytes: %s", ch[0:4], size, shortRead(err, strconv.FormatInt(size, 10)+" bytes"))
+				return nil, info, fmt.Errorf("chunk %s of %d bytes: %s", clip.Bytes(ch[0:4]), size, shortRead(err, strconv.FormatInt(size, 10)+" bytes"))
 			}
 		}
 	}

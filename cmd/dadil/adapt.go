@@ -17,6 +17,7 @@ import (
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/selection"
 )
@@ -164,7 +165,27 @@ func (c *adaptCommand) check() error {
 	if holdsOut(c.scorers) && len(c.data.sources) < 2 {
 		return usageError{errors.New("--select held-out holds a source out, so it needs at least 2 --source")}
 	}
+	if slices.Contains(c.want, "dadil-r") || slices.Contains(c.want, "dadil-e") {
+		return c.dict.checkEarly(len(c.data.sources))
+	}
 	return nil
+}
+
+// checkMemory refuses, once the problem is read, more atoms than labeled
+// rows and methods whose fits would exceed the memory limit; note
+// receives the dictionary's scale warning.
+func (c *adaptCommand) checkMemory(p *dataset.Problem, set dictionary.Settings, note func(string, ...any)) error {
+	var heads []string
+	for _, g := range adapt.Group(c.want) {
+		heads = append(heads, g[0])
+	}
+	if slices.Contains(heads, "dadil-r") || slices.Contains(heads, "dadil-e") {
+		if err := c.dict.checkFit(p, []dictionary.Settings{set}, 1, 0, note); err != nil {
+			return err
+		}
+	}
+	cfg := &adapt.Config{Seed: c.dict.seed, Dictionary: &set, MaxRows: c.maxRows}
+	return checkMethodsMemory(c.fs, heads, cfg, p, c.workers, memoryLimit(c.dict.maxBytes))
 }
 
 func runAdapt(args []string, e *env) error {
@@ -182,6 +203,10 @@ func runAdapt(args []string, e *env) error {
 		return err
 	}
 	c.noteMaxRows(ld.Problem, nt.note)
+	if err := c.checkMemory(ld.Problem, set, nt.note); err != nil {
+		return err
+	}
+	defer useMemoryLimit(memoryLimit(c.dict.maxBytes))()
 	if c.trainer, err = c.dict.trainer(c.fs); err != nil {
 		return err
 	}
@@ -339,7 +364,7 @@ func listFlag(flag, what, list string, known []string) ([]string, error) {
 			return nil, fmt.Errorf("%s: \"all\" stands alone (it means every %s)", flag, what)
 		}
 		if !slices.Contains(known, n) {
-			return nil, fmt.Errorf("%s: unknown %s %q (known: %s, all)", flag, what, n, strings.Join(known, ", "))
+			return nil, fmt.Errorf("%s: unknown %s %s (known: %s, all)", flag, what, clip.Quote(n), strings.Join(known, ", "))
 		}
 	}
 	return names, nil

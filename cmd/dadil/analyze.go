@@ -20,6 +20,7 @@ import (
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/figure"
 )
 
@@ -89,6 +90,14 @@ func (a *analyzeFlags) problems(args []string) ([]*dataset.Problem, dictionary.S
 	if err := checkWorkers(a.workers); err != nil {
 		return nil, dictionary.Settings{}, err
 	}
+	if sources := len(a.data.sources); a.bench != "" || sources > 0 {
+		if a.bench != "" {
+			sources = 3
+		}
+		if err := a.dict.checkEarly(sources); err != nil {
+			return nil, dictionary.Settings{}, err
+		}
+	}
 	if a.bench == "" {
 		if a.benchDir != "" {
 			return nil, dictionary.Settings{}, usageError{errors.New("--data goes with --bench; give user files with --source and --target")}
@@ -110,7 +119,7 @@ func (a *analyzeFlags) problems(args []string) ([]*dataset.Problem, dictionary.S
 		return nil, dictionary.Settings{}, usageError{errors.New("give either --bench or --source/--target, not both")}
 	}
 	if a.bench != "office-caltech10" {
-		return nil, dictionary.Settings{}, usageError{fmt.Errorf("--bench %q: the benchmark analyses run on office-caltech10", a.bench)}
+		return nil, dictionary.Settings{}, usageError{fmt.Errorf("--bench %s: the benchmark analyses run on office-caltech10", clip.Quote(a.bench))}
 	}
 	if a.benchDir == "" {
 		return nil, dictionary.Settings{}, usageError{errors.New("--bench needs --data DIR")}
@@ -119,7 +128,7 @@ func (a *analyzeFlags) problems(args []string) ([]*dataset.Problem, dictionary.S
 	for _, f := range splitList(a.folds) {
 		v, err := strconv.Atoi(f)
 		if err != nil {
-			return nil, dictionary.Settings{}, usageError{fmt.Errorf("--folds: %q is not a number", f)}
+			return nil, dictionary.Settings{}, usageError{fmt.Errorf("--folds: %s is not a number", clip.Quote(f))}
 		}
 		folds = append(folds, v)
 	}
@@ -258,7 +267,7 @@ func parseInts(flag, list string) ([]int, error) {
 	for _, f := range splitList(list) {
 		v, err := strconv.Atoi(f)
 		if err != nil || v < 1 {
-			return nil, usageError{fmt.Errorf("--%s: %q is not a positive integer", flag, f)}
+			return nil, usageError{fmt.Errorf("--%s: %s is not a positive integer", flag, clip.Quote(f))}
 		}
 		out = append(out, v)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,6 +86,24 @@ func (c *hullCommand) settings(set dictionary.Settings, e *env) *analyze.HullSet
 	}
 }
 
+// hullSettings returns the settings of the hull's fits, without a
+// transport step as analyze.Hull fits them: base with every K of
+// --hull-atoms and, for the grid, K = 3.
+func (c *hullCommand) hullSettings(base dictionary.Settings) []dictionary.Settings {
+	base.Transport, base.EnsembleTransport = dictionary.TransportNone, dictionary.TransportNone
+	Ks := slices.Clone(c.atoms)
+	if c.steps > 0 && !slices.Contains(Ks, 3) {
+		Ks = append(Ks, 3)
+	}
+	var sets []dictionary.Settings
+	for _, K := range Ks {
+		s := base
+		s.Atoms = K
+		sets = append(sets, s)
+	}
+	return sets
+}
+
 func runAnalyzeHull(args []string, e *env) error {
 	c := newHullCommand(e)
 	start := time.Now()
@@ -95,6 +114,12 @@ func runAnalyzeHull(args []string, e *env) error {
 	if err := c.check(); err != nil {
 		return err
 	}
+	sets := c.hullSettings(set)
+	c.dict.swept = map[string]string{"atoms": "hull-atoms"}
+	if err := c.checkFits(ps, sets, len(ps)*len(sets), true); err != nil {
+		return err
+	}
+	defer useMemoryLimit(memoryLimit(c.dict.maxBytes))()
 	res, err := analyze.Hull(ps, c.settings(set, e))
 	if err != nil {
 		return err

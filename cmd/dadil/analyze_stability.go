@@ -11,6 +11,7 @@ import (
 
 	"github.com/dadil/dadil/analyze"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/figure"
 )
 
@@ -49,6 +50,10 @@ func runAnalyzeStability(args []string, e *env) error {
 	if err := inRange("--seeds", c.seeds, 2, 10000, "a band needs at least 2 runs"); err != nil {
 		return err
 	}
+	if err := c.checkFits(ps, []dictionary.Settings{set}, len(ps)*c.seeds, false); err != nil {
+		return err
+	}
+	defer useMemoryLimit(memoryLimit(c.dict.maxBytes))()
 	runs, err := analyze.Stability(ps, &analyze.StabilitySettings{Dictionary: set, Classifier: c.trainer, Seeds: c.seeds, Workers: c.workers, Progress: c.progress(e)})
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dadil/dadil/analyze"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/figure"
 )
 
@@ -77,6 +78,11 @@ func runAnalyzeSweep(args []string, e *env) error {
 	if err := c.check(ps[0].Classes); err != nil {
 		return err
 	}
+	c.dict.swept = map[string]string{"atoms": "sweep-atoms", "samples": "sweep-samples", "batch": "sweep-batches"}
+	if err := c.checkFits(ps, c.sweepSettings(set), len(ps)*(len(c.atoms)+len(c.samples)+len(c.batches)), false); err != nil {
+		return err
+	}
+	defer useMemoryLimit(memoryLimit(c.dict.maxBytes))()
 	runs, err := analyze.Sweep(ps, &analyze.SweepSettings{
 		Dictionary: set, Atoms: c.atoms, Samples: c.samples, Batches: c.batches, Neighbours: c.neighbours,
 		Classifier: c.trainer, Workers: c.workers, Progress: c.progress(e),
@@ -97,6 +103,27 @@ func runAnalyzeSweep(args []string, e *env) error {
 		return err
 	}
 	return c.finish(e, out, &md, start)
+}
+
+// sweepSettings returns the settings of the sweep's fits: base with each
+// value of K, n and n_b in turn.
+func (c *sweepCommand) sweepSettings(base dictionary.Settings) []dictionary.Settings {
+	var sets []dictionary.Settings
+	for _, sw := range []struct {
+		vals []int
+		set  func(s *dictionary.Settings, v int)
+	}{
+		{c.atoms, func(s *dictionary.Settings, v int) { s.Atoms = v }},
+		{c.samples, func(s *dictionary.Settings, v int) { s.Samples = v }},
+		{c.batches, func(s *dictionary.Settings, v int) { s.Batch = v }},
+	} {
+		for _, v := range sw.vals {
+			s := base
+			sw.set(&s, v)
+			sets = append(sets, s)
+		}
+	}
+	return sets
 }
 
 // sweepParam is one swept hyper-parameter: its name in the runs, what it

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dadil/dadil/bench"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/mlp"
 )
 
@@ -39,7 +40,7 @@ func runBenchCWRUEncoder(args []string, e *env) error {
 	for _, f := range splitList(*decays) {
 		v, err := strconv.ParseFloat(f, 64)
 		if err != nil || v < 0 || v != v || v > 1e300 {
-			return usageError{fmt.Errorf("--weight-decay: %q is not a finite non-negative number", f)}
+			return usageError{fmt.Errorf("--weight-decay: %s is not a finite non-negative number", clip.Quote(f))}
 		}
 		wds = append(wds, v)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/dadil/dadil/bench"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/clip"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -197,7 +198,7 @@ func parseThreads(flag, list string, procs int) ([]int, error) {
 		}
 		v, err := strconv.Atoi(f)
 		if err != nil || v < 1 {
-			return nil, usageError{fmt.Errorf("--%s: %q is neither a positive integer nor all", flag, f)}
+			return nil, usageError{fmt.Errorf("--%s: %s is neither a positive integer nor all", flag, clip.Quote(f))}
 		}
 		if !slices.Contains(out, v) {
 			out = append(out, v)

@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/npy"
 	"github.com/dadil/dadil/ot"
 )
@@ -98,7 +99,7 @@ func (c *benchEMDCommand) check() error {
 	for _, f := range strings.Split(c.sizes, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || v < 1 {
-			return usageError{fmt.Errorf("--sizes: %q is not a positive integer", f)}
+			return usageError{fmt.Errorf("--sizes: %s is not a positive integer", clip.Quote(f))}
 		}
 		if err := inRange("--sizes", v, 1, maxDemoPoints, "an n×n cost matrix must fit in memory"); err != nil {
 			return err
@@ -235,7 +236,7 @@ func (p *potRunner) run(path string, n, repeat int, row *benchEMDRow) error {
 		} `json:"optimal"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		return fmt.Errorf("POT run for n = %d: unreadable output %q: %w", n, out.String(), err)
+		return fmt.Errorf("POT run for n = %d: unreadable output %s: %w", n, clip.Quote(out.String()), err)
 	}
 	row.POTVersion = res.Version
 	row.POTDefaultSeconds, row.POTDefaultCost, row.POTDefaultWarning = res.Default.Seconds, res.Default.Cost, res.Default.Warning

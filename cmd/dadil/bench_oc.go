@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dadil/dadil/bench"
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // splitList splits a comma-separated flag value.
@@ -92,7 +93,7 @@ func (c *benchOCCommand) check() error {
 	for _, f := range splitList(c.folds) {
 		v, err := strconv.Atoi(f)
 		if err != nil {
-			return usageError{fmt.Errorf("--folds: %q is not a number", f)}
+			return usageError{fmt.Errorf("--folds: %s is not a number", clip.Quote(f))}
 		}
 		c.foldList = append(c.foldList, v)
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/bench"
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
 )
 
 // suiteCommand holds the flags of dadil bench suite.
@@ -81,6 +83,11 @@ func runBenchSuite(args []string, e *env) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if slices.Contains(methods, "dadil-r") || slices.Contains(methods, "dadil-e") {
+		if err := c.dict.checkEarly(1); err != nil {
+			return err
+		}
+	}
 	start := time.Now()
 	seed := c.dict.seed
 	sets, notes, err := bench.LoadSuite(c.data, splitList(c.sets), seed)
@@ -100,6 +107,10 @@ func runBenchSuite(args []string, e *env) error {
 		return err
 	}
 	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: seed, MaxRows: c.maxRows, Classifier: trainer, Dictionary: &set}, Workers: c.workers, Scorers: scorers}
+	if err := c.checkMemory(sets, methods, &opt.Config); err != nil {
+		return err
+	}
+	defer useMemoryLimit(memoryLimit(c.dict.maxBytes))()
 	if !c.quiet {
 		opt.Progress = benchProgress(e)
 	}
@@ -158,4 +169,50 @@ func printSuiteFrom(e *env, path string, methods []string) error {
 		fmt.Fprint(e.stdout, bench.SummarizeSelection(saved.Results, sets, scorers).Markdown())
 	}
 	return nil
+}
+
+// checkMemory refuses, before any fit, more atoms than labeled rows and
+// methods whose fits would exceed the memory limit, on every target of
+// every set (each domain in turn the target of the others).
+func (c *suiteCommand) checkMemory(sets []*bench.SuiteSet, methods []string, cfg *adapt.Config) error {
+	var heads []string
+	for _, g := range adapt.Group(methods) {
+		heads = append(heads, g[0])
+	}
+	dadil := slices.Contains(heads, "dadil-r") || slices.Contains(heads, "dadil-e")
+	lim := memoryLimit(c.dict.maxBytes)
+	for _, s := range sets {
+		for t := range s.Domains {
+			p := suiteSizes(s, t)
+			if dadil {
+				if err := c.dict.checkFit(p, []dictionary.Settings{*cfg.Dictionary}, 1, 0, func(string, ...any) {}); err != nil {
+					return fmt.Errorf("%s, target %s: %w", s.Name, s.Domains[t].Name, err)
+				}
+			}
+			if err := checkMethodsMemory(c.fs, heads, cfg, p, c.workers, lim); err != nil {
+				return fmt.Errorf("%s, target %s: %w", s.Name, s.Domains[t].Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// suiteSizes returns a problem with the sizes of set s's problem of
+// target t (its rows, features, labeled sources and classes), for the
+// memory estimates; its labels are not the set's.
+func suiteSizes(s *bench.SuiteSet, t int) *dataset.Problem {
+	classes := map[int]bool{}
+	p := &dataset.Problem{}
+	for k, f := range s.Domains {
+		for _, l := range f.Labels {
+			classes[l] = true
+		}
+		if k == t {
+			p.Target = dataset.Domain{Name: f.Name, X: f.X}
+			continue
+		}
+		p.Sources = append(p.Sources, dataset.Domain{Name: f.Name, X: f.X, Y: make([]int, f.X.RawMatrix().Rows)})
+	}
+	p.Classes = max(len(classes), 1)
+	return p
 }

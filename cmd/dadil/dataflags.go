@@ -106,6 +106,11 @@ type dictFlags struct {
 	seed                          uint64
 	init, transport, ensembleTr   string
 	paper, sharedBatch, hard      bool
+	maxMemory                     string
+	maxBytes                      int64 // of --max-memory, 0 when not given
+	// swept maps a flag to the flag that gives the values an analysis
+	// fits instead ("atoms" to "sweep-atoms"), for messages.
+	swept map[string]string
 }
 
 func (f *dictFlags) register(fs *flag.FlagSet) {
@@ -124,6 +129,7 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.sharedBatch, "shared-atom-batch", false, "draw one atom batch per step for all domains instead of one per domain (faster, usually less accurate)")
 	fs.BoolVar(&f.hard, "hard-labels", false, "train the DaDiL-R and DaDiL-E classifiers on the argmax of the atoms' and the reconstruction's soft labels, as the authors' demonstration does")
 	fs.IntVar(&f.recBlock, "reconstruction-block", 0, "reconstruct DaDiL-R's training set from atoms of more than `N` points in blocks of at most N (default 2048; -1: in one barycenter whatever the size, which needs memory and time growing like n² and n³)")
+	fs.StringVar(&f.maxMemory, "max-memory", "", maxMemoryUsage)
 	fs.BoolVar(&f.paper, "paper", false, "the paper's Caltech-Office setting: K = 8 and 10 fixed epochs (unless --atoms/--epochs are given), N(0, I) atoms, η in data units, the authors' α update, classifiers on hard labels")
 }
 
@@ -148,6 +154,10 @@ func (f *dictFlags) check() error {
 	}
 	if math.IsNaN(f.plateau) || math.IsInf(f.plateau, 0) {
 		return usageError{fmt.Errorf("--plateau-tol %g: want a number (0 or negative: run exactly --epochs epochs)", f.plateau)}
+	}
+	var err error
+	if f.maxBytes, err = parseMaxMemory(f.maxMemory, flagSet(f.fs, "max-memory")); err != nil {
+		return err
 	}
 	if f.recBlock < -1 {
 		return usageError{fmt.Errorf("--reconstruction-block %d: need a block size, or -1 for one barycenter", f.recBlock)}
@@ -213,7 +223,7 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 		}
 	}
 	set.Samples, set.Batch, set.LearningRate, set.Seed = f.samples, f.batch, f.lr, f.seed
-	set.SharedAtomBatch, set.ReconstructionBlock = f.sharedBatch, f.recBlock
+	set.SharedAtomBatch, set.ReconstructionBlock, set.MaxMemory = f.sharedBatch, f.recBlock, f.maxBytes
 	if !f.paper || flagSet(fs, "transport") {
 		if err := set.Transport.UnmarshalText([]byte(f.transport)); err != nil {
 			return set, usageError{err}
@@ -234,7 +244,7 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 // n/c per class), with a note.
 func roundSamples(flag string, n, c int, note func(format string, a ...any)) int {
 	if n <= 0 || n%c == 0 || n > math.MaxInt/2 {
-		return n // (sizes beyond any memory are refused by dictionary.Fit)
+		return n // (sizes beyond any memory are refused by the memory guards)
 	}
 	r := max(c, (n+c/2)/c*c)
 	note("%s %d is not a multiple of the %d classes: rounded to %d", flag, n, c, r)

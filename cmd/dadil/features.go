@@ -11,12 +11,11 @@ import (
 	"strings"
 
 	"github.com/dadil/dadil/bench"
+	"github.com/dadil/dadil/internal/clip"
+	"github.com/dadil/dadil/internal/sysmem"
 	"github.com/dadil/dadil/npy"
 	"github.com/dadil/dadil/signal"
 )
-
-// maxFeatureGB bounds the size of the feature matrix features fft builds.
-const maxFeatureGB = 16
 
 // runFeaturesFFT turns recordings into spectrum features: random windows,
 // FFT magnitudes, one .npz that dadil fit reads as a domain.
@@ -29,7 +28,7 @@ func runFeaturesFFT(args []string, e *env) error {
 		return usageError{fmt.Errorf("--out is required")}
 	}
 	if !strings.HasSuffix(*f.out, ".npz") {
-		return usageError{fmt.Errorf("--out %s: the output is a .npz archive", *f.out)}
+		return usageError{fmt.Errorf("--out %s: the output is a .npz archive", clip.Path(*f.out))}
 	}
 	if err := checkOutput("--out", *f.out); err != nil {
 		return err
@@ -169,7 +168,7 @@ func (f *fftFlags) mel() (*signal.Mel, error) {
 			return nil, usageError{fmt.Errorf("--mel-scale: %s", strings.TrimPrefix(err.Error(), "signal: "))}
 		}
 		if *f.melNorm != "none" && *f.melNorm != "slaney" {
-			return nil, usageError{fmt.Errorf("--mel-norm %q: want none or slaney", *f.melNorm)}
+			return nil, usageError{fmt.Errorf("--mel-norm %s: want none or slaney", clip.Quote(*f.melNorm))}
 		}
 		return &signal.Mel{Min: *f.fmin, Max: *f.fmax, Scale: sc, Normalize: *f.melNorm == "slaney"}, nil
 	case flagSet(f.fs, "fmin") || flagSet(f.fs, "fmax") || flagSet(f.fs, "mel-scale") || flagSet(f.fs, "mel-norm"):
@@ -207,7 +206,7 @@ func (f *fftFlags) recordings(e *env, ex *signal.Extraction) ([]fftRecording, er
 		return nil, err
 	}
 	if len(recs) == 0 {
-		return nil, fmt.Errorf("--files %s: none of the recordings of domain %q is present: nothing to write", *f.files, *f.domain)
+		return nil, fmt.Errorf("--files %s: none of the recordings of domain %s is present: nothing to write", clip.Path(*f.files), clip.Quote(*f.domain))
 	}
 	// A recording given twice (the same file and signal) would count twice,
 	// perhaps under two labels.
@@ -222,15 +221,16 @@ func (f *fftFlags) recordings(e *env, ex *signal.Extraction) ([]fftRecording, er
 	}
 	// The features must fit in memory: refuse a typo such as --windows
 	// 100000000 before reading anything.
-	if gb := float64(*f.windows) * float64(len(recs)) * float64(ex.Coeffs) * 8 / 1e9; ex.Windows > 0 && gb > maxFeatureGB {
-		return nil, usageError{fmt.Errorf("--windows %d: %d recordings × %d windows × %d columns make %.3g GB of features, more than %d GB", *f.windows, len(recs), *f.windows, ex.Coeffs, gb, maxFeatureGB)}
+	lim := sysmem.Machine()
+	if b := float64(*f.windows) * float64(len(recs)) * float64(ex.Coeffs) * 8; ex.Windows > 0 && b > float64(lim.Bytes) {
+		return nil, usageError{fmt.Errorf("--windows %d: %d recordings × %d windows × %d columns make %s of features, more than the limit of %s", *f.windows, len(recs), *f.windows, ex.Coeffs, sysmem.Size(int64(min(b, math.MaxInt64))), lim)}
 	}
 	for i, r := range recs {
 		if recs[i].opts, err = recordingOptions(r.path, r.variable, *f.channel); err != nil {
 			return nil, err
 		}
 		if ext := strings.ToLower(filepath.Ext(r.path)); ex.Mel != nil && *f.rate == 0 && ext != ".wav" && ext != ".flac" {
-			return nil, usageError{fmt.Errorf("--mel needs the sampling rate, and %s does not carry one (only WAV and FLAC files do): give --rate HZ", r.path)}
+			return nil, usageError{fmt.Errorf("--mel needs the sampling rate, and %s does not carry one (only WAV and FLAC files do): give --rate HZ", clip.Path(r.path))}
 		}
 	}
 	return recs, nil
@@ -251,7 +251,7 @@ func (f *fftFlags) mapRecordings(e *env) ([]fftRecording, error) {
 		dir = filepath.Dir(*f.files)
 	}
 	if doms := bench.CWRUFileDomains(fm); !slices.Contains(doms, *f.domain) {
-		return nil, usageError{fmt.Errorf("--domain %q: %s lists no file for it (domains: %s)", *f.domain, *f.files, strings.Join(doms, ", "))}
+		return nil, usageError{fmt.Errorf("--domain %s: %s lists no file for it (domains: %s)", clip.Quote(*f.domain), clip.Path(*f.files), clip.List(doms, 12))}
 	}
 	present, err := bench.PresentCWRUFiles(dir, fm)
 	if err != nil {
@@ -284,7 +284,7 @@ func (f *fftFlags) inputRecordings() ([]fftRecording, error) {
 		if len(f.labels) > 0 {
 			l, err := strconv.Atoi(f.labels[i])
 			if err != nil {
-				return nil, usageError{fmt.Errorf("--label %q (for %s) is not an integer", f.labels[i], p)}
+				return nil, usageError{fmt.Errorf("--label %s (for %s) is not an integer", clip.Quote(f.labels[i]), clip.Path(p))}
 			}
 			recs[i].label, recs[i].labeled = l, true
 		}
@@ -312,11 +312,11 @@ func (f *fftFlags) extract(e *env, ex *signal.Extraction, recs []fftRecording) (
 		case rec.Rate == 0:
 			fr = *f.rate
 		case *f.rate > 0 && fr != *f.rate:
-			return nil, nil, usageError{fmt.Errorf("--rate %g: %s is sampled at %d Hz, as its header says", *f.rate, r.path, rec.Rate)}
+			return nil, nil, usageError{fmt.Errorf("--rate %g: %s is sampled at %d Hz, as its header says", *f.rate, clip.Path(r.path), rec.Rate)}
 		}
 		rates[i] = fr
 		if ex.Mel != nil && *f.fmax == 0 && fr != rates[0] {
-			return nil, nil, usageError{fmt.Errorf("--mel: %s is sampled at %g Hz and %s at %g Hz: give --fmax (at most %g Hz) so that the bands are the same frequencies in every recording", recs[0].path, rates[0], r.path, fr, min(rates[0], fr)/2)}
+			return nil, nil, usageError{fmt.Errorf("--mel: %s is sampled at %g Hz and %s at %g Hz: give --fmax (at most %g Hz) so that the bands are the same frequencies in every recording", clip.Path(recs[0].path), rates[0], clip.Path(r.path), fr, min(rates[0], fr)/2)}
 		}
 		var rng *rand.Rand
 		if ex.Hop == 0 {
@@ -433,7 +433,7 @@ func recordingOptions(path, variable, channel string) (signal.ReadOptions, error
 	n, numErr := strconv.Atoi(channel)
 	if strings.EqualFold(filepath.Ext(path), ".mat") {
 		if numErr == nil || channel == "mean" {
-			return o, usageError{fmt.Errorf("--channel %s: %s is a MATLAB file, whose signal is chosen by its CWRU sensor (DE, FE, BA) or --variable; channel numbers and mean apply to .wav, .flac, .npy, .npz and .csv files", channel, path)}
+			return o, usageError{fmt.Errorf("--channel %s: %s is a MATLAB file, whose signal is chosen by its CWRU sensor (DE, FE, BA) or --variable; channel numbers and mean apply to .wav, .flac, .npy, .npz and .csv files", clip.Arg(channel), clip.Path(path))}
 		}
 		o.Sensor = channel
 		return o, nil
@@ -446,7 +446,7 @@ func recordingOptions(path, variable, channel string) (signal.ReadOptions, error
 	case numErr == nil && n >= 1:
 		o.Channel = n
 	default:
-		return o, usageError{fmt.Errorf("--channel %s for %s: want a channel number (1, 2, …) or mean; sensor names (DE, FE, BA) apply to MATLAB files", channel, path)}
+		return o, usageError{fmt.Errorf("--channel %s for %s: want a channel number (1, 2, …) or mean; sensor names (DE, FE, BA) apply to MATLAB files", clip.Arg(channel), clip.Path(path))}
 	}
 	return o, nil
 }

@@ -148,7 +148,7 @@ func TestFeaturesFFTBadInput(t *testing.T) {
 		{"coeffs", []string{"--input", rec, "--window", "64", "--coeffs", "64", "--out", out}, "64"},
 		{"missing file", []string{"--input", filepath.Join(dir, "nope.mat"), "--out", out}, "nope.mat"},
 		{"same recording twice", []string{"--input", rec, "--label", "1", "--input", filepath.Join(dir, "sig", ".", "201.mat"), "--label", "2", "--out", out}, "are the same file: give every recording once"},
-		{"windows beyond memory", []string{"--input", rec, "--windows", "100000000", "--out", out}, "GB of features, more than 16 GB"},
+		{"windows beyond memory", []string{"--input", rec, "--windows", "100000000", "--out", out}, "2048 columns make 1.5 TiB of features, more than the limit of "},
 		{"out is a folder", []string{"--input", rec, "--out", folderNPZ}, "is a folder, not a regular file"},
 		{"domain with input", []string{"--input", rec, "--domain", "a", "--out", out}, "with --input they have no meaning"},
 	})

@@ -160,7 +160,10 @@ func parseFit(args []string, e *env) (*fitCommand, error) {
 	if err := c.dict.check(); err != nil {
 		return nil, err
 	}
-	return c, c.data.checkValidate(c.validate)
+	if err := c.data.checkValidate(c.validate); err != nil {
+		return nil, err
+	}
+	return c, c.dict.checkEarly(len(c.data.sources))
 }
 
 func runFit(args []string, e *env) error {
@@ -178,6 +181,10 @@ func runFit(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
+	if err := c.dict.checkFit(ld.Problem, []dictionary.Settings{set}, 1, 0, nt.note); err != nil {
+		return err
+	}
+	defer useMemoryLimit(memoryLimit(c.dict.maxBytes))()
 	trainer, err := c.dict.trainer(c.fs)
 	if err != nil {
 		return err

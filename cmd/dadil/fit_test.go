@@ -307,8 +307,8 @@ func TestFitBadInput(t *testing.T) {
 		{"same file twice", base("--source", src[0], "--source", filepath.Join(dir, ".", filepath.Base(src[0])), "--out", filepath.Join(dir, "o13")), 2, "are the same file"},
 		{"source as target", base("--source", tgt, "--out", filepath.Join(dir, "o14")), 2, "are the same file"},
 		{"columns reordered", base("--source", src[0], "--source", swapped, "--out", filepath.Join(dir, "o15")), 1, `column 1 is "x1" in ` + src[0] + ` but "x2" in ` + swapped},
-		{"atoms beyond memory", base("--source", src[0], "--atoms", "9223372036854775807", "--out", filepath.Join(dir, "o16")), 1, "more than 2.15e+09 (16 GB)"},
-		{"samples beyond memory", base("--source", src[0], "--samples", "9223372036854775807", "--out", filepath.Join(dir, "o17")), 1, "more than 2.15e+09 (16 GB)"},
+		{"atoms beyond memory", base("--source", src[0], "--atoms", "9223372036854775807", "--out", filepath.Join(dir, "o16")), 1, "--atoms 9223372036854775807, --samples (default 200): a fit of K = 9223372036854775807 atoms of n = 200 points (batches of n_b = 40) would need at least 8.0 EiB with any data"},
+		{"samples beyond memory", base("--source", src[0], "--samples", "9223372036854775807", "--out", filepath.Join(dir, "o17")), 1, "--samples 9223372036854775807, --atoms (default 1): a fit of K = 1 atoms of n = 9223372036854775807 points (batches of n_b = 40) would need at least 8.0 EiB with any data"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -31,6 +31,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // command is one sub-command: it parses its own flags from args.
@@ -129,7 +131,7 @@ func run(args []string, e *env) int {
 	}
 	sub, ok := g[args[0]]
 	if !ok {
-		fmt.Fprintf(e.stderr, "dadil: unknown command %q\n", args[0])
+		fmt.Fprintf(e.stderr, "dadil: unknown command %s\n", clip.Quote(args[0]))
 		usage(e.stderr, g)
 		return 2
 	}
@@ -142,7 +144,7 @@ func run(args []string, e *env) int {
 	}
 	cmd, ok := sub[args[1]]
 	if !ok {
-		fmt.Fprintf(e.stderr, "dadil %s: unknown command %q\n", args[0], args[1])
+		fmt.Fprintf(e.stderr, "dadil %s: unknown command %s\n", args[0], clip.Quote(args[1]))
 		usageGroup(e.stderr, args[0], sub)
 		return 2
 	}
@@ -238,7 +240,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 		return usageError{err}
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected argument %q", strings.Join(fs.Args(), " "))}
+		return usageError{fmt.Errorf("unexpected argument %s", clip.Quote(strings.Join(fs.Args(), " ")))}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/modelfile"
 )
 
@@ -36,7 +37,7 @@ func runPredict(args []string, e *env) error {
 	case *data == "":
 		return usageError{errors.New("--data is required")}
 	case *method != "r" && *method != "e":
-		return usageError{fmt.Errorf("--method %q: want r or e", *method)}
+		return usageError{fmt.Errorf("--method %s: want r or e", clip.Quote(*method))}
 	}
 	if *out != "" {
 		if err := checkOutput("--out", *out); err != nil {
@@ -69,7 +70,7 @@ func runPredict(args []string, e *env) error {
 	n := len(pred)
 	fmt.Fprintf(e.stderr, "accuracy against the labels in %s: %.2f%% (%d of %d rows)\n", *data, 100*acc, int(math.Round(acc*float64(n))), n)
 	if len(unknown) > 0 {
-		fmt.Fprintf(e.stderr, "note: labels %v of %s are not among the model's classes %v; those rows count as errors\n", unknown, *data, f.Labels)
+		fmt.Fprintf(e.stderr, "note: labels %s of %s are not among the model's classes %s; those rows count as errors\n", clip.Ints(unknown, 20), *data, clip.Ints(f.Labels, 20))
 	}
 	return nil
 }

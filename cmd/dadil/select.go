@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/selection"
 )
 
@@ -27,7 +28,7 @@ func requestedScorers(list string, seed uint64) ([]selection.Scorer, error) {
 	var out []selection.Scorer
 	for i, n := range names {
 		if slices.Contains(names[:i], n) {
-			return nil, fmt.Errorf("--select: %s is given twice", n)
+			return nil, fmt.Errorf("--select: %s is given twice", clip.Arg(n))
 		}
 		s, err := selection.New(n, seed)
 		if err != nil {

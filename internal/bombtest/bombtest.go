@@ -14,8 +14,11 @@ import (
 	"fmt"
 	"hash/adler32"
 	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Deflate returns a raw deflate stream (RFC 1951) of prefix followed by
@@ -96,4 +99,35 @@ func Allocated(f func()) uint64 {
 	f()
 	runtime.ReadMemStats(&ms)
 	return ms.TotalAlloc - before
+}
+
+// PeakHeap returns the largest growth of the live heap while f runs,
+// sampled every millisecond with the collector run at every 5% of growth
+// (set process-wide while f runs): the measure the memory estimates of
+// packages dictionary and adapt are compared with.
+func PeakHeap(f func()) int64 {
+	defer debug.SetGCPercent(debug.SetGCPercent(5))
+	heap := func() int64 {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		metrics.Read(s)
+		return int64(s[0].Value.Uint64())
+	}
+	runtime.GC()
+	base, peak := heap(), int64(0)
+	stop, done := make(chan bool), make(chan bool)
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+				peak = max(peak, heap())
+			}
+		}
+	}()
+	f()
+	close(stop)
+	<-done
+	return peak - base
 }

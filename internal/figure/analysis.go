@@ -18,6 +18,8 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // sqrt3_2 is the height of the unit equilateral triangle.
@@ -488,7 +490,7 @@ func Band(title, xlabel, ylabel string, names []string, x []float64, mean, lo, h
 	for k, set := range all {
 		for s, v := range set {
 			if len(v) != len(x) {
-				return nil, fmt.Errorf("figure: band: %s of series %q has %d values, want %d", kinds[k], names[s], len(v), len(x))
+				return nil, fmt.Errorf("figure: band: %s of series %s has %d values, want %d", kinds[k], clip.Quote(names[s]), len(v), len(x))
 			}
 			if err := checkFinite(fmt.Sprintf("band: %s[%d]", kinds[k], s), v); err != nil {
 				return nil, err
@@ -627,10 +629,10 @@ func ScatterXY(title, xlabel, ylabel string, names []string, xs, ys [][]float64)
 	p.Add(plotter.NewGrid())
 	for s, name := range names {
 		if len(xs[s]) != len(ys[s]) {
-			return nil, fmt.Errorf("figure: scatter: series %q has %d x and %d y values", name, len(xs[s]), len(ys[s]))
+			return nil, fmt.Errorf("figure: scatter: series %s has %d x and %d y values", clip.Quote(name), len(xs[s]), len(ys[s]))
 		}
 		if len(xs[s]) == 0 {
-			return nil, fmt.Errorf("figure: scatter: series %q is empty", name)
+			return nil, fmt.Errorf("figure: scatter: series %s is empty", clip.Quote(name))
 		}
 		if err := checkFinite(fmt.Sprintf("scatter: xs[%d]", s), xs[s]); err != nil {
 			return nil, err
@@ -684,7 +686,7 @@ func Boxes(title, xlabel, ylabel string, groups []string, samples [][]float64, m
 	w := vg.Points(math.Max(8, math.Min(24, 144/float64(len(groups)))))
 	for g, name := range groups {
 		if len(samples[g]) == 0 {
-			return nil, fmt.Errorf("figure: boxes: group %q has no samples", name)
+			return nil, fmt.Errorf("figure: boxes: group %s has no samples", clip.Quote(name))
 		}
 		if err := checkFinite(fmt.Sprintf("boxes: samples[%d]", g), samples[g]); err != nil {
 			return nil, err

@@ -22,6 +22,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // ClassColor returns the colour of class k.
@@ -167,7 +168,7 @@ func SaveGrid(path string, plots [][]*plot.Plot, w, h vg.Length) error {
 	case ".svg":
 		canvas = vgsvg.New(W, H)
 	default:
-		return fmt.Errorf("figure: %s: unsupported format %q (png or svg)", path, ext)
+		return fmt.Errorf("figure: %s: unsupported format %s (png or svg)", path, clip.Quote(ext))
 	}
 	dc := draw.New(canvas)
 	t := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter * 4, PadY: vg.Millimeter * 4,
