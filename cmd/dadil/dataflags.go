@@ -142,11 +142,8 @@ func (f *dictFlags) check() error {
 		{"atoms", "the number of sources", f.atoms}, {"samples", "100 per class", f.samples},
 		{"batch", "20 per class", f.batch}, {"epochs", "100", f.epochs},
 	} {
-		switch {
-		case c.v < 0:
-			return usageError{fmt.Errorf("--%s %d: need a positive number", c.name, c.v)}
-		case c.v == 0 && flagSet(f.fs, c.name):
-			return usageError{fmt.Errorf("--%s 0: need a positive number; leave the flag out for the default (%s)", c.name, c.def)}
+		if err := countFlag(f.fs, c.name, c.v, c.def); err != nil {
+			return err
 		}
 	}
 	if !(f.lr > 0) || math.IsInf(f.lr, 0) {
@@ -159,8 +156,8 @@ func (f *dictFlags) check() error {
 	if f.maxBytes, err = parseMaxMemory(f.maxMemory, flagSet(f.fs, "max-memory")); err != nil {
 		return err
 	}
-	if f.recBlock < -1 {
-		return usageError{fmt.Errorf("--reconstruction-block %d: need a block size, or -1 for one barycenter", f.recBlock)}
+	if f.recBlock < -1 || (f.recBlock == 0 && flagSet(f.fs, "reconstruction-block")) {
+		return usageError{fmt.Errorf("--reconstruction-block %d: need a block size, or -1 for one barycenter; leave the flag out for the default (2048)", f.recBlock)}
 	}
 	var init dictionary.Init
 	if err := init.UnmarshalText([]byte(f.init)); err != nil {

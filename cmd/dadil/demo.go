@@ -43,8 +43,8 @@ func parseDemo(args []string, e *env) (*demoCommand, error) {
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
-	if c.atoms < 0 {
-		return nil, usageError{fmt.Errorf("--atoms %d: need at least one atom", c.atoms)}
+	if err := countFlag(fs, "atoms", c.atoms, "the number of sources"); err != nil {
+		return nil, err
 	}
 	if c.out == "" {
 		return nil, usageError{fmt.Errorf("--out: give a directory for the figures")}

@@ -112,8 +112,8 @@ func (f *fftFlags) extraction() (*signal.Extraction, error) {
 	if *f.windows < 1 {
 		return nil, usageError{fmt.Errorf("--windows must be at least 1")}
 	}
-	if *f.hop < 0 {
-		return nil, usageError{fmt.Errorf("--hop must be positive (or 0: random positions)")}
+	if err := countFlag(f.fs, "hop", *f.hop, "windows at random positions"); err != nil {
+		return nil, err
 	}
 	ex := &signal.Extraction{Window: *f.window, Coeffs: *f.coeffs, Hop: *f.hop, Windows: *f.windows}
 	if *f.hop > 0 && !flagSet(f.fs, "windows") {
@@ -156,9 +156,10 @@ func (f *fftFlags) extraction() (*signal.Extraction, error) {
 
 // mel returns the bands --mel and its flags ask for; nil without --mel.
 func (f *fftFlags) mel() (*signal.Mel, error) {
+	if err := countFlag(f.fs, "mel", *f.melBands, "Fourier magnitudes, no bands"); err != nil {
+		return nil, err
+	}
 	switch {
-	case *f.melBands < 0:
-		return nil, usageError{fmt.Errorf("--mel %d: want a number of bands (at least 1)", *f.melBands)}
 	case *f.melBands > 0:
 		if flagSet(f.fs, "coeffs") {
 			return nil, usageError{fmt.Errorf("--coeffs and --mel exclude each other: with --mel the features are the %d band energies, computed from every coefficient", *f.melBands)}

@@ -293,6 +293,7 @@ func TestFitBadInput(t *testing.T) {
 		{"samples 0", base("--source", src[0], "--samples", "0", "--out", filepath.Join(dir, "o3")), 2, "--samples 0: need a positive number; leave the flag out"},
 		{"batch 0", base("--source", src[0], "--batch", "0", "--out", filepath.Join(dir, "o3")), 2, "--batch 0: need a positive number; leave the flag out"},
 		{"epochs 0", base("--source", src[0], "--epochs", "0", "--out", filepath.Join(dir, "o3")), 2, "--epochs 0: need a positive number; leave the flag out"},
+		{"reconstruction-block 0", base("--source", src[0], "--reconstruction-block", "0", "--out", filepath.Join(dir, "o3")), 2, "--reconstruction-block 0: need a block size, or -1 for one barycenter; leave the flag out"},
 		{"samples negative", base("--source", src[0], "--samples", "-5", "--out", filepath.Join(dir, "o3")), 2, "--samples -5: need a positive number"},
 		{"dimensions", base("--source", src[0], "--source", three, "--out", filepath.Join(dir, "o4")), 1, "three.csv"},
 		{"empty", base("--source", empty, "--out", filepath.Join(dir, "o5")), 1, "empty.csv"},

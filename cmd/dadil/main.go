@@ -231,6 +231,19 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 	return given
 }
 
+// countFlag checks the count v of flag name, whose value 0 stands for a
+// default (def) that only leaving the flag out selects: a negative count,
+// or an explicit 0, is a usage error naming the flag.
+func countFlag(fs *flag.FlagSet, name string, v int, def string) error {
+	switch {
+	case v < 0:
+		return usageError{fmt.Errorf("--%s %d: need a positive number", name, v)}
+	case v == 0 && flagSet(fs, name):
+		return usageError{fmt.Errorf("--%s 0: need a positive number; leave the flag out for the default (%s)", name, def)}
+	}
+	return nil
+}
+
 // parse parses args, turning parse failures into usage errors.
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {

@@ -245,6 +245,8 @@ func TestOTBadInput(t *testing.T) {
 		{"negative a", []string{"ot", "emd", "--cost", cPath, "--a", aNeg}, 1, "negative"},
 		{"sinkhorn no reg", []string{"ot", "sinkhorn", "--cost", cPath}, 2, "--reg"},
 		{"sinkhorn neg reg", []string{"ot", "sinkhorn", "--cost", cPath, "--reg", "-1"}, 1, "reg"},
+		{"sinkhorn max-iter 0", []string{"ot", "sinkhorn", "--cost", cPath, "--reg", "1", "--max-iter", "0"}, 2, "--max-iter 0: need a positive number; leave the flag out for the default (1000)"},
+		{"demo atoms 0", []string{"demo", "--atoms", "0", "--out", filepath.Join(dir, "demo")}, 2, "--atoms 0: need a positive number; leave the flag out"},
 		// Checked before solving, as the command line's fault.
 		{"plan dir missing", []string{"ot", "emd", "--cost", cPath, "--plan", plan}, 2, "--plan: " + plan + ": cannot create a file beside it"},
 		{"plan dir missing, sinkhorn", []string{"ot", "sinkhorn", "--cost", cPath, "--reg", "1", "--plan", plan}, 2, "--plan: " + plan + ": cannot create a file beside it"},

@@ -141,7 +141,7 @@ func runSinkhorn(args []string, e *env) error {
 	planPath := fs.String("plan", "", "write the dense plan to `P.npy` (float64)")
 	asJSON := fs.Bool("json", false, "print one JSON object on the last line")
 	tol := fs.Float64("tol", 0, "stop when the L1 marginal violation is below `t` (0: default 1e-9)")
-	maxIter := fs.Int("max-iter", 0, "iteration cap (0: default 1000)")
+	maxIter := fs.Int("max-iter", 0, "iteration cap (default 1000)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil ot sinkhorn --cost C.npy --reg ε [--a a.npy] [--b b.npy] [--plan P.npy] [--json]")
 		fmt.Fprintln(fs.Output(), "\nSolves the entropic problem min ⟨C, π⟩ − ε H(π) (log-domain Sinkhorn).")
@@ -152,6 +152,9 @@ func runSinkhorn(args []string, e *env) error {
 	}
 	if *reg == 0 {
 		return usageError{fmt.Errorf("--reg is required and must be positive")}
+	}
+	if err := countFlag(fs, "max-iter", *maxIter, "1000"); err != nil {
+		return err
 	}
 	if err := checkPlan(*planPath); err != nil {
 		return err
