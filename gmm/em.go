@@ -1,0 +1,391 @@
+package gmm
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/linalg"
+)
+
+// Defaults of Settings.
+const (
+	DefaultMaxIter       = 100
+	DefaultTol           = 1e-6
+	DefaultVarFloor      = 1e-6
+	DefaultMaxComponents = 10
+)
+
+// Settings control Fit and FitLabeled. The zero value, like a nil
+// *Settings, selects the defaults.
+type Settings struct {
+	// Components is K, the number of components. Zero chooses it by BIC
+	// among 1 … MaxComponents (see Fit).
+	Components int
+	// MaxComponents is the largest K tried by BIC; default 10. Never more
+	// than the number of rows is tried.
+	MaxComponents int
+	// MaxIter caps the EM iterations; default 100.
+	MaxIter int
+	// Tol stops EM when an iteration raises the mean log-likelihood per
+	// row by less than Tol; default 1e-6.
+	Tol float64
+	// VarFloor is the variance floor, relative to the data: every
+	// component's variance of feature j is at least VarFloor·v_j, v_j the
+	// variance of feature j over all rows (over all features when feature
+	// j is constant, 1 when every feature is). Default 1e-6.
+	VarFloor float64
+	// Seed seeds the k-means++ start (math/rand/v2 PCG).
+	Seed uint64
+	// Workers caps the goroutines; 0 means GOMAXPROCS. Results do not
+	// depend on it.
+	Workers int
+}
+
+// Status says why EM stopped.
+type Status int
+
+const (
+	// Converged: an iteration raised the mean log-likelihood by less than
+	// Settings.Tol.
+	Converged Status = iota + 1
+	// IterationLimit: Settings.MaxIter iterations ran first.
+	IterationLimit
+)
+
+func (s Status) String() string {
+	switch s {
+	case Converged:
+		return "converged"
+	case IterationLimit:
+		return "iteration limit"
+	}
+	return "unknown"
+}
+
+// Result is the outcome of Fit.
+type Result struct {
+	// Mixture is the fitted mixture (unlabeled).
+	Mixture *Mixture
+	// LogLikelihood holds the mean log-likelihood per row, (1/n) Σ_i log
+	// p(x_i), of the k-means++ start and after every iteration
+	// (Iterations+1 entries, non-decreasing up to rounding).
+	LogLikelihood []float64
+	// Iterations is the number of EM iterations run.
+	Iterations int
+	// Status says why EM stopped.
+	Status Status
+	// BIC is −2·n·ℓ + p·ln n for the returned mixture, ℓ its mean
+	// log-likelihood and p = (K−1) + 2Kd its number of free parameters.
+	BIC float64
+	// Candidates holds, when K was chosen by BIC, every K tried with its
+	// BIC, in increasing K; nil otherwise.
+	Candidates []Candidate
+}
+
+// Candidate is a component count tried by BIC and its score.
+type Candidate struct {
+	Components int
+	BIC        float64
+}
+
+// settings returns s with its defaults filled in, or an error naming a
+// bad field.
+func (s *Settings) withDefaults() (Settings, error) {
+	var t Settings
+	if s != nil {
+		t = *s
+	}
+	switch {
+	case t.Components < 0:
+		return t, errf("Settings.Components = %d is negative", t.Components)
+	case t.MaxComponents < 0:
+		return t, errf("Settings.MaxComponents = %d is negative", t.MaxComponents)
+	case t.MaxIter < 0:
+		return t, errf("Settings.MaxIter = %d is negative", t.MaxIter)
+	case !(t.Tol >= 0) || math.IsInf(t.Tol, 1):
+		return t, errf("Settings.Tol = %v must be finite and non-negative", t.Tol)
+	case !(t.VarFloor >= 0) || math.IsInf(t.VarFloor, 1):
+		return t, errf("Settings.VarFloor = %v must be finite and non-negative", t.VarFloor)
+	case t.Workers < 0:
+		return t, errf("Settings.Workers = %d is negative", t.Workers)
+	}
+	if t.MaxComponents == 0 {
+		t.MaxComponents = DefaultMaxComponents
+	}
+	if t.MaxIter == 0 {
+		t.MaxIter = DefaultMaxIter
+	}
+	if t.Tol == 0 {
+		t.Tol = DefaultTol
+	}
+	if t.VarFloor == 0 {
+		t.VarFloor = DefaultVarFloor
+	}
+	return t, nil
+}
+
+// Fit fits a diagonal-covariance Gaussian mixture to the rows of X (n×d)
+// by expectation–maximisation.
+//
+// Start: k-means++ seeds (Arthur & Vassilvitskii 2007; seeded by
+// Settings.Seed), every row assigned to its nearest seed, and the
+// component parameters of that hard assignment. Each iteration then
+// computes the responsibilities γ_ik in the log domain (log-sum-exp) and
+// sets
+//
+//	N_k = Σ_i γ_ik,  w_k = N_k / n,  m_k = (1/N_k) Σ_i γ_ik x_i,
+//	σ_kj² = max((1/N_k) Σ_i γ_ik x_ij² − m_kj², floor_j)
+//
+// (computed on x − x̄, x̄ the mean row). The floor is a constraint of the
+// M-step, so the log-likelihood never decreases. A component with N_k = 0
+// keeps its mean and deviations and gets weight 0.
+//
+// With Settings.Components = 0, K is chosen among 1 … MaxComponents (at
+// most n) as the smallest BIC = −2·n·ℓ + ((K−1) + 2Kd)·ln n; ties go to
+// the smaller K. The fit of each K uses the PCG stream K of the seed, so
+// it equals Fit with Components = K.
+//
+// Rows are processed in fixed blocks whose sums are added in block order:
+// results are bit-identical for any Settings.Workers and GOMAXPROCS.
+func Fit(X *mat.Dense, s *Settings) (*Result, error) {
+	return fit(X, s, 0)
+}
+
+// fit is Fit with the PCG streams offset by stream (one per class in
+// FitLabeled).
+func fit(X *mat.Dense, s *Settings, stream uint64) (*Result, error) {
+	set, err := s.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	n, _, err := checkData(X, "X")
+	if err != nil {
+		return nil, err
+	}
+	if set.Components > n {
+		return nil, errf("%d components for %d rows", set.Components, n)
+	}
+	p := prepare(X, set.Workers, set.VarFloor)
+	if set.Components > 0 {
+		return p.fitK(set, set.Components, stream), nil
+	}
+	var best *Result
+	var cands []Candidate
+	for K := 1; K <= min(set.MaxComponents, n); K++ {
+		r := p.fitK(set, K, stream)
+		cands = append(cands, Candidate{K, r.BIC})
+		if best == nil || r.BIC < best.BIC {
+			best = r
+		}
+	}
+	best.Candidates = cands
+	return best, nil
+}
+
+// problem is the data of a fit: X, its mean row, the variances of its
+// features and the variance floor of each feature.
+type problem struct {
+	X        *mat.Dense
+	n, d     int
+	workers  int
+	mean     []float64
+	variance []float64
+	floor    []float64
+}
+
+// prepare computes the mean row, the feature variances and the floors.
+func prepare(X *mat.Dense, workers int, varFloor float64) *problem {
+	n, d := X.Dims()
+	p := &problem{X: X, n: n, d: d, workers: workers}
+	p.mean = p.columnSums(make([]float64, d), false)
+	for j := range p.mean {
+		p.mean[j] /= float64(n)
+	}
+	p.variance = p.columnSums(p.mean, true)
+	var avg float64
+	for j := range p.variance {
+		p.variance[j] /= float64(n)
+		avg += p.variance[j] / float64(d)
+	}
+	p.floor = make([]float64, d)
+	for j, v := range p.variance {
+		switch {
+		case v > 0:
+			p.floor[j] = varFloor * v
+		case avg > 0:
+			p.floor[j] = varFloor * avg
+		default:
+			p.floor[j] = varFloor
+		}
+	}
+	return p
+}
+
+// columnSums returns Σ_i (x_ij − c_j) for every feature j, or Σ_i (x_ij −
+// c_j)² when square, summed by blocks.
+func (p *problem) columnSums(c []float64, square bool) []float64 {
+	e := newEngine(p.X, c, p.workers, 1)
+	part := make([]float64, e.blocks*p.d)
+	e.forBlocks(func(b int, _ *work) {
+		r0, r1 := e.block(b)
+		s := part[b*p.d : (b+1)*p.d]
+		for i := r0; i < r1; i++ {
+			for j, v := range p.X.RawRowView(i) {
+				u := v - c[j]
+				if square {
+					u *= u
+				}
+				s[j] += u
+			}
+		}
+	})
+	out := make([]float64, p.d)
+	for b := range e.blocks {
+		for j, v := range part[b*p.d : (b+1)*p.d] {
+			out[j] += v
+		}
+	}
+	return out
+}
+
+// fitK runs k-means++ and EM with K components.
+func (p *problem) fitK(set Settings, K int, stream uint64) *Result {
+	rng := rand.New(rand.NewPCG(set.Seed, stream*0x9e3779b97f4a7c15+uint64(K)))
+	e := newEngine(p.X, p.mean, p.workers, K)
+	seeds := e.kmeansPP(K, rng)
+	st := newStats(e.blocks, K, p.d)
+	e.pass(st, nearestScorer(seeds, p.mean), true)
+	mix := p.mstep(st, nil, seeds)
+	trace := []float64{e.pass(st, newScorer(mix, p.mean), false)}
+	res := &Result{Status: IterationLimit}
+	for it := 1; it <= set.MaxIter; it++ {
+		mix = p.mstep(st, mix, nil)
+		ll := e.pass(st, newScorer(mix, p.mean), false)
+		trace = append(trace, ll)
+		res.Iterations = it
+		if ll-trace[it-1] < set.Tol {
+			res.Status = Converged
+			break
+		}
+	}
+	res.Mixture, res.LogLikelihood = mix, trace
+	params := float64(K-1) + 2*float64(K*p.d)
+	res.BIC = -2*float64(p.n)*trace[len(trace)-1] + params*math.Log(float64(p.n))
+	return res
+}
+
+// stats are the sufficient statistics of every block: N_k, the sums
+// [Σ γ z∘z, Σ γ z] of every component (z = x − x̄) and the summed
+// log-likelihood.
+type stats struct {
+	K, d int
+	n    []float64 // blocks×K
+	s    []float64 // blocks×K×2d
+	ll   []float64 // blocks
+}
+
+func newStats(blocks, K, d int) *stats {
+	return &stats{K: K, d: d, n: make([]float64, blocks*K), s: make([]float64, blocks*K*2*d), ll: make([]float64, blocks)}
+}
+
+// pass computes the responsibilities of every row under sc (hard: one-hot
+// at the largest score) and the blocks' statistics, and returns the mean
+// log-likelihood (meaningless when hard).
+func (e *engine) pass(st *stats, sc *scorer, hard bool) float64 {
+	K, d2 := st.K, 2*st.d
+	e.forBlocks(func(b int, wk *work) {
+		r0, r1 := e.block(b)
+		nb, sb := st.n[b*K:(b+1)*K], st.s[b*K*d2:(b+1)*K*d2]
+		clear(nb)
+		clear(sb)
+		var ll float64
+		for c0 := r0; c0 < r1; c0 += chunkRows {
+			c1 := min(c0+chunkRows, r1)
+			ll += wk.accumulate(e.X, c0, c1, sc, hard, nb, sb)
+		}
+		st.ll[b] = ll
+	})
+	var ll float64
+	for _, v := range st.ll {
+		ll += v
+	}
+	return ll / float64(e.n)
+}
+
+// accumulate adds the statistics of rows [c0, c1) to nb and sb and returns
+// their summed log-likelihood.
+func (wk *work) accumulate(X *mat.Dense, c0, c1 int, sc *scorer, hard bool, nb, sb []float64) float64 {
+	rows, d2 := c1-c0, 2*wk.d
+	L := wk.score(X, c0, c1, sc)
+	var ll float64
+	for i := range rows {
+		l := L.RawRowView(i)
+		if hard {
+			clear(wk.prob)
+			wk.prob[argmax(l)] = 1
+		} else {
+			ll += logSumExpTo(wk.prob, l)
+		}
+		for k, g := range wk.prob {
+			wk.rT[k*chunkRows+i] = g
+		}
+	}
+	for k := range wk.K {
+		r := wk.rT[k*chunkRows : k*chunkRows+rows]
+		var s float64
+		for _, g := range r {
+			s += g
+		}
+		nb[k] += s
+		linalg.AddScaledRows(sb[k*d2:(k+1)*d2], r, wk.zrows[:rows])
+	}
+	return ll
+}
+
+// mstep returns the mixture of the summed statistics of st. A component
+// with N_k = 0 keeps the mean and deviations of prev, or, when prev is nil,
+// is centred on its seed (a row of seeds, centred) with the feature
+// deviations of the data.
+func (p *problem) mstep(st *stats, prev *Mixture, seeds *mat.Dense) *Mixture {
+	K, d, d2 := st.K, p.d, 2*p.d
+	N := make([]float64, K)
+	S := make([]float64, K*d2)
+	for b := range len(st.ll) {
+		for k := range K {
+			N[k] += st.n[b*K+k]
+		}
+		for t, v := range st.s[b*K*d2 : (b+1)*K*d2] {
+			S[t] += v
+		}
+	}
+	var total float64
+	for _, v := range N {
+		total += v
+	}
+	m := &Mixture{Weights: make([]float64, K), Means: mat.NewDense(K, d, nil), Std: mat.NewDense(K, d, nil)}
+	for k := range K {
+		mu, sd := m.Means.RawRowView(k), m.Std.RawRowView(k)
+		if N[k] == 0 {
+			if prev != nil {
+				copy(mu, prev.Means.RawRowView(k))
+				copy(sd, prev.Std.RawRowView(k))
+				continue
+			}
+			for j, v := range seeds.RawRowView(k) {
+				mu[j] = v + p.mean[j]
+				sd[j] = math.Sqrt(max(p.variance[j], p.floor[j]))
+			}
+			continue
+		}
+		m.Weights[k] = N[k] / total
+		sq, lin := S[k*d2:k*d2+d], S[k*d2+d:(k+1)*d2]
+		for j := range d {
+			u := lin[j] / N[k]
+			mu[j] = u + p.mean[j]
+			sd[j] = math.Sqrt(max(sq[j]/N[k]-u*u, p.floor[j]))
+		}
+	}
+	return m
+}

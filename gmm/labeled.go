@@ -1,0 +1,85 @@
+package gmm
+
+import (
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/linalg"
+)
+
+// LabeledResult is the outcome of FitLabeled.
+type LabeledResult struct {
+	// Mixture is the labeled mixture of all classes.
+	Mixture *Mixture
+	// Class holds the fit of every class (nil for a class without rows);
+	// Class[c].Mixture has the within-class weights.
+	Class []*Result
+	// First holds, for every class, the index of its first component in
+	// Mixture (its components are consecutive); −1 for a class without
+	// rows.
+	First []int
+}
+
+// FitLabeled fits a labeled mixture to a labeled domain: one mixture per
+// class c, fitted by Fit (with Settings.Components components per class,
+// or a count chosen by BIC for each class) on the rows with y_i = c. The
+// components of class c get the one-hot label e_c, and the classes are
+// balanced: with c' classes present, the components of class c get
+// weights w_k^(c)/c', w^(c) the weights of its own fit, so every class
+// has mass 1/c'. A class without rows gets no component (c' counts the
+// classes with rows; Predict never returns such a class). Labels must lie
+// in [0, classes).
+//
+// The fit of class c uses its own PCG stream of Settings.Seed, so it does
+// not depend on the other classes.
+func FitLabeled(X *mat.Dense, y []int, classes int, s *Settings) (*LabeledResult, error) {
+	n, d, err := checkData(X, "X")
+	if err != nil {
+		return nil, err
+	}
+	if len(y) != n {
+		return nil, errf("X has %d rows but y has %d labels", n, len(y))
+	}
+	if classes < 1 {
+		return nil, errf("classes = %d must be positive", classes)
+	}
+	rows := make([][]int, classes)
+	for i, c := range y {
+		if c < 0 || c >= classes {
+			return nil, errf("label y[%d] = %d is not in [0, %d)", i, c, classes)
+		}
+		rows[c] = append(rows[c], i)
+	}
+	res := &LabeledResult{Class: make([]*Result, classes), First: make([]int, classes)}
+	present, K := 0, 0
+	for c, idx := range rows {
+		res.First[c] = -1
+		if len(idx) == 0 {
+			continue
+		}
+		r, err := fit(linalg.Rows(X, idx), s, uint64(c)+1)
+		if err != nil {
+			return nil, errf("class %d: %s", c, strings.TrimPrefix(err.Error(), "gmm: "))
+		}
+		res.Class[c], res.First[c] = r, K
+		present++
+		K += r.Mixture.Components()
+	}
+	m := &Mixture{Weights: make([]float64, 0, K), Means: mat.NewDense(K, d, nil), Std: mat.NewDense(K, d, nil),
+		Labels: mat.NewDense(K, classes, nil)}
+	for c, r := range res.Class {
+		if r == nil {
+			continue
+		}
+		for k, w := range r.Mixture.Weights {
+			row := res.First[c] + k
+			m.Weights = append(m.Weights, w/float64(present))
+			copy(m.Means.RawRowView(row), r.Mixture.Means.RawRowView(k))
+			copy(m.Std.RawRowView(row), r.Mixture.Std.RawRowView(k))
+			m.Labels.Set(row, c, 1)
+		}
+	}
+	res.Mixture = m
+	return res, nil
+}
