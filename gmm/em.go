@@ -301,8 +301,8 @@ func (e *engine) pass(st *stats, sc *scorer, hard bool) float64 {
 		clear(nb)
 		clear(sb)
 		var ll float64
-		for c0 := r0; c0 < r1; c0 += chunkRows {
-			c1 := min(c0+chunkRows, r1)
+		for c0 := r0; c0 < r1; c0 += wk.chunk {
+			c1 := min(c0+wk.chunk, r1)
 			ll += wk.accumulate(e.X, c0, c1, sc, hard, nb, sb)
 		}
 		st.ll[b] = ll
@@ -321,7 +321,7 @@ func (wk *work) accumulate(X *mat.Dense, c0, c1 int, sc *scorer, hard bool, nb, 
 	L := wk.score(X, c0, c1, sc)
 	var ll float64
 	for i := range rows {
-		l := L.RawRowView(i)
+		l := L.RawRowView(i)[:wk.K]
 		if hard {
 			clear(wk.prob)
 			wk.prob[argmax(l)] = 1
@@ -329,11 +329,11 @@ func (wk *work) accumulate(X *mat.Dense, c0, c1 int, sc *scorer, hard bool, nb, 
 			ll += logSumExpTo(wk.prob, l)
 		}
 		for k, g := range wk.prob {
-			wk.rT[k*chunkRows+i] = g
+			wk.rT[k*wk.chunk+i] = g
 		}
 	}
 	for k := range wk.K {
-		r := wk.rT[k*chunkRows : k*chunkRows+rows]
+		r := wk.rT[k*wk.chunk : k*wk.chunk+rows]
 		var s float64
 		for _, g := range r {
 			s += g

@@ -13,12 +13,25 @@ import (
 // Rows are processed in blocks of blockRows, the unit of parallel work:
 // each block's sums are kept apart and added in block order, so that the
 // results depend on the number of rows only, never on the number of
-// goroutines. Within a block, rows go through the kernels chunkRows at a
-// time.
-const (
-	blockRows = 8192
-	chunkRows = 256
-)
+// goroutines. Within a block, rows go through the kernels a chunk at a
+// time (see chunkSize).
+const blockRows = 8192
+
+// chunkSize returns the rows per chunk for K components in d dimensions:
+// a multiple of 48 (the row blocks of linalg.MulABT) in [48, 1024], as
+// large as keeps the chunk's product below 2²¹ multiply-adds, the size
+// under which MulABT runs on the calling goroutine and allocates its
+// buffers once.
+func chunkSize(K, d int) int {
+	c := (1 << 21) / (padComponents(K) * 2 * d) / 48 * 48
+	return min(max(c, 48), 1024)
+}
+
+// padComponents returns K rounded up to a multiple of 8, the number of
+// rows of a scorer's W: the product kernels of internal/linalg take the
+// components 4 or 8 at a time, and zero rows are cheaper than the scalar
+// edge path.
+func padComponents(K int) int { return (K + 7) &^ 7 }
 
 // scorer holds the log-joint of every component as an affine function of
 // [z∘z, z], z = x − center:
@@ -33,14 +46,14 @@ const (
 type scorer struct {
 	K, d   int
 	center []float64
-	W      *mat.Dense // K×2d
+	W      *mat.Dense // padComponents(K)×2d, rows past K zero
 	c      []float64  // K
 }
 
 // newScorer returns the scorer of m around center.
 func newScorer(m *Mixture, center []float64) *scorer {
 	K, d := m.Components(), m.Dim()
-	sc := &scorer{K: K, d: d, center: center, W: mat.NewDense(K, 2*d, nil), c: make([]float64, K)}
+	sc := &scorer{K: K, d: d, center: center, W: mat.NewDense(padComponents(K), 2*d, nil), c: make([]float64, K)}
 	half := 0.5 * float64(d) * math.Log(2*math.Pi)
 	for k := range K {
 		mu, sd, w := m.Means.RawRowView(k), m.Std.RawRowView(k), sc.W.RawRowView(k)
@@ -61,7 +74,7 @@ func newScorer(m *Mixture, center []float64) *scorer {
 // C_k (rows, already centred) nearest to z: ⟨z, C_k⟩ − ½‖C_k‖².
 func nearestScorer(C *mat.Dense, center []float64) *scorer {
 	K, d := C.Dims()
-	sc := &scorer{K: K, d: d, center: center, W: mat.NewDense(K, 2*d, nil), c: make([]float64, K)}
+	sc := &scorer{K: K, d: d, center: center, W: mat.NewDense(padComponents(K), 2*d, nil), c: make([]float64, K)}
 	for k := range K {
 		ck := C.RawRowView(k)
 		copy(sc.W.RawRowView(k)[d:], ck)
@@ -113,11 +126,12 @@ func (e *engine) forBlocks(fn func(b int, wk *work)) {
 }
 
 // work holds one goroutine's buffers for a chunk of rows: Z = [z∘z, z]
-// (chunkRows×2d), the scores L (chunkRows×K), the responsibilities by
-// component rT (K×chunkRows), a row of probabilities, and the rows of Z
-// as slices.
+// (chunk×2d), the scores L (chunk×padComponents(K), columns past K
+// unused), the responsibilities by component rT (K×chunk), a row of
+// probabilities, and the rows of Z as slices.
 type work struct {
 	K, d  int
+	chunk int // rows per chunk
 	Z, L  *mat.Dense
 	rT    []float64
 	prob  []float64
@@ -125,16 +139,18 @@ type work struct {
 }
 
 func newWork(d, K int) *work {
-	wk := &work{K: K, d: d, Z: mat.NewDense(chunkRows, 2*d, nil), L: mat.NewDense(chunkRows, K, nil),
-		rT: make([]float64, K*chunkRows), prob: make([]float64, K), zrows: make([][]float64, chunkRows)}
+	c := chunkSize(K, d)
+	wk := &work{K: K, d: d, chunk: c, Z: mat.NewDense(c, 2*d, nil), L: mat.NewDense(c, padComponents(K), nil),
+		rT: make([]float64, K*c), prob: make([]float64, K), zrows: make([][]float64, c)}
 	for i := range wk.zrows {
 		wk.zrows[i] = wk.Z.RawRowView(i)
 	}
 	return wk
 }
 
-// score fills Z with the rows [c0, c1) of X (at most chunkRows) and
-// returns their scores L (c1−c0 rows × K) under sc.
+// score fills Z with the rows [c0, c1) of X (at most wk.chunk) and
+// returns their scores under sc: row i of L, cut to its first K entries,
+// holds the K scores of row c0+i.
 func (wk *work) score(X *mat.Dense, c0, c1 int, sc *scorer) *mat.Dense {
 	rows, d := c1-c0, wk.d
 	for i := range rows {
@@ -146,9 +162,10 @@ func (wk *work) score(X *mat.Dense, c0, c1 int, sc *scorer) *mat.Dense {
 		}
 	}
 	Z, L := wk.Z, wk.L
-	if rows < chunkRows {
+	if rows < wk.chunk {
 		Z = mat.NewDense(rows, 2*d, wk.Z.RawMatrix().Data[:rows*2*d])
-		L = mat.NewDense(rows, wk.K, wk.L.RawMatrix().Data[:rows*wk.K])
+		kp := padComponents(wk.K)
+		L = mat.NewDense(rows, kp, wk.L.RawMatrix().Data[:rows*kp])
 	}
 	linalg.MulABT(L, Z, sc.W)
 	for i := range rows {

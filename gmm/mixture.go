@@ -82,7 +82,7 @@ func (m *Mixture) LogProb(dst []float64, X *mat.Dense) error {
 	m.eval(X, func(r0 int, L *mat.Dense) {
 		rows, _ := L.Dims()
 		for i := range rows {
-			dst[r0+i] = logSumExp(L.RawRowView(i))
+			dst[r0+i] = logSumExp(L.RawRowView(i)[:len(m.Weights)])
 		}
 	})
 	return nil
@@ -123,7 +123,7 @@ func (m *Mixture) Posterior(dst, X *mat.Dense) error {
 	m.eval(X, func(r0 int, L *mat.Dense) {
 		rows, _ := L.Dims()
 		for i := range rows {
-			l := L.RawRowView(i)
+			l := L.RawRowView(i)[:len(m.Weights)]
 			logSumExpTo(dst.RawRowView(r0+i), l)
 		}
 	})
@@ -196,16 +196,16 @@ func (m *Mixture) Sample(dst *mat.Dense, rng *rand.Rand) ([]int, error) {
 	return comp, nil
 }
 
-// eval calls fn(r0, L) for consecutive chunks of rows of X, L holding the
-// log-joint log w_k + log N(x_i; m_k, σ_k²) of rows r0, r0+1, …; chunks
-// run in parallel.
+// eval calls fn(r0, L) for consecutive chunks of rows of X, row i of L
+// holding in its first K entries the log-joint log w_k + log N(x; m_k,
+// σ_k²) of row r0+i; chunks run in parallel.
 func (m *Mixture) eval(X *mat.Dense, fn func(r0 int, L *mat.Dense)) {
 	sc := newScorer(m, m.Mean())
 	eng := newEngine(X, sc.center, 0, sc.K)
 	eng.forBlocks(func(b int, wk *work) {
 		r0, r1 := eng.block(b)
-		for c0 := r0; c0 < r1; c0 += chunkRows {
-			c1 := min(c0+chunkRows, r1)
+		for c0 := r0; c0 < r1; c0 += wk.chunk {
+			c1 := min(c0+wk.chunk, r1)
 			fn(c0, wk.score(X, c0, c1, sc))
 		}
 	})

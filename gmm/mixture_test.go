@@ -32,7 +32,7 @@ func TestLogProbAndPosterior(t *testing.T) {
 		zeroFirst bool
 	}{
 		{name: "small", K: 3, d: 2, n: 50},
-		{name: "partial chunks and blocks", K: 5, d: 7, n: blockRows + chunkRows + 3},
+		{name: "partial chunks and blocks", K: 5, d: 7, n: blockRows + chunkSize(5, 7) + 3},
 		{name: "far from the origin", K: 2, d: 3, n: 40, offset: 1e3},
 		{name: "a zero weight", K: 4, d: 3, n: 30, zeroFirst: true},
 	} {

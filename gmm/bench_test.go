@@ -1,0 +1,60 @@
+package gmm
+
+import (
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Benchmarks on 1,000,000 rows × 64 features drawn from 20 components,
+// generated once:
+//
+//	go test -run '^$' -bench 'EM' -benchmem ./gmm
+const (
+	benchRows       = 1_000_000
+	benchDim        = 64
+	benchComponents = 20
+)
+
+var benchData = sync.OnceValue(func() *mat.Dense {
+	truth := randMixture(rand.New(rand.NewPCG(1, 1)), benchComponents, benchDim, 0, 4, false)
+	X := mat.NewDense(benchRows, benchDim, nil)
+	if _, err := truth.Sample(X, rand.New(rand.NewPCG(2, 2))); err != nil {
+		panic(err)
+	}
+	return X
+})
+
+// BenchmarkEMIteration times one EM iteration (the M-step of the previous
+// statistics and one pass over the rows: scores, responsibilities and the
+// next statistics), buffers allocated once.
+func BenchmarkEMIteration(b *testing.B) {
+	X := benchData()
+	p := prepare(X, 0, DefaultVarFloor)
+	e := newEngine(X, p.mean, 0, benchComponents)
+	seeds := e.kmeansPP(benchComponents, rand.New(rand.NewPCG(1, benchComponents)))
+	st := newStats(e.blocks, benchComponents, benchDim)
+	e.pass(st, nearestScorer(seeds, p.mean), true)
+	mix := p.mstep(st, nil, seeds)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		mix = p.mstep(st, mix, nil)
+		e.pass(st, newScorer(mix, p.mean), false)
+	}
+}
+
+// BenchmarkEMFit times Fit with 20 components and 10 iterations, the
+// k-means++ start included.
+func BenchmarkEMFit(b *testing.B) {
+	X := benchData()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := Fit(X, &Settings{Components: benchComponents, MaxIter: 10, Tol: 1e-300, Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
