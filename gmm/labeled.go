@@ -1,8 +1,6 @@
 package gmm
 
 import (
-	"strings"
-
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/internal/linalg"
@@ -60,7 +58,7 @@ func FitLabeled(X *mat.Dense, y []int, classes int, s *Settings) (*LabeledResult
 		}
 		r, err := fit(linalg.Rows(X, idx), s, uint64(c)+1)
 		if err != nil {
-			return nil, errf("class %d: %s", c, strings.TrimPrefix(err.Error(), "gmm: "))
+			return nil, errf("class %d: %s", c, trimPrefix(err))
 		}
 		res.Class[c], res.First[c] = r, K
 		present++

@@ -3,6 +3,7 @@ package gmm
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -113,4 +114,10 @@ func reuseAs(dst *mat.Dense, r, c int, fn string) error {
 		return errf("%s: dst is %d×%d, want %d×%d", fn, rr, cc, r, c)
 	}
 	return nil
+}
+
+// trimPrefix returns the message of err without its "gmm: " prefix, for
+// an error quoted inside another.
+func trimPrefix(err error) string {
+	return strings.TrimPrefix(err.Error(), "gmm: ")
 }
