@@ -122,43 +122,12 @@ func checkBarycenter(mixtures []*Mixture, lambda []float64, s *BarycenterSetting
 	if s != nil {
 		set = *s
 	}
-	switch {
-	case len(mixtures) == 0:
-		return set, errf("Barycenter: no mixtures")
-	case len(lambda) != len(mixtures):
-		return set, errf("Barycenter: %d mixtures but %d weights λ", len(mixtures), len(lambda))
-	case set.Components < 0:
-		return set, errf("Barycenter: Components = %d is negative", set.Components)
-	case set.MaxIter < 0:
-		return set, errf("Barycenter: MaxIter = %d is negative", set.MaxIter)
-	case !(set.Tol >= 0) || math.IsInf(set.Tol, 1):
-		return set, errf("Barycenter: Tol = %v must be finite and non-negative", set.Tol)
-	case set.Workers < 0:
-		return set, errf("Barycenter: Workers = %d is negative", set.Workers)
+	if err := set.check(); err != nil {
+		return set, err
 	}
-	if ok, bad, sum := linalg.OnSimplex(lambda, linalg.SimplexTol); !ok {
-		if bad >= 0 {
-			return set, errf("Barycenter: λ[%d] = %v (weights must be finite and non-negative)", bad, lambda[bad])
-		}
-		return set, errf("Barycenter: weights λ sum to %v, not 1", sum)
-	}
-	largest := 0
-	for p, m := range mixtures {
-		if err := checkPair(mixtures[0], m, set.Beta); err != nil {
-			return set, errf("Barycenter: mixture %d: %s", p, trimPrefix(err))
-		}
-		if (m.Labels == nil) != (mixtures[0].Labels == nil) || m.Classes() != mixtures[0].Classes() {
-			return set, errf("Barycenter: mixture %d has %d classes, mixture 0 has %d", p, m.Classes(), mixtures[0].Classes())
-		}
-		if lambda[p] > 0 {
-			largest = max(largest, m.Components())
-		}
-	}
-	if set.MaxIter == 0 {
-		set.MaxIter = DefaultBarycenterMaxIter
-	}
-	if set.Tol == 0 {
-		set.Tol = DefaultBarycenterTol
+	largest, err := checkInputs(mixtures, lambda, set.Beta)
+	if err != nil {
+		return set, err
 	}
 	if set.Init == nil {
 		if set.Components == 0 {
@@ -175,6 +144,56 @@ func checkBarycenter(mixtures []*Mixture, lambda []float64, s *BarycenterSetting
 		set.Init.Weights[k] = 1 / float64(set.Components)
 	}
 	return set, nil
+}
+
+// check reports a bad field of s and fills in the defaults.
+func (s *BarycenterSettings) check() error {
+	switch {
+	case s.Components < 0:
+		return errf("Barycenter: Components = %d is negative", s.Components)
+	case s.MaxIter < 0:
+		return errf("Barycenter: MaxIter = %d is negative", s.MaxIter)
+	case !(s.Tol >= 0) || math.IsInf(s.Tol, 1):
+		return errf("Barycenter: Tol = %v must be finite and non-negative", s.Tol)
+	case s.Workers < 0:
+		return errf("Barycenter: Workers = %d is negative", s.Workers)
+	}
+	if s.MaxIter == 0 {
+		s.MaxIter = DefaultBarycenterMaxIter
+	}
+	if s.Tol == 0 {
+		s.Tol = DefaultBarycenterTol
+	}
+	return nil
+}
+
+// checkInputs validates the mixtures and their weights λ and returns the
+// largest number of components among the mixtures of positive weight.
+func checkInputs(mixtures []*Mixture, lambda []float64, beta float64) (largest int, err error) {
+	switch {
+	case len(mixtures) == 0:
+		return 0, errf("Barycenter: no mixtures")
+	case len(lambda) != len(mixtures):
+		return 0, errf("Barycenter: %d mixtures but %d weights λ", len(mixtures), len(lambda))
+	}
+	if ok, bad, sum := linalg.OnSimplex(lambda, linalg.SimplexTol); !ok {
+		if bad >= 0 {
+			return 0, errf("Barycenter: λ[%d] = %v (weights must be finite and non-negative)", bad, lambda[bad])
+		}
+		return 0, errf("Barycenter: weights λ sum to %v, not 1", sum)
+	}
+	for p, m := range mixtures {
+		if err := checkPair(mixtures[0], m, beta); err != nil {
+			return 0, errf("Barycenter: mixture %d: %s", p, trimPrefix(err))
+		}
+		if (m.Labels == nil) != (mixtures[0].Labels == nil) || m.Classes() != mixtures[0].Classes() {
+			return 0, errf("Barycenter: mixture %d has %d classes, mixture 0 has %d", p, m.Classes(), mixtures[0].Classes())
+		}
+		if lambda[p] > 0 {
+			largest = max(largest, m.Components())
+		}
+	}
+	return largest, nil
 }
 
 // checkInit validates a starting mixture against the first input.

@@ -64,6 +64,13 @@ func FitLabeled(X *mat.Dense, y []int, classes int, s *Settings) (*LabeledResult
 		present++
 		K += r.Mixture.Components()
 	}
+	res.Mixture = res.assemble(K, d, classes, present)
+	return res, nil
+}
+
+// assemble returns the labeled mixture of the K components of the
+// classes' fits, each class of mass 1/present.
+func (res *LabeledResult) assemble(K, d, classes, present int) *Mixture {
 	m := &Mixture{Weights: make([]float64, 0, K), Means: mat.NewDense(K, d, nil), Std: mat.NewDense(K, d, nil),
 		Labels: mat.NewDense(K, classes, nil)}
 	for c, r := range res.Class {
@@ -78,6 +85,5 @@ func FitLabeled(X *mat.Dense, y []int, classes int, s *Settings) (*LabeledResult
 			m.Labels.Set(row, c, 1)
 		}
 	}
-	res.Mixture = m
-	return res, nil
+	return m
 }
