@@ -105,11 +105,32 @@ func MW2(P, Q *Mixture, beta float64) (*Coupling, error) {
 	if err := Cost(C, P, Q, beta); err != nil {
 		return nil, err
 	}
-	r, err := ot.EMD(P.Weights, Q.Weights, C)
+	r, err := ot.EMD(P.Weights, rescaled(Q.Weights, P.Weights), C)
 	if err != nil {
 		return nil, errf("MW2: %v", err)
 	}
 	return &Coupling{Beta: beta, Cost: C, Plan: r.Plan, Value: r.Cost, U: r.U, V: r.V}, nil
+}
+
+// rescaled returns b scaled to the sum of a (b itself when the sums
+// agree), so that weights each within 1e-9 of the simplex always make a
+// balanced transport problem.
+func rescaled(b, a []float64) []float64 {
+	var sa, sb float64
+	for _, v := range a {
+		sa += v
+	}
+	for _, v := range b {
+		sb += v
+	}
+	if sa == sb {
+		return b
+	}
+	out := make([]float64, len(b))
+	for i, v := range b {
+		out[i] = v * (sa / sb)
+	}
+	return out
 }
 
 // Gradient holds the derivatives of a loss with respect to a mixture's

@@ -249,6 +249,13 @@ func TestDistanceErrors(t *testing.T) {
 			wantErr(t, err, tc.want)
 		})
 	}
+	// Weights within the simplex tolerance on either side still balance.
+	hi, lo := P.Clone(), Q.Clone()
+	hi.Weights[0] += 0.9e-9
+	lo.Weights[0] -= 0.9e-9
+	if _, err := MW2(hi, lo, 0); err != nil {
+		t.Errorf("weights summing to 1 ± 0.9e-9: %v", err)
+	}
 	cp, err := MW2(P, Q, 0)
 	if err != nil {
 		t.Fatal(err)

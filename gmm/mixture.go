@@ -134,6 +134,9 @@ func (m *Mixture) Posterior(dst, X *mat.Dense) error {
 // the posterior over components times the components' labels:
 // p(y | x_i) = Σ_k γ_ik y_k. An empty dst is resized.
 func (m *Mixture) Proba(dst, X *mat.Dense) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
 	if m.Labels == nil {
 		return errf("Proba: the mixture has no labels")
 	}
@@ -169,6 +172,9 @@ func (m *Mixture) Predict(X *mat.Dense) ([]int, error) {
 func (m *Mixture) Sample(dst *mat.Dense, rng *rand.Rand) ([]int, error) {
 	if err := m.Validate(); err != nil {
 		return nil, err
+	}
+	if dst == nil || dst.IsEmpty() {
+		return nil, errf("Sample: dst is empty")
 	}
 	n, d := dst.Dims()
 	if d != m.Dim() {

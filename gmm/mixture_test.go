@@ -154,7 +154,11 @@ func TestEvaluationErrors(t *testing.T) {
 	X2 := mat.NewDense(2, 2, nil)
 	wantErr(t, m.LogProb(make([]float64, 3), X2), "len(dst) = 3")
 	wantErr(t, m.Posterior(mat.NewDense(2, 5, nil), X2), "dst is 2×5")
+	_, err := m.Sample(&mat.Dense{}, nil)
+	wantErr(t, err, "Sample: dst is empty")
+	var nilMix *Mixture
+	wantErr(t, nilMix.Proba(&mat.Dense{}, X2), "nil")
 	X2.Set(1, 1, math.NaN())
-	_, err := m.LogLikelihood(X2)
+	_, err = m.LogLikelihood(X2)
 	wantErr(t, err, "X[1][1]")
 }
