@@ -198,3 +198,57 @@ func TestFitDegenerateData(t *testing.T) {
 		t.Fatalf("log-likelihood %v, %v", ll, err)
 	}
 }
+
+func TestEMStepMatchesDirectFormulas(t *testing.T) {
+	// One E-step and M-step through the chunked products against the
+	// textbook formulas, row by row, from the same mixture.
+	rng := rand.New(rand.NewPCG(20, 20))
+	truth := randMixture(rng, 3, 4, 0, 2, false)
+	X, _ := draw(t, truth, blockRows+500, 20)
+	start := randMixture(rng, 3, 4, 0, 2, false)
+	p := prepare(X, 0, DefaultVarFloor)
+	e := newEngine(X, p.mean, 0, 3)
+	st := newStats(e.blocks, 3, 4)
+	ll := e.pass(st, newScorer(start, p.mean), false)
+	got := p.mstep(st, start, nil)
+
+	n, K, d := X.RawMatrix().Rows, 3, 4
+	G := mat.NewDense(n, K, nil)
+	var wantLL float64
+	for i := range n {
+		x := X.RawRowView(i)
+		lp := directLogProb(start, x)
+		wantLL += lp / float64(n)
+		for k := range K {
+			one := &Mixture{Weights: []float64{1}, Means: mat.NewDense(1, d, start.Means.RawRowView(k)), Std: mat.NewDense(1, d, start.Std.RawRowView(k))}
+			G.Set(i, k, math.Exp(math.Log(start.Weights[k])+directLogProb(one, x)-lp))
+		}
+	}
+	if !near(ll, wantLL, 1e-11) {
+		t.Errorf("log-likelihood %.15g, direct %.15g", ll, wantLL)
+	}
+	for k := range K {
+		var Nk float64
+		for i := range n {
+			Nk += G.At(i, k)
+		}
+		if !near(got.Weights[k], Nk/float64(n), 1e-11) {
+			t.Errorf("weight %d: %.15g, direct %.15g", k, got.Weights[k], Nk/float64(n))
+		}
+		for j := range d {
+			var m, v float64
+			for i := range n {
+				m += G.At(i, k) * X.At(i, j) / Nk
+			}
+			for i := range n {
+				u := X.At(i, j) - m
+				v += G.At(i, k) * u * u / Nk
+			}
+			v = math.Max(v, p.floor[j])
+			if !near(got.Means.At(k, j), m, 1e-10) || !near(got.Std.At(k, j), math.Sqrt(v), 1e-9) {
+				t.Errorf("component %d, feature %d: N(%.12g, %.12g²), direct N(%.12g, %.12g²)",
+					k, j, got.Means.At(k, j), got.Std.At(k, j), m, math.Sqrt(v))
+			}
+		}
+	}
+}
