@@ -64,6 +64,7 @@ func checkPair(P, Q *Mixture, beta float64) error {
 	return nil
 }
 
+// sqDist returns ‖a − b‖².
 func sqDist(a, b []float64) float64 {
 	var s float64
 	for j, v := range a {

@@ -90,7 +90,7 @@ type Candidate struct {
 	BIC        float64
 }
 
-// settings returns s with its defaults filled in, or an error naming a
+// withDefaults returns s with its defaults filled in, or an error naming a
 // bad field.
 func (s *Settings) withDefaults() (Settings, error) {
 	var t Settings
