@@ -9,9 +9,10 @@ import (
 )
 
 // Benchmarks on 1,000,000 rows × 64 features drawn from 20 components,
-// generated once:
+// generated once (docs/gmm.md has the numbers):
 //
-//	go test -run '^$' -bench 'EM' -benchmem ./gmm
+//	go test -run '^$' -bench EM -benchmem -benchtime 5x ./gmm
+//	GOMAXPROCS=1 go test -run '^$' -bench EM -benchmem -benchtime 5x ./gmm
 const (
 	benchRows       = 1_000_000
 	benchDim        = 64
