@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -92,7 +93,7 @@ func (c *SoftmaxCV) grid() ([]float64, int, error) {
 		}
 	}
 	grid = slices.Clone(grid)
-	slices.SortFunc(grid, func(a, b float64) int { return -cmpFloat(a, b) })
+	slices.SortFunc(grid, func(a, b float64) int { return -cmp.Compare(a, b) })
 	k := c.Folds
 	if k == 0 {
 		k = DefaultFolds
@@ -101,16 +102,6 @@ func (c *SoftmaxCV) grid() ([]float64, int, error) {
 		return nil, 0, fmt.Errorf("classify: SoftmaxCV: %d folds; need at least 2", k)
 	}
 	return grid, k, nil
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Select returns the penalty of the grid that cross-validation chooses and

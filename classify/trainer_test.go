@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -132,7 +133,7 @@ func TestKNN(t *testing.T) {
 			}
 			d[j], idx[j] = s, j
 		}
-		slices.SortStableFunc(idx, func(a, b int) int { return cmpFloat(d[a], d[b]) })
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(d[a], d[b]) })
 		if !slices.Equal(got[i], idx[:4]) {
 			t.Errorf("row %d: neighbours %v, brute force %v", i, got[i], idx[:4])
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -270,7 +271,7 @@ func checkMethodsMemory(fs *flag.FlagSet, names []string, cfg *adapt.Config, p *
 		}
 		ests = append(ests, est{n, b})
 	}
-	slices.SortStableFunc(ests, func(a, b est) int { return -cmpInt64(a.bytes, b.bytes) })
+	slices.SortStableFunc(ests, func(a, b est) int { return -cmp.Compare(a.bytes, b.bytes) })
 	z := dictionary.SizesOf(p.Domains(), p.Classes)
 	need := dictionary.EstimateMemory(z, &dictionary.Settings{Atoms: 1, Samples: 1, Batch: 1}).Data
 	at := atOnce(len(ests), workers)
@@ -303,16 +304,6 @@ func checkMethodsMemory(fs *flag.FlagSet, names []string, cfg *adapt.Config, p *
 	}
 	return fmt.Errorf("--methods %s, --max-rows %d: the fits would need about %s (the data and %s: %s), more than the limit of %s; %s, or raise --max-memory if the machine has more",
 		clip.Arg(fs.Lookup("methods").Value.String()), cfg.MaxRows, sysmem.Size(need), what, strings.Join(parts, ", "), lim, hint)
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // saturatingAdd returns a + b for non-negative byte counts, at most
