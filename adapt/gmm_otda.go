@@ -12,29 +12,36 @@ import (
 
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/gmm"
+	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/ot"
 )
 
 // Defaults of GMMComponents.
 const (
+	DefaultGMMPerClass    = 8
 	DefaultGMMMaxPerClass = gmm.DefaultMaxComponents
-	DefaultGMMVarFloor    = 1e-3
+	DefaultGMMVarFloor    = 1e-2
 )
 
 // GMMComponents sets the mixtures that GMM-OTDA and GMM-WBT fit by EM
-// (package gmm): a labeled mixture per labeled domain (gmm.FitLabeled:
-// one mixture per class, every class of mass 1/c) and an unlabeled one for
-// the target (gmm.Fit). The zero value selects the defaults.
+// (gmm.Fit): a labeled mixture per labeled domain, made as gmm.FitLabeled
+// makes it (a mixture per class, its components labeled with the class,
+// every class of mass 1/c) but with at most one component per row of a
+// class, and an unlabeled mixture for the target. The zero value selects
+// the defaults, DefaultGMMPerClass components per class and a variance
+// floor of DefaultGMMVarFloor, chosen on the development suite (see
+// docs/gmm.md).
 type GMMComponents struct {
 	// PerClass is the number of components of every class of a labeled
 	// mixture; the target mixture then has PerClass·c components (c the
-	// number of classes). Zero chooses the number of every class by BIC
-	// among 1 … MaxPerClass and gives the target mixture as many
-	// components as the labeled mixture it is matched with (at most one
-	// per target row). It must not be negative.
+	// number of classes; at most one per target row). Zero means
+	// DefaultGMMPerClass. It must not be negative.
 	PerClass int
-	// MaxPerClass caps the choice by BIC; zero means
-	// DefaultGMMMaxPerClass.
+	// BIC chooses instead the number of every class by BIC among 1 …
+	// MaxPerClass (zero: DefaultGMMMaxPerClass), and gives the target
+	// mixture as many components as the labeled mixture it is matched
+	// with (at most one per target row).
+	BIC         bool
 	MaxPerClass int
 	// VarFloor is the variance floor of gmm.Settings: every component's
 	// variance of feature j is at least VarFloor times the variance of
@@ -52,7 +59,10 @@ func (c GMMComponents) settings(seed uint64) (*gmm.Settings, error) {
 	if math.IsNaN(c.VarFloor) || math.IsInf(c.VarFloor, 0) || c.VarFloor < 0 {
 		return nil, fmt.Errorf("VarFloor = %g is not a non-negative number", c.VarFloor)
 	}
-	s := &gmm.Settings{Components: c.PerClass, MaxComponents: c.MaxPerClass, VarFloor: c.VarFloor, Seed: seed}
+	s := &gmm.Settings{Components: c.perClass(), MaxComponents: c.MaxPerClass, VarFloor: c.VarFloor, Seed: seed}
+	if c.BIC {
+		s.Components = 0
+	}
 	if s.MaxComponents == 0 {
 		s.MaxComponents = DefaultGMMMaxPerClass
 	}
@@ -60,6 +70,14 @@ func (c GMMComponents) settings(seed uint64) (*gmm.Settings, error) {
 		s.VarFloor = DefaultGMMVarFloor
 	}
 	return s, nil
+}
+
+// perClass returns PerClass or its default.
+func (c GMMComponents) perClass() int {
+	if c.PerClass == 0 {
+		return DefaultGMMPerClass
+	}
+	return c.PerClass
 }
 
 // gmmSeed returns the seed of stream k of a method seeded by seed: k = 0
@@ -95,13 +113,64 @@ func fitLabeledMixtures(p *dataset.Problem, pool bool, c GMMComponents, seed uin
 		if err != nil {
 			return nil, err
 		}
-		r, err := gmm.FitLabeled(d.X, d.Y, p.Classes, s)
-		if err != nil {
+		if out[k], err = fitLabeled(d.X, d.Y, p.Classes, s); err != nil {
 			return nil, fmt.Errorf("%s: %w", domainName(d, k), err)
 		}
-		out[k] = r.Mixture
 	}
 	return out, nil
+}
+
+// fitLabeled fits a labeled mixture to the rows of X labeled y as
+// gmm.FitLabeled does: a mixture per class c (gmm.Fit on its rows,
+// seeded by the PCG stream c of s.Seed), whose components get the one-hot
+// label e_c and the weights of that fit divided by c', the number of
+// classes with rows, so that every class has mass 1/c'. Unlike
+// gmm.FitLabeled, a class of fewer rows than s.Components gets one
+// component per row instead of an error.
+func fitLabeled(X *mat.Dense, y []int, classes int, s *gmm.Settings) (*gmm.Mixture, error) {
+	rows := make([][]int, classes)
+	for i, c := range y {
+		rows[c] = append(rows[c], i)
+	}
+	var fits []*gmm.Mixture
+	var labels []int
+	for c, idx := range rows {
+		if len(idx) == 0 {
+			continue
+		}
+		cs := *s
+		cs.Components = min(cs.Components, len(idx))
+		cs.Seed = rand.New(rand.NewPCG(s.Seed, uint64(c))).Uint64()
+		r, err := gmm.Fit(linalg.Rows(X, idx), &cs)
+		if err != nil {
+			return nil, fmt.Errorf("class %d: %w", c, err)
+		}
+		fits, labels = append(fits, r.Mixture), append(labels, c)
+	}
+	return stackClasses(fits, labels, classes), nil
+}
+
+// stackClasses returns the labeled mixture of the classes' mixtures: the
+// components of fits[i] labeled e_labels[i], of weights divided by
+// len(fits).
+func stackClasses(fits []*gmm.Mixture, labels []int, classes int) *gmm.Mixture {
+	K := 0
+	for _, f := range fits {
+		K += f.Components()
+	}
+	d := fits[0].Dim()
+	m := &gmm.Mixture{Means: mat.NewDense(K, d, nil), Std: mat.NewDense(K, d, nil), Labels: mat.NewDense(K, classes, nil)}
+	row := 0
+	for i, f := range fits {
+		for k, w := range f.Weights {
+			m.Weights = append(m.Weights, w/float64(len(fits)))
+			m.Means.SetRow(row, f.Means.RawRowView(k))
+			m.Std.SetRow(row, f.Std.RawRowView(k))
+			m.Labels.Set(row, labels[i], 1)
+			row++
+		}
+	}
+	return m
 }
 
 // domainName returns the domain's name, or "source k" (1-based).
@@ -113,15 +182,14 @@ func domainName(d dataset.Domain, k int) string {
 }
 
 // fitTargetMixture fits the unlabeled mixture of the target rows X with
-// PerClass·classes components, or, when PerClass is zero, with K (at most
-// one per row).
+// PerClass·classes components, or, with BIC, K (at most one per row).
 func fitTargetMixture(X *mat.Dense, classes, K int, c GMMComponents, seed uint64) (*gmm.Mixture, error) {
 	s, err := c.settings(gmmSeed(seed, 0))
 	if err != nil {
 		return nil, err
 	}
-	if c.PerClass > 0 {
-		K = c.PerClass * classes
+	if !c.BIC {
+		K = c.perClass() * classes
 	}
 	n, _ := X.Dims()
 	s.Components = max(1, min(K, n))
@@ -192,36 +260,38 @@ func mapRows(P, Q *gmm.Mixture, plan ot.Plan, X *mat.Dense, random bool, seed ui
 // Desolneux (SIAM J. Imaging Sci. 2020).
 //
 // The labeled sources are summarised by a labeled mixture P = Σ_k w_k
-// N(m_k, σ_k²) with one-hot labels y_k (gmm.FitLabeled: a mixture per
-// class, every class of mass 1/c), the target rows by an unlabeled
-// mixture Q = Σ_l w'_l N(m'_l, σ'_l²) (gmm.Fit), and the components are
-// matched by the exact plan of the mixture-Wasserstein distance
-// (gmm.MW2),
+// N(m_k, σ_k²) with one-hot labels y_k (a mixture per class, every class of
+// mass 1/c; see GMMComponents), the target rows by an unlabeled mixture
+// Q = Σ_l w'_l N(m'_l, σ'_l²) (gmm.Fit), and the components are matched by
+// the exact plan of the mixture-Wasserstein distance (gmm.MW2),
 //
 //	ω = argmin_{ω ∈ Π(w, w')} Σ_kl ω_kl (‖m_k − m'_l‖² + ‖σ_k − σ'_l‖²).
 //
 // The target is then classified in one of the paper's two ways:
 //
-//   - label propagation (Map false): the target components get the labels
-//     the plan carries, ŷ_l = Σ_k ω_kl y_k / w'_l, and a row x is classified
-//     by the labeled target mixture, p(y | x) = Σ_l γ_l(x) ŷ_l with γ_l(x)
-//     its posterior over Q's components (MAP);
-//   - mapping (Map true): every source row x is moved by the map of
+//   - mapping (the default): every source row x is moved by the map of
 //     gmm.Map, the weighted map
 //     T(x) = Σ_kl (γ_k(x) ω_kl / w_k) (m'_l + (σ'_l/σ_k) ⊙ (x − m_k)),
 //     or the random map when Random, and the classifier is trained on the
-//     mapped rows with the source labels.
+//     mapped rows with the source labels, weighted so that every class has
+//     the same mass, as it has in the labeled mixture;
+//   - label propagation (Labels): the target components get the labels the
+//     plan carries, ŷ_l = Σ_k ω_kl y_k / w'_l, and a row x is classified by
+//     the labeled target mixture, p(y | x) = Σ_l γ_l(x) ŷ_l with γ_l(x) its
+//     posterior over Q's components (MAP).
 //
-// Several sources are pooled into one labeled mixture (PerSource false),
-// or each gets its own mixture and plan to Q (PerSource true): the
-// propagated labels are then the mean of the sources' (equal weights),
-// and the mapped rows the union of every source mapped by its own plan.
-// The numbers of components are those of Components; New's settings and
-// the reasons for them are in docs/gmm.md.
+// Several sources are pooled into one labeled mixture (the default), or
+// each gets its own mixture and plan to Q (PerSource): the propagated
+// labels are then the mean of the sources' (equal weights), and the mapped
+// rows the union of every source mapped by its own plan.
+//
+// The zero value, which New returns, is the default: pooled sources, the
+// weighted map, DefaultGMMPerClass components per class. docs/gmm.md gives
+// the measurements behind these choices.
 type GMMOTDA struct {
-	// Map classifies with a classifier trained on the mapped sources
-	// instead of the labeled target mixture; Random draws the map.
-	Map, Random bool
+	// Labels classifies with the labeled target mixture instead of a
+	// classifier trained on the mapped sources; Random draws the map.
+	Labels, Random bool
 	// PerSource fits a mixture per source instead of one on the pooled
 	// sources.
 	PerSource bool
@@ -235,7 +305,7 @@ type GMMOTDA struct {
 
 	// Set by Fit: the labeled source mixtures (one, or one per source),
 	// the target mixture labeled through the plans, the plans from every
-	// source mixture to it, and, with Map, the mapped source rows.
+	// source mixture to it, and, without Labels, the mapped source rows.
 	Sources []*gmm.Mixture
 	Target  *gmm.Mixture
 	Plans   []ot.Plan
@@ -286,10 +356,10 @@ func (m *GMMOTDA) fit(p *dataset.Problem) error {
 	}
 	m.Sources, m.Plans = src, plans
 	m.Target = propagateLabels(tgt, src, plans, p.Classes)
-	if m.Map {
-		return m.fitMap(p)
+	if m.Labels {
+		return nil
 	}
-	return nil
+	return m.fitMap(p)
 }
 
 // fitMap maps the source rows onto the target and trains the classifier.
@@ -312,7 +382,7 @@ func (m *GMMOTDA) fitMap(p *dataset.Problem) error {
 		parts = []dataset.Domain{{X: Xm, Y: y}}
 	}
 	X, y := dataset.Pool(parts)
-	model, err := trainLabels(m.Classifier, X, y, p.Classes, nil)
+	model, err := trainLabels(m.Classifier, X, y, p.Classes, balancedWeights(y, p.Classes))
 	if err != nil {
 		return err
 	}
@@ -330,13 +400,27 @@ func (m *GMMOTDA) Predict(X *mat.Dense) ([]int, error) {
 }
 
 // Proba returns the class probabilities of the rows of X: those of the
-// labeled target mixture, or with Map those of the classifier.
+// classifier, or with Labels those of the labeled target mixture.
 func (m *GMMOTDA) Proba(X *mat.Dense) (*mat.Dense, error) {
 	switch {
-	case m.Target == nil, m.Map && m.model == nil:
+	case m.Target == nil, !m.Labels && m.model == nil:
 		return nil, ErrNotFitted
-	case m.Map:
-		return probaOf(m.Name(), m.model, X)
+	case m.Labels:
+		return mixtureProba(m.Name(), m.Target, X)
 	}
-	return mixtureProba(m.Name(), m.Target, X)
+	return probaOf(m.Name(), m.model, X)
+}
+
+// balancedWeights returns the weight 1/n_c of every row of class c, n_c
+// the number of rows of class c: every class then has the same mass.
+func balancedWeights(y []int, classes int) []float64 {
+	n := make([]float64, classes)
+	for _, c := range y {
+		n[c]++
+	}
+	w := make([]float64, len(y))
+	for i, c := range y {
+		w[i] = 1 / n[c]
+	}
+	return w
 }

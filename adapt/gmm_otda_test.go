@@ -2,8 +2,10 @@ package adapt
 
 import (
 	"errors"
+	"maps"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,21 +14,28 @@ import (
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/gmm"
+	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/synth"
 )
 
 // gmmMethods returns GMM-OTDA and GMM-WBT in every variant: both rules,
-// pooled or per-source mixtures, the weighted or random map.
+// pooled or per-source mixtures, the weighted or random map, components
+// given or chosen by BIC.
 func gmmMethods(seed uint64) map[string]Method {
+	bic := GMMComponents{BIC: true}
 	return map[string]Method{
-		"gmm-otda labels pooled":     &GMMOTDA{Seed: seed},
-		"gmm-otda labels per source": &GMMOTDA{PerSource: true, Seed: seed},
-		"gmm-otda map pooled":        &GMMOTDA{Map: true, Seed: seed},
-		"gmm-otda map per source":    &GMMOTDA{Map: true, PerSource: true, Seed: seed},
-		"gmm-otda random map":        &GMMOTDA{Map: true, Random: true, Seed: seed},
-		"gmm-wbt labels":             &GMMWBT{Seed: seed},
-		"gmm-wbt map":                &GMMWBT{Map: true, Seed: seed},
-		"gmm-wbt random map":         &GMMWBT{Map: true, Random: true, Seed: seed},
+		"gmm-otda map pooled":        &GMMOTDA{Seed: seed},
+		"gmm-otda map per source":    &GMMOTDA{PerSource: true, Seed: seed},
+		"gmm-otda random map":        &GMMOTDA{Random: true, Seed: seed},
+		"gmm-otda map BIC":           &GMMOTDA{Components: bic, Seed: seed},
+		"gmm-otda labels pooled":     &GMMOTDA{Labels: true, Seed: seed},
+		"gmm-otda labels per source": &GMMOTDA{Labels: true, PerSource: true, Seed: seed},
+		"gmm-otda labels BIC":        &GMMOTDA{Labels: true, Components: bic, Seed: seed},
+		"gmm-wbt map":                &GMMWBT{Seed: seed},
+		"gmm-wbt random map":         &GMMWBT{Random: true, Seed: seed},
+		"gmm-wbt map BIC":            &GMMWBT{Components: bic, Seed: seed},
+		"gmm-wbt labels":             &GMMWBT{Labels: true, Seed: seed},
+		"gmm-wbt labels BIC":         &GMMWBT{Labels: true, Components: bic, Seed: seed},
 	}
 }
 
@@ -42,7 +51,9 @@ func TestGMMMethodsOnSynthetic(t *testing.T) {
 	}
 	p, _ := so.Predict(tgt)
 	soAcc := accuracy(p, truth)
-	for what, m := range gmmMethods(1) {
+	methods := gmmMethods(1)
+	for _, what := range slices.Sorted(maps.Keys(methods)) {
+		m := methods[what]
 		if _, err := m.Predict(tgt); err != ErrNotFitted {
 			t.Errorf("%s: Predict before Fit: %v", what, err)
 		}
@@ -86,23 +97,23 @@ func TestGMMMethodsDeterministic(t *testing.T) {
 		return P
 	}
 	for _, name := range []string{"gmm-otda", "gmm-wbt"} {
-		for _, mp := range []bool{false, true} {
+		for _, labels := range []bool{false, true} {
 			build := func(seed uint64) Method {
 				m, _ := New(name, seed)
 				switch x := m.(type) {
 				case *GMMOTDA:
-					x.Map, x.PerSource, x.Components.PerClass = mp, mp, 2
+					x.Labels, x.PerSource, x.Components.PerClass = labels, labels, 2
 				case *GMMWBT:
-					x.Map, x.Components.PerClass = mp, 2
+					x.Labels, x.Components.PerClass = labels, 2
 				}
 				return m
 			}
 			ref := proba(1, build(3))
 			if got := proba(2, build(3)); !mat.Equal(ref, got) {
-				t.Errorf("%s (map %v): GOMAXPROCS 2 differs from 1", name, mp)
+				t.Errorf("%s (labels %v): GOMAXPROCS 2 differs from 1", name, labels)
 			}
 			if got := proba(2, build(4)); mat.Equal(ref, got) {
-				t.Errorf("%s (map %v): seeds 3 and 4 give the same fit", name, mp)
+				t.Errorf("%s (labels %v): seeds 3 and 4 give the same fit", name, labels)
 			}
 		}
 	}
@@ -115,7 +126,9 @@ func TestGMMMethodsBadInput(t *testing.T) {
 	src, tgt, _ := synthProblem(5)
 	nan := mat.DenseCopyOf(tgt)
 	nan.Set(3, 1, math.NaN())
-	few := []dataset.Domain{src[0], {Name: "tiny", X: src[1].X.Slice(0, 3, 0, 2).(*mat.Dense), Y: src[1].Y[:3]}}
+	huge := mat.DenseCopyOf(src[1].X)
+	huge.Set(2, 0, 1e200) // finite, but beyond what package gmm accepts
+	big := []dataset.Domain{src[0], {Name: "huge", X: huge, Y: src[1].Y}}
 	for _, name := range []string{"gmm-otda", "gmm-wbt"} {
 		for _, tc := range []struct {
 			what string
@@ -129,13 +142,16 @@ func TestGMMMethodsBadInput(t *testing.T) {
 			{"negative PerClass", func(c GMMComponents) GMMComponents { c.PerClass = -1; return c }, src, tgt, "PerClass -1"},
 			{"negative MaxPerClass", func(c GMMComponents) GMMComponents { c.MaxPerClass = -2; return c }, src, tgt, "MaxPerClass -2"},
 			{"NaN VarFloor", func(c GMMComponents) GMMComponents { c.VarFloor = math.NaN(); return c }, src, tgt, "VarFloor = NaN"},
-			{"more components than rows", func(c GMMComponents) GMMComponents { c.PerClass = 4; return c }, few, tgt, "tiny: gmm: class"},
+			{"huge feature", nil, big, tgt, "huge: class "},
 		} {
 			m, _ := New(name, 1)
+			if x, ok := m.(*GMMOTDA); ok {
+				x.PerSource = true // the error names the source
+			}
 			if tc.set != nil {
 				switch x := m.(type) {
 				case *GMMOTDA:
-					x.Components, x.PerSource = tc.set(x.Components), true
+					x.Components = tc.set(x.Components)
 				case *GMMWBT:
 					x.Components = tc.set(x.Components)
 				}
@@ -157,6 +173,56 @@ func TestGMMMethodsBadInput(t *testing.T) {
 	}
 }
 
+// TestGMMMethodsSmallClasses: a class of fewer rows than
+// GMMComponents.PerClass gets one component per row, in the sources and
+// with fewer target rows than the target mixture's components.
+func TestGMMMethodsSmallClasses(t *testing.T) {
+	src, tgt, _ := synthProblem(7)
+	// Keep 3 rows of class 2 in the first source.
+	var keep []int
+	n2 := 0
+	for i, c := range src[0].Y {
+		if c != 2 || n2 < 3 {
+			keep = append(keep, i)
+		}
+		if c == 2 {
+			n2++
+		}
+	}
+	few := src[0]
+	few.X = linalg.Rows(src[0].X, keep)
+	few.Y = nil
+	for _, i := range keep {
+		few.Y = append(few.Y, src[0].Y[i])
+	}
+	src[0] = few
+	for _, m := range []Method{&GMMOTDA{PerSource: true, Components: GMMComponents{PerClass: 8}}, &GMMWBT{Components: GMMComponents{PerClass: 8}}} {
+		if err := fit(m, src, tgt.Slice(0, 20, 0, 2).(*mat.Dense), 3); err != nil {
+			t.Fatalf("%s: %v", m.Name(), err)
+		}
+		var srcK []int
+		var tgtK int
+		switch x := m.(type) {
+		case *GMMOTDA:
+			srcK, tgtK = components(x.Sources), x.Target.Components()
+		case *GMMWBT:
+			srcK, tgtK = components(x.Sources), x.Target.Components()
+		}
+		if srcK[0] != 8+8+3 || srcK[1] != 24 || tgtK != 20 {
+			t.Errorf("%s: source mixtures of %v components, target of %d", m.Name(), srcK, tgtK)
+		}
+	}
+}
+
+// components returns the numbers of components of the mixtures.
+func components(mix []*gmm.Mixture) []int {
+	var K []int
+	for _, m := range mix {
+		K = append(K, m.Components())
+	}
+	return K
+}
+
 // TestGMMMethodsTranslation: when the target is the pooled sources
 // translated by t, the target mixture is the source mixture translated,
 // its components are matched to their translates, and the map moves
@@ -169,7 +235,7 @@ func TestGMMMethodsTranslation(t *testing.T) {
 	Xs, _ := dataset.Pool(src)
 	set := GMMComponents{PerClass: 1}
 	for _, per := range []bool{false, true} {
-		m := &GMMOTDA{Map: true, PerSource: per, Components: set, Seed: 1}
+		m := &GMMOTDA{PerSource: per, Components: set, Seed: 1}
 		if err := fit(m, src, tgt, 2); err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +300,7 @@ func checkAccuracy(t *testing.T, m Method, X *mat.Dense, truth []int) {
 }
 
 // TestGMMMethodsClassifier: Config's classifier reaches the mapping rule,
-// and the labeled target mixture gives probabilities on the simplex.
+// and the methods are not subsampled.
 func TestGMMMethodsClassifier(t *testing.T) {
 	src, tgt, truth := synthProblem(6)
 	cfg := &Config{Seed: 6, Classifier: &classify.KNN{}, MaxRows: 50}
@@ -246,17 +312,15 @@ func TestGMMMethodsClassifier(t *testing.T) {
 		if _, ok := m.(*Subsampled); ok {
 			t.Errorf("%s is subsampled", name)
 		}
+		var c classify.Trainer
 		switch x := m.(type) {
 		case *GMMOTDA:
-			x.Map = true
-			if _, ok := x.Classifier.(*classify.KNN); !ok {
-				t.Errorf("%s: classifier %T", name, x.Classifier)
-			}
+			c = x.Classifier
 		case *GMMWBT:
-			x.Map = true
-			if _, ok := x.Classifier.(*classify.KNN); !ok {
-				t.Errorf("%s: classifier %T", name, x.Classifier)
-			}
+			c = x.Classifier
+		}
+		if _, ok := c.(*classify.KNN); !ok {
+			t.Errorf("%s: classifier %T", name, c)
 		}
 		if err := fit(m, src, tgt, 3); err != nil {
 			t.Fatal(err)

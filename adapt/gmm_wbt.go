@@ -20,9 +20,9 @@ import (
 // Optimal Transport", ECML-PKDD 2024, arXiv 2404.10261): the mixture
 // counterpart of WBT.
 //
-// Every source s is summarised by a labeled mixture P_s (gmm.FitLabeled:
-// a mixture per class, one-hot labels, every class of mass 1/c), and their
-// labeled barycenter with equal weights,
+// Every source s is summarised by a labeled mixture P_s (a mixture per
+// class, one-hot labels, every class of mass 1/c; see GMMComponents), and
+// their labeled barycenter with equal weights,
 //
 //	B = argmin_B Σ_s (1/N) MW₂²(B, P_s),
 //	MW₂²(B, P) = min_ω Σ_kl ω_kl (‖m_k − m'_l‖² + ‖σ_k − σ'_l‖² + β‖y_k − y'_l‖²),
@@ -35,20 +35,21 @@ import (
 // transported onto the unlabeled target mixture Q (gmm.Fit) by the plan ω
 // of MW₂ without labels, and the target is classified as by GMMOTDA:
 //
-//   - label propagation (Map false): ŷ_l = Σ_k ω_kl y_k / w'_l and
-//     p(y | x) = Σ_l γ_l(x) ŷ_l, γ_l(x) the posterior over Q's components;
-//   - mapping (Map true): as many points as the sources have rows on
+//   - mapping (the default): as many points as the sources have rows on
 //     average are drawn from B, moved by the weighted map of gmm.Map (the
 //     random map when Random), and the classifier is trained on them with
-//     the soft labels of the components they were drawn from.
+//     the soft labels of the components they were drawn from;
+//   - label propagation (Labels): ŷ_l = Σ_k ω_kl y_k / w'_l and
+//     p(y | x) = Σ_l γ_l(x) ŷ_l, γ_l(x) the posterior over Q's components.
 //
-// The numbers of components are those of Components; New's settings and
-// the reasons for them are in docs/gmm.md.
+// The zero value, which New returns, is the default: the weighted map,
+// DefaultGMMPerClass components per class. docs/gmm.md gives the
+// measurements behind these choices.
 type GMMWBT struct {
-	// Map classifies with a classifier trained on points of the
-	// barycenter mapped onto the target instead of the labeled target
-	// mixture; Random draws the map.
-	Map, Random bool
+	// Labels classifies with the labeled target mixture instead of a
+	// classifier trained on points of the barycenter mapped onto the
+	// target; Random draws the map.
+	Labels, Random bool
 	// Components sets the mixtures.
 	Components GMMComponents
 	// Seed seeds the mixtures' k-means++ starts, the barycenter's start and
@@ -60,7 +61,7 @@ type GMMWBT struct {
 
 	// Set by Fit: the source mixtures, their barycenter, the target
 	// mixture labeled through the plan from the barycenter, that plan,
-	// and, with Map, the mapped points.
+	// and, without Labels, the mapped points.
 	Sources    []*gmm.Mixture
 	Barycenter *gmm.BarycenterResult
 	Target     *gmm.Mixture
@@ -122,10 +123,10 @@ func (m *GMMWBT) fit(p *dataset.Problem) error {
 	}
 	m.Sources, m.Barycenter, m.Plan = src, bary, c.Plan
 	m.Target = propagateLabels(tgt, []*gmm.Mixture{B}, []ot.Plan{c.Plan}, p.Classes)
-	if m.Map {
-		return m.fitMap(p)
+	if m.Labels {
+		return nil
 	}
-	return nil
+	return m.fitMap(p)
 }
 
 // largestFeatureCost returns the largest ‖m_k − m'_l‖² + ‖σ_k − σ'_l‖²
@@ -188,13 +189,13 @@ func (m *GMMWBT) Predict(X *mat.Dense) ([]int, error) {
 }
 
 // Proba returns the class probabilities of the rows of X: those of the
-// labeled target mixture, or with Map those of the classifier.
+// classifier, or with Labels those of the labeled target mixture.
 func (m *GMMWBT) Proba(X *mat.Dense) (*mat.Dense, error) {
 	switch {
-	case m.Target == nil, m.Map && m.model == nil:
+	case m.Target == nil, !m.Labels && m.model == nil:
 		return nil, ErrNotFitted
-	case m.Map:
-		return probaOf(m.Name(), m.model, X)
+	case m.Labels:
+		return mixtureProba(m.Name(), m.Target, X)
 	}
-	return mixtureProba(m.Name(), m.Target, X)
+	return probaOf(m.Name(), m.model, X)
 }
