@@ -11,14 +11,16 @@ import (
 	"github.com/dadil/dadil/internal/clip"
 )
 
-// names are the methods of New, in the order of the paper's Tables 2 and 3.
+// names are the methods of New, in the order of the paper's Tables 2 and 3,
+// then the Gaussian-mixture methods.
 var names = []string{
 	"source-only", "sa", "tca", "otda-emd", "otda-sinkhorn", "jcpot", "wb",
 	"wbt-reg", "wjdot", "wbr-r", "wbr-e", "dadil-r", "dadil-e",
+	"gmm-otda", "gmm-wbt",
 }
 
 // Names returns the names of the methods New builds, in the order of the
-// paper's Tables 2 and 3.
+// paper's Tables 2 and 3, then the Gaussian-mixture methods.
 func Names() []string { return append([]string(nil), names...) }
 
 // New returns the method called name (one of Names), with the settings
@@ -32,7 +34,8 @@ func Names() []string { return append([]string(nil), names...) }
 //     the usual way its couplings serve classification;
 //   - wb, wbt-reg and wjdot with seed;
 //   - wbr-r, wbr-e, dadil-r and dadil-e with the default dictionary
-//     settings and seed; set their Settings field to change them.
+//     settings and seed; set their Settings field to change them;
+//   - gmm-otda (GMMOTDA) and gmm-wbt (GMMWBT) with seed.
 //
 // The methods are new and unfitted at every call.
 func New(name string, seed uint64) (Method, error) {
@@ -64,6 +67,10 @@ func New(name string, seed uint64) (Method, error) {
 		return NewDaDiLR(dict()), nil
 	case "dadil-e":
 		return NewDaDiLE(dict()), nil
+	case "gmm-otda":
+		return &GMMOTDA{Seed: seed}, nil
+	case "gmm-wbt":
+		return &GMMWBT{Seed: seed}, nil
 	}
 	return nil, fmt.Errorf("adapt: unknown method %s (known: %s)", clip.Quote(name), strings.Join(names, ", "))
 }

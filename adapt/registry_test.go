@@ -13,7 +13,7 @@ import (
 
 func TestNew(t *testing.T) {
 	names := Names()
-	if len(names) != 13 || names[0] != "source-only" || names[len(names)-1] != "dadil-e" {
+	if len(names) != 15 || names[0] != "source-only" || names[12] != "dadil-e" || names[len(names)-1] != "gmm-wbt" {
 		t.Fatalf("Names() = %v", names)
 	}
 	names[0] = "changed"
@@ -38,11 +38,13 @@ func TestNew(t *testing.T) {
 	}
 	// The seed reaches the methods that draw at random.
 	for name, seed := range map[string]func(Method) uint64{
-		"wb":      func(m Method) uint64 { return m.(*WB).Bary.Seed },
-		"wbt-reg": func(m Method) uint64 { return m.(*WBT).Bary.Seed },
-		"wjdot":   func(m Method) uint64 { return m.(*WJDOT).Seed },
-		"wbr-e":   func(m Method) uint64 { return m.(*WBR).Settings.Seed },
-		"dadil-r": func(m Method) uint64 { return m.(*DaDiL).Settings.Seed },
+		"wb":       func(m Method) uint64 { return m.(*WB).Bary.Seed },
+		"wbt-reg":  func(m Method) uint64 { return m.(*WBT).Bary.Seed },
+		"wjdot":    func(m Method) uint64 { return m.(*WJDOT).Seed },
+		"wbr-e":    func(m Method) uint64 { return m.(*WBR).Settings.Seed },
+		"dadil-r":  func(m Method) uint64 { return m.(*DaDiL).Settings.Seed },
+		"gmm-otda": func(m Method) uint64 { return m.(*GMMOTDA).Seed },
+		"gmm-wbt":  func(m Method) uint64 { return m.(*GMMWBT).Seed },
 	} {
 		m, _ := New(name, 7)
 		if got := seed(m); got != 7 {
