@@ -1,0 +1,176 @@
+package gmm
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/ot"
+)
+
+// barycenterOf returns the labeled barycenter B(α; atoms) and the plans
+// ω^(k) from its components to those of every atom k: at most maxIter
+// fixed-point iterations of Barycenter from init (nil: the atom of the
+// largest α_k), then B = Φ(α, atoms; ω) (see project), so that B is
+// exactly the barycentric projection through the plans returned. The label
+// weight of the plans is beta, or with beta = 0 the largest feature cost
+// between the start and the atoms' components (see featureMax).
+func barycenterOf(atoms []*Mixture, alpha []float64, init *Mixture, beta float64, maxIter int) (*Mixture, []ot.Plan, error) {
+	if init == nil {
+		init = atoms[argmax(alpha)]
+	}
+	if beta == 0 {
+		for _, a := range atoms {
+			beta = math.Max(beta, featureMax(init, a))
+		}
+	}
+	r, err := Barycenter(atoms, alpha, &BarycenterSettings{Init: init, Beta: beta, MaxIter: maxIter, Workers: 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	return project(r.Mixture, r.Plans, atoms, alpha), r.Plans, nil
+}
+
+// featureMax returns the largest feature cost ‖m_k − m'_l‖² + ‖σ_k − σ'_l‖²
+// between a component of P and one of Q, or 1 if it is 0 (equal
+// components), the label weight β of the authors' supervised MW₂.
+func featureMax(P, Q *Mixture) float64 {
+	var mx float64
+	for k := range P.Components() {
+		for l := range Q.Components() {
+			c := sqDist(P.Means.RawRowView(k), Q.Means.RawRowView(l)) + sqDist(P.Std.RawRowView(k), Q.Std.RawRowView(l))
+			mx = math.Max(mx, c)
+		}
+	}
+	if mx == 0 {
+		return 1
+	}
+	return mx
+}
+
+// domainPlans are the transport plans of one domain's term of the loss,
+// held fixed by the gradient (the envelope theorem).
+type domainPlans struct {
+	// bary[k] is the plan from the components of B(α_ℓ) to those of
+	// atom k.
+	bary []ot.Plan
+	// fit is the plan from B(α_ℓ) to the domain's mixture Q_ℓ, with label
+	// weight beta (0 for the target).
+	fit  ot.Plan
+	beta float64
+}
+
+// atomGrad holds the derivatives of a loss with respect to one atom's
+// means, standard deviations and labels (not yet logits).
+type atomGrad struct {
+	means, std, labels *mat.Dense
+}
+
+// domainGrad holds one domain's term of the loss and its derivatives with
+// respect to every atom and to the domain's coordinates α_ℓ.
+type domainGrad struct {
+	loss  float64
+	atoms []atomGrad
+	alpha []float64
+}
+
+// newDomainGrad returns a zero domainGrad for K atoms of na components in
+// d dimensions with c classes.
+func newDomainGrad(K, na, d, c int) *domainGrad {
+	g := &domainGrad{atoms: make([]atomGrad, K), alpha: make([]float64, K)}
+	for k := range g.atoms {
+		g.atoms[k] = atomGrad{mat.NewDense(na, d, nil), mat.NewDense(na, d, nil), mat.NewDense(na, c, nil)}
+	}
+	return g
+}
+
+// zero clears g.
+func (g *domainGrad) zero() {
+	g.loss = 0
+	clear(g.alpha)
+	for _, a := range g.atoms {
+		a.means.Zero()
+		a.std.Zero()
+		a.labels.Zero()
+	}
+}
+
+// evalDomain sets g to one domain's term of the loss with the plans pl
+// held fixed,
+//
+//	L_ℓ = Σ_jl ω_jl C_jl(B, Q),   B = Φ(α, atoms; ω^bary),
+//
+// C the cost of Cost with label weight pl.beta and Φ the barycentric
+// projection (project), and to its derivatives with respect to the atoms'
+// means, deviations and labels and to α (backProject). It returns B.
+func evalDomain(g *domainGrad, atoms []*Mixture, alpha []float64, Q *Mixture, pl *domainPlans) *Mixture {
+	g.zero()
+	na := atoms[0].Components()
+	tmpl := &Mixture{Weights: uniform(na), Means: mat.NewDense(na, atoms[0].Dim(), nil),
+		Std: mat.NewDense(na, atoms[0].Dim(), nil), Labels: mat.NewDense(na, atoms[0].Classes(), nil)}
+	B := project(tmpl, pl.bary, atoms, alpha)
+	for e, w := range pl.fit.Mass {
+		j, l := pl.fit.Row[e], pl.fit.Col[e]
+		c := sqDist(B.Means.RawRowView(j), Q.Means.RawRowView(l)) + sqDist(B.Std.RawRowView(j), Q.Std.RawRowView(l))
+		if pl.beta > 0 {
+			c += pl.beta * sqDist(B.Labels.RawRowView(j), Q.Labels.RawRowView(l))
+		}
+		g.loss += w * c
+	}
+	cp := &Coupling{Beta: pl.beta, Plan: pl.fit}
+	gB, _, _ := cp.Gradient(B, Q)
+	backProject(g, gB, pl.bary, atoms, alpha)
+	return B
+}
+
+// backProject adds to g the derivatives of a loss through the projection
+// B = Φ(α, atoms; ω), given gB, those with respect to B. Component j of B
+// is, for every parameter θ ∈ {m, σ, y},
+//
+//	θ^B_j = Σ_k α_k Σ_i (ω^(k)_ji / r^(k)_j) θ^(k)_i,   r^(k)_j = Σ_i ω^(k)_ji,
+//
+// so with the plans fixed
+//
+//	∂L/∂θ^(k)_i += α_k Σ_j (ω^(k)_ji / r^(k)_j) ∂L/∂θ^B_j,
+//	∂L/∂α_k     += Σ_j Σ_i (ω^(k)_ji / r^(k)_j) ⟨∂L/∂θ^B_j, θ^(k)_i⟩,
+//
+// summed over θ (labels only when gB has them).
+func backProject(g *domainGrad, gB *Gradient, plans []ot.Plan, atoms []*Mixture, alpha []float64) {
+	rows := make([]float64, atoms[0].Components())
+	for k, pl := range plans {
+		clear(rows)
+		for e, w := range pl.Mass {
+			rows[pl.Row[e]] += w
+		}
+		a, ga := atoms[k], g.atoms[k]
+		for e, w := range pl.Mass {
+			j, i := pl.Row[e], pl.Col[e]
+			f := w / rows[j]
+			g.alpha[k] += f * (dot(gB.Means.RawRowView(j), a.Means.RawRowView(i)) + dot(gB.Std.RawRowView(j), a.Std.RawRowView(i)))
+			addScaled(ga.means.RawRowView(i), gB.Means.RawRowView(j), alpha[k]*f)
+			addScaled(ga.std.RawRowView(i), gB.Std.RawRowView(j), alpha[k]*f)
+			if gB.Labels != nil {
+				g.alpha[k] += f * dot(gB.Labels.RawRowView(j), a.Labels.RawRowView(i))
+				addScaled(ga.labels.RawRowView(i), gB.Labels.RawRowView(j), alpha[k]*f)
+			}
+		}
+	}
+}
+
+// dot returns ⟨a, b⟩.
+func dot(a, b []float64) float64 {
+	var s float64
+	for j, v := range a {
+		s += v * b[j]
+	}
+	return s
+}
+
+// uniform returns n weights 1/n.
+func uniform(n int) []float64 {
+	w := make([]float64, n)
+	for i := range w {
+		w[i] = 1 / float64(n)
+	}
+	return w
+}
