@@ -13,7 +13,7 @@ import (
 
 func TestNew(t *testing.T) {
 	names := Names()
-	if len(names) != 13 || names[0] != "source-only" || names[len(names)-1] != "dadil-e" {
+	if len(names) != 15 || names[0] != "source-only" || names[len(names)-1] != "gmm-dadil-e" {
 		t.Fatalf("Names() = %v", names)
 	}
 	names[0] = "changed"
@@ -43,6 +43,10 @@ func TestNew(t *testing.T) {
 		"wjdot":   func(m Method) uint64 { return m.(*WJDOT).Seed },
 		"wbr-e":   func(m Method) uint64 { return m.(*WBR).Settings.Seed },
 		"dadil-r": func(m Method) uint64 { return m.(*DaDiL).Settings.Seed },
+		"gmm-dadil": func(m Method) uint64 {
+			g := m.(*GMMDaDiL)
+			return min(g.Seed, g.Settings.Seed)
+		},
 	} {
 		m, _ := New(name, 7)
 		if got := seed(m); got != 7 {

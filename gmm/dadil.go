@@ -5,6 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
+
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // Defaults of DictionarySettings.
@@ -220,13 +222,21 @@ func checkDictionaryInputs(sources []*Mixture, target *Mixture) (int, error) {
 func (d *Dictionary) Target() *Mixture { return d.Reconstructions[len(d.Reconstructions)-1] }
 
 // Reconstruct returns the labeled barycenter B(α; P) of the atoms with
-// the coordinates α ∈ Δ_K (Barycenter with the dictionary's label
-// weight), started from the atom of the largest coordinate.
+// the coordinates α ∈ Δ_K: the fixed-point iteration of Barycenter with
+// the dictionary's label weight, from the atom of the largest coordinate,
+// until the plans stop changing (at most DefaultBarycenterMaxIter
+// iterations).
 func (d *Dictionary) Reconstruct(alpha []float64) (*Mixture, error) {
 	if len(alpha) != len(d.Atoms) {
 		return nil, errf("Reconstruct: %d coordinates for %d atoms", len(alpha), len(d.Atoms))
 	}
-	B, _, err := barycenterOf(d.Atoms, alpha, nil, d.Settings.Beta, DefaultBarycenterMaxIter)
+	if ok, bad, sum := linalg.OnSimplex(alpha, linalg.SimplexTol); !ok {
+		if bad >= 0 {
+			return nil, errf("Reconstruct: α[%d] = %v (coordinates must be finite and non-negative)", bad, alpha[bad])
+		}
+		return nil, errf("Reconstruct: coordinates sum to %v, not 1", sum)
+	}
+	B, _, err := fixedPoint(d.Atoms, stack(d.Atoms...), alpha, nil, d.Settings.Beta, DefaultBarycenterMaxIter)
 	if err != nil {
 		return nil, errf("Reconstruct: %s", trimPrefix(err))
 	}

@@ -1,52 +1,10 @@
 package gmm
 
 import (
-	"math"
-
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/ot"
 )
-
-// barycenterOf returns the labeled barycenter B(α; atoms) and the plans
-// ω^(k) from its components to those of every atom k: at most maxIter
-// fixed-point iterations of Barycenter from init (nil: the atom of the
-// largest α_k), then B = Φ(α, atoms; ω) (see project), so that B is
-// exactly the barycentric projection through the plans returned. The label
-// weight of the plans is beta, or with beta = 0 the largest feature cost
-// between the start and the atoms' components (see featureMax).
-func barycenterOf(atoms []*Mixture, alpha []float64, init *Mixture, beta float64, maxIter int) (*Mixture, []ot.Plan, error) {
-	if init == nil {
-		init = atoms[argmax(alpha)]
-	}
-	if beta == 0 {
-		for _, a := range atoms {
-			beta = math.Max(beta, featureMax(init, a))
-		}
-	}
-	r, err := Barycenter(atoms, alpha, &BarycenterSettings{Init: init, Beta: beta, MaxIter: maxIter, Workers: 1})
-	if err != nil {
-		return nil, nil, err
-	}
-	return project(r.Mixture, r.Plans, atoms, alpha), r.Plans, nil
-}
-
-// featureMax returns the largest feature cost ‖m_k − m'_l‖² + ‖σ_k − σ'_l‖²
-// between a component of P and one of Q, or 1 if it is 0 (equal
-// components), the label weight β of the authors' supervised MW₂.
-func featureMax(P, Q *Mixture) float64 {
-	var mx float64
-	for k := range P.Components() {
-		for l := range Q.Components() {
-			c := sqDist(P.Means.RawRowView(k), Q.Means.RawRowView(l)) + sqDist(P.Std.RawRowView(k), Q.Std.RawRowView(l))
-			mx = math.Max(mx, c)
-		}
-	}
-	if mx == 0 {
-		return 1
-	}
-	return mx
-}
 
 // domainPlans are the transport plans of one domain's term of the loss,
 // held fixed by the gradient (the envelope theorem).
@@ -105,10 +63,7 @@ func (g *domainGrad) zero() {
 // means, deviations and labels and to α (backProject). It returns B.
 func evalDomain(g *domainGrad, atoms []*Mixture, alpha []float64, Q *Mixture, pl *domainPlans) *Mixture {
 	g.zero()
-	na := atoms[0].Components()
-	tmpl := &Mixture{Weights: uniform(na), Means: mat.NewDense(na, atoms[0].Dim(), nil),
-		Std: mat.NewDense(na, atoms[0].Dim(), nil), Labels: mat.NewDense(na, atoms[0].Classes(), nil)}
-	B := project(tmpl, pl.bary, atoms, alpha)
+	B := project(templateOf(atoms[0]), pl.bary, atoms, alpha)
 	for e, w := range pl.fit.Mass {
 		j, l := pl.fit.Row[e], pl.fit.Col[e]
 		c := sqDist(B.Means.RawRowView(j), Q.Means.RawRowView(l)) + sqDist(B.Std.RawRowView(j), Q.Std.RawRowView(l))

@@ -64,12 +64,14 @@ type learner struct {
 	S       int        // number of sources
 	classes int
 	p       params
-	// warm[ℓ] is domain ℓ's barycenter of the last step, the start of
-	// the next one's.
-	warm  []*Mixture
-	grads []*domainGrad
-	opt   struct{ means, logStd, logits []adam }
-	optA  adam
+	// stacked[ℓ] is domain ℓ's mixture stacked (see stack); warm[ℓ] the
+	// plans of its barycenter in the last step, the start of the next
+	// one's.
+	stacked []stacked
+	warm    [][]ot.Plan
+	grads   []*domainGrad
+	opt     struct{ means, logStd, logits []adam }
+	optA    adam
 	// lrMeans is η·s, the means' learning rate (DictionarySettings).
 	lrMeans float64
 
@@ -92,7 +94,10 @@ func newLearner(sources []*Mixture, target *Mixture, classes int, set Dictionary
 		copy(l.p.alpha.RawRowView(i), uniform(K))
 	}
 	na, d := l.p.means[0].Dims()
-	l.warm = make([]*Mixture, N)
+	l.warm = make([][]ot.Plan, N)
+	for _, m := range l.domains {
+		l.stacked = append(l.stacked, stack(m))
+	}
 	l.grads = make([]*domainGrad, N)
 	for i := range l.grads {
 		l.grads[i] = newDomainGrad(K, na, d, classes)
@@ -232,8 +237,9 @@ func (l *learner) run() error {
 // (domains in parallel) and moves them by one Adam step.
 func (l *learner) step() error {
 	atoms := l.p.atoms()
+	all := stack(atoms...)
 	err := par.Run(len(l.domains), l.set.Workers, func(i int) error {
-		return l.domainStep(i, atoms)
+		return l.domainStep(i, atoms, all)
 	}, nil)
 	if err != nil {
 		return err
@@ -252,39 +258,39 @@ func (l *learner) step() error {
 
 // domainStep computes domain i's plans (barycenterPlans) and its term of
 // the loss with its gradients into l.grads[i].
-func (l *learner) domainStep(i int, atoms []*Mixture) error {
+func (l *learner) domainStep(i int, atoms []*Mixture, all stacked) error {
 	alpha := l.p.alpha.RawRowView(i)
-	pl, err := l.plans(i, atoms, alpha)
+	pl, err := l.plans(i, atoms, all, alpha)
 	if err != nil {
 		return err
 	}
-	l.warm[i] = evalDomain(l.grads[i], atoms, alpha, l.domains[i], pl)
+	evalDomain(l.grads[i], atoms, alpha, l.domains[i], pl)
+	l.warm[i] = pl.bary
 	return nil
 }
 
 // plans returns the plans of domain i's term: those of its barycenter
-// B(α_i; P) (barycenterOf, from the last step's), and the optimal plan
-// from B to the domain's mixture, supervised for a source (label weight
-// Beta, or the largest feature cost between the two, featureMax) and
+// B(α_i; P) (fixedPoint, from the plans of the last step), and the
+// optimal plan from B to the domain's mixture, supervised for a source
+// (label weight Beta, or the largest feature cost between the two) and
 // unsupervised for the target.
-func (l *learner) plans(i int, atoms []*Mixture, alpha []float64) (*domainPlans, error) {
-	B, bary, err := barycenterOf(atoms, alpha, l.warm[i], l.set.Beta, l.set.BarycenterIter)
+func (l *learner) plans(i int, atoms []*Mixture, all stacked, alpha []float64) (*domainPlans, error) {
+	B, bary, err := fixedPoint(atoms, all, alpha, l.warm[i], l.set.Beta, l.set.BarycenterIter)
 	if err != nil {
 		return nil, errf("LearnDictionary: domain %d: %s", i, trimPrefix(err))
 	}
-	Q := l.domains[i]
 	beta := 0.0
 	if i < l.S {
 		beta = l.set.Beta
 		if beta == 0 {
-			beta = featureMax(B, Q)
+			beta = -1
 		}
 	}
-	cp, err := MW2(B, Q, beta)
+	fit, beta, err := fitPlan(B, l.domains[i], l.stacked[i], beta)
 	if err != nil {
 		return nil, errf("LearnDictionary: domain %d: %s", i, trimPrefix(err))
 	}
-	return &domainPlans{bary: bary, fit: cp.Plan, beta: beta}, nil
+	return &domainPlans{bary: bary, fit: fit, beta: beta}, nil
 }
 
 // gradient returns the sum over the domains, in their order, of the
@@ -401,9 +407,10 @@ func plateau(loss []float64, w int, tol float64) bool {
 // barycenter with up to DefaultBarycenterMaxIter iterations.
 func (l *learner) finish() (*Dictionary, error) {
 	atoms := l.p.atoms()
+	all := stack(atoms...)
 	recs := make([]*Mixture, len(l.domains))
 	err := par.Run(len(l.domains), l.set.Workers, func(i int) error {
-		B, _, err := barycenterOf(atoms, l.p.alpha.RawRowView(i), l.warm[i], l.set.Beta, DefaultBarycenterMaxIter)
+		B, _, err := fixedPoint(atoms, all, l.p.alpha.RawRowView(i), l.warm[i], l.set.Beta, DefaultBarycenterMaxIter)
 		if err != nil {
 			return errf("LearnDictionary: domain %d: %s", i, trimPrefix(err))
 		}

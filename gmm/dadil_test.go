@@ -124,7 +124,7 @@ func TestDictionaryGradientMatchesFiniteDifferences(t *testing.T) {
 		pls := make([]*domainPlans, len(l.domains))
 		for i := range pls {
 			var err error
-			if pls[i], err = l.plans(i, atoms, l.p.alpha.RawRowView(i)); err != nil {
+			if pls[i], err = l.plans(i, atoms, stack(atoms...), l.p.alpha.RawRowView(i)); err != nil {
 				t.Fatal(err)
 			}
 		}
