@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
+	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/ot"
 )
@@ -234,9 +235,18 @@ func (l *learner) run() error {
 }
 
 // step computes the loss and its gradients at the current parameters
-// (domains in parallel) and moves them by one Adam step.
+// (domains in parallel) and moves them by one Adam step. It reports
+// errDiverged when the parameters or the loss are no longer finite.
 func (l *learner) step() error {
 	atoms := l.p.atoms()
+	for _, a := range atoms {
+		if a.Validate() != nil {
+			return errDiverged
+		}
+	}
+	if _, _, ok := linalg.FirstNonFiniteEntry(l.p.alpha); !ok {
+		return errDiverged
+	}
 	all := stack(atoms...)
 	err := par.Run(len(l.domains), l.set.Workers, func(i int) error {
 		return l.domainStep(i, atoms, all)

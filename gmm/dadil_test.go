@@ -3,6 +3,7 @@ package gmm
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -156,5 +157,116 @@ func TestDictionaryGradientMatchesFiniteDifferences(t *testing.T) {
 			check("logits", raw(l.p.logits[k]), raw(g.logits[k]))
 		}
 		check("alpha", raw(l.p.alpha), raw(g.alpha))
+	}
+}
+
+func TestLearnDictionaryBitIdenticalAcrossGOMAXPROCS(t *testing.T) {
+	src, tgt, _, _ := synthMixtures(t, 2)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var ref *Dictionary
+	for _, c := range []struct{ procs, workers int }{{1, 0}, {4, 0}, {4, 1}, {2, 3}} {
+		runtime.GOMAXPROCS(c.procs)
+		d, err := LearnDictionary(src, tgt, &DictionarySettings{Atoms: 4, Seed: 5, Workers: c.workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref == nil {
+			ref = d
+			continue
+		}
+		same := sameBits(ref.Alpha, d.Alpha) && len(ref.Loss) == len(d.Loss)
+		for k := range d.Atoms {
+			same = same && sameBits(ref.Atoms[k].Means, d.Atoms[k].Means) && sameBits(ref.Atoms[k].Std, d.Atoms[k].Std) &&
+				sameBits(ref.Atoms[k].Labels, d.Atoms[k].Labels)
+		}
+		same = same && sameBits(ref.Target().Means, d.Target().Means)
+		if !same {
+			t.Errorf("GOMAXPROCS %d, workers %d: another dictionary", c.procs, c.workers)
+		}
+	}
+}
+
+func TestDictionaryReconstruct(t *testing.T) {
+	src, tgt, X, _ := synthMixtures(t, 3)
+	d, err := LearnDictionary(src, tgt, &DictionarySettings{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Reconstructions) != len(src)+1 || d.Target() != d.Reconstructions[len(src)] {
+		t.Fatalf("%d reconstructions", len(d.Reconstructions))
+	}
+	// The reconstructions are labeled mixtures of the atoms' shape, and a
+	// vertex of the simplex reconstructs its atom.
+	for k, a := range d.Atoms {
+		e := make([]float64, len(d.Atoms))
+		e[k] = 1
+		B, err := d.Reconstruct(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameMixture(t, B, a, 1e-12)
+	}
+	pa, err := d.Target().Predict(X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	B, err := d.Reconstruct(d.Alpha.RawRowView(len(src)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, _ := B.Predict(X)
+	agree := 0
+	for i := range pa {
+		if pa[i] == pb[i] {
+			agree++
+		}
+	}
+	// From the atom of the largest coordinate instead of the last step's
+	// plans, the iteration may end at another fixed point, but a close
+	// one.
+	if float64(agree) < 0.95*float64(len(pa)) {
+		t.Errorf("Reconstruct(α_T) and Target agree on %d of %d rows", agree, len(pa))
+	}
+	if _, err := d.Reconstruct([]float64{1}); err == nil {
+		t.Error("one coordinate for three atoms accepted")
+	}
+	wantErr(t, func() error { _, err := d.Reconstruct([]float64{0.5, 0.6, -0.1}); return err }(), "α[2]")
+	wantErr(t, d.EnsembleProba(&mat.Dense{}, X, []float64{1}), "EnsembleProba", "1 coordinates")
+}
+
+func TestLearnDictionaryErrors(t *testing.T) {
+	src, tgt, _, _ := synthMixtures(t, 4)
+	unlabeled := src[1].Clone()
+	unlabeled.Labels = nil
+	fewer := src[1].Clone()
+	fewer.Labels = mat.NewDense(fewer.Components(), 2, nil)
+	wide := randMixture(rand.New(rand.NewPCG(1, 1)), 3, 5, 0, 1, true)
+	nan := tgt.Clone()
+	nan.Means.Set(0, 0, math.NaN())
+	for _, tc := range []struct {
+		what string
+		src  []*Mixture
+		tgt  *Mixture
+		s    *DictionarySettings
+		want []string
+	}{
+		{"no sources", nil, tgt, nil, []string{"no source"}},
+		{"unlabeled source", []*Mixture{src[0], unlabeled}, tgt, nil, []string{"source 1 is not labeled"}},
+		{"classes", []*Mixture{src[0], fewer}, tgt, nil, []string{"source 1 has 2 classes"}},
+		{"dimension", src, wide, nil, []string{"dimension 5"}},
+		{"bad target", src, nan, nil, []string{"target", "NaN"}},
+		{"nil target", src, nil, nil, []string{"target", "nil"}},
+		{"atoms", src, tgt, &DictionarySettings{Atoms: -1}, []string{"Atoms = -1"}},
+		{"rate", src, tgt, &DictionarySettings{LearningRate: math.Inf(1)}, []string{"LearningRate"}},
+		{"beta", src, tgt, &DictionarySettings{Beta: -2}, []string{"Beta = -2"}},
+		{"plateau", src, tgt, &DictionarySettings{PlateauTol: math.NaN()}, []string{"PlateauTol"}},
+		{"divergence", src, tgt, &DictionarySettings{LearningRate: 1e300}, []string{"diverged"}},
+	} {
+		_, err := LearnDictionary(tc.src, tc.tgt, tc.s)
+		if err == nil {
+			t.Errorf("%s: no error", tc.what)
+			continue
+		}
+		wantErr(t, err, tc.want...)
 	}
 }
