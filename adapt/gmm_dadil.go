@@ -20,13 +20,13 @@ import (
 // domains' barycentric coordinates from these mixtures alone.
 //
 // GMM-DaDiL-R (Ensemble false, the method "gmm-dadil") classifies target
-// rows by the target's reconstruction B(α_T; P), a labeled mixture:
-// p(y | x) = Σ_j γ_j(x) y_j, γ the posterior over its components
-// (gmm.Mixture.Proba). With Samples > 0 it instead trains Classifier on
-// Samples rows drawn from B(α_T; P), each with the label of its
-// component. GMM-DaDiL-E (Ensemble true, "gmm-dadil-e") weighs the atoms'
-// own MAP classifiers by α_T (gmm.Dictionary.EnsembleProba). One fit gives
-// both (Predictors).
+// rows with the target's reconstruction B(α_T; P), a labeled mixture: by
+// default it trains Classifier on rows drawn from it, each with the
+// (soft) label of its component, as DaDiL-R trains on its reconstruction;
+// with MAP it uses the mixture's own rule, p(y | x) = Σ_j γ_j(x) y_j, γ
+// the posterior over its components (gmm.Mixture.Proba). GMM-DaDiL-E
+// (Ensemble true, "gmm-dadil-e") weighs the atoms' MAP classifiers by α_T
+// (gmm.Dictionary.EnsembleProba). One fit gives both (Predictors).
 type GMMDaDiL struct {
 	Ensemble bool
 	// Settings are the dictionary's (nil: gmm's defaults). Their
@@ -38,12 +38,16 @@ type GMMDaDiL struct {
 	// EM holds the settings of the domains' EM fits (nil: gmm's
 	// defaults); its Components and Seed are set per domain.
 	EM *gmm.Settings
-	// Samples, when positive, makes GMM-DaDiL-R train Classifier (nil:
-	// softmax regression) on that many rows drawn from B(α_T; P) instead
-	// of using the mixture's MAP rule.
-	Samples    int
+	// MAP makes GMM-DaDiL-R classify by the MAP rule of B(α_T; P)
+	// instead of a classifier trained on its samples.
+	MAP bool
+	// SamplesPerClass sets the rows drawn from B(α_T; P) to train
+	// GMM-DaDiL-R's classifier: SamplesPerClass times the number of
+	// classes. Default DefaultGMMSamplesPerClass.
+	SamplesPerClass int
+	// Classifier is GMM-DaDiL-R's classifier (nil: softmax regression).
 	Classifier classify.Trainer
-	// Seed seeds the EM fits and the draws of Samples.
+	// Seed seeds the EM fits and the draws of the samples.
 	Seed uint64
 
 	// Dict, Sources and Target are set by Fit: the dictionary and the
@@ -62,8 +66,12 @@ func (m *GMMDaDiL) Name() string {
 	return "gmm-dadil"
 }
 
-// Fit fits the domains' mixtures, learns the dictionary and, with
-// Samples, the classifier of GMM-DaDiL-R.
+// DefaultGMMSamplesPerClass is GMMDaDiL's default SamplesPerClass: the
+// support of DaDiL's atoms per class (dictionary.Settings.Samples).
+const DefaultGMMSamplesPerClass = 100
+
+// Fit fits the domains' mixtures, learns the dictionary and, unless MAP,
+// the classifier of GMM-DaDiL-R.
 func (m *GMMDaDiL) Fit(p *dataset.Problem) error {
 	if err := checkProblem(m, p); err != nil {
 		return err
@@ -76,8 +84,8 @@ func (m *GMMDaDiL) Fit(p *dataset.Problem) error {
 
 // fit does the work of Fit.
 func (m *GMMDaDiL) fit(p *dataset.Problem) error {
-	if m.Samples < 0 {
-		return fmt.Errorf("Samples = %d is negative", m.Samples)
+	if m.SamplesPerClass < 0 {
+		return fmt.Errorf("SamplesPerClass = %d is negative", m.SamplesPerClass)
 	}
 	set := gmm.DictionarySettings{}
 	if m.Settings != nil {
@@ -96,8 +104,8 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 		return err
 	}
 	m.Sources, m.Target, m.Dict, m.model = src, tgt, d, nil
-	if m.Samples > 0 {
-		m.model, err = m.trainOnSamples(d.Target())
+	if !m.MAP {
+		m.model, err = m.trainOnSamples(d.Target(), p.Classes)
 	}
 	return err
 }
@@ -154,15 +162,20 @@ func smallestClass(y []int, classes int) int {
 	return best
 }
 
-// trainOnSamples trains the classifier on m.Samples rows drawn from B,
-// each labeled with its component's (soft) label.
-func (m *GMMDaDiL) trainOnSamples(B *gmm.Mixture) (classify.Classifier, error) {
-	X := mat.NewDense(m.Samples, B.Dim(), nil)
+// trainOnSamples trains the classifier on SamplesPerClass·classes rows
+// drawn from B, each labeled with its component's (soft) label.
+func (m *GMMDaDiL) trainOnSamples(B *gmm.Mixture, classes int) (classify.Classifier, error) {
+	n := m.SamplesPerClass
+	if n == 0 {
+		n = DefaultGMMSamplesPerClass
+	}
+	n *= classes
+	X := mat.NewDense(n, B.Dim(), nil)
 	comp, err := B.Sample(X, rand.New(rand.NewPCG(m.Seed, 0x5a3)))
 	if err != nil {
 		return nil, err
 	}
-	T := mat.NewDense(m.Samples, B.Classes(), nil)
+	T := mat.NewDense(n, B.Classes(), nil)
 	for i, k := range comp {
 		T.SetRow(i, B.Labels.RawRowView(k))
 	}

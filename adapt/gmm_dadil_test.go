@@ -16,15 +16,15 @@ import (
 )
 
 // TestGMMDaDiLOnSynthetic fits GMM-DaDiL on the demo problem: both of its
-// predictors, and GMM-DaDiL-R with a classifier trained on samples of the
-// reconstruction, classify the target well above chance (1/3), and far
-// above the sources' classifier (source-only scores below 0.6 there, see
-// TestMethodsOnSynthetic).
+// predictors, with GMM-DaDiL-R's classifier trained on samples of the
+// reconstruction or its MAP rule, classify the target well above chance
+// (1/3), and far above the sources' classifier (source-only scores below
+// 0.6 there, see TestMethodsOnSynthetic).
 func TestGMMDaDiLOnSynthetic(t *testing.T) {
 	src, tgt, truth := synthProblem(1)
 	for _, m := range []*GMMDaDiL{
 		{Settings: &gmm.DictionarySettings{Seed: 1}, Seed: 1},
-		{Settings: &gmm.DictionarySettings{Seed: 1}, Seed: 1, Samples: 600},
+		{Settings: &gmm.DictionarySettings{Seed: 1}, Seed: 1, MAP: true},
 	} {
 		if err := fit(m, src, tgt, 3); err != nil {
 			t.Fatal(err)
@@ -35,9 +35,9 @@ func TestGMMDaDiLOnSynthetic(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := accuracy(pred, truth)
-			t.Logf("%s (samples %d): accuracy %.3f", pr.Name, m.Samples, a)
+			t.Logf("%s (MAP %v): accuracy %.3f", pr.Name, m.MAP, a)
 			if a < 0.85 {
-				t.Errorf("%s (samples %d): accuracy %.3f", pr.Name, m.Samples, a)
+				t.Errorf("%s (MAP %v): accuracy %.3f", pr.Name, m.MAP, a)
 			}
 		}
 	}
@@ -104,7 +104,7 @@ func TestGMMDaDiLErrors(t *testing.T) {
 	}{
 		{"NaN target", &GMMDaDiL{}, src, nan, "NaN"},
 		{"label out of range", &GMMDaDiL{}, bad, tgt, "label 5"},
-		{"negative samples", &GMMDaDiL{Samples: -1}, src, tgt, "Samples = -1"},
+		{"negative samples", &GMMDaDiL{SamplesPerClass: -1}, src, tgt, "SamplesPerClass = -1"},
 		{"negative atoms", &GMMDaDiL{Settings: &gmm.DictionarySettings{Atoms: -2}}, src, tgt, "Atoms = -2"},
 		{"bad EM", &GMMDaDiL{EM: &gmm.Settings{Tol: -1}}, src, tgt, "Tol"},
 	} {
