@@ -35,8 +35,9 @@ type GMMDaDiL struct {
 	// rows) and that many times the number of classes for the target (at
 	// most its number of rows).
 	Settings *gmm.DictionarySettings
-	// EM holds the settings of the domains' EM fits (nil: gmm's
-	// defaults); its Components and Seed are set per domain.
+	// EM holds the settings of the domains' EM fits; its Components and
+	// Seed are set per domain, and a zero VarFloor or Tol (or a nil EM)
+	// selects DefaultGMMVarFloor and DefaultGMMTol.
 	EM *gmm.Settings
 	// MAP makes GMM-DaDiL-R classify by the MAP rule of B(α_T; P)
 	// instead of a classifier trained on its samples.
@@ -66,9 +67,24 @@ func (m *GMMDaDiL) Name() string {
 	return "gmm-dadil"
 }
 
-// DefaultGMMSamplesPerClass is GMMDaDiL's default SamplesPerClass: the
-// support of DaDiL's atoms per class (dictionary.Settings.Samples).
-const DefaultGMMSamplesPerClass = 100
+// Defaults of GMMDaDiL.
+const (
+	// DefaultGMMSamplesPerClass is the default SamplesPerClass: the
+	// support of DaDiL's atoms per class (dictionary.Settings.Samples).
+	DefaultGMMSamplesPerClass = 100
+	// DefaultGMMVarFloor is the default variance floor of the domains'
+	// mixtures (gmm.Settings.VarFloor): every component's variance of a
+	// feature is at least 0.3 times the feature's variance over the
+	// domain (over the class for a source). Mixtures of tens of
+	// components summarise domains of a few hundred rows in hundreds of
+	// dimensions, where EM's own floor (10⁻⁶) leaves components of
+	// vanishing variance along features that are constant within them;
+	// their densities then decide every class by those features alone.
+	DefaultGMMVarFloor = 0.3
+	// DefaultGMMTol is the default EM tolerance (gmm.Settings.Tol) on the
+	// mean log-likelihood per row, scikit-learn's GaussianMixture's.
+	DefaultGMMTol = 1e-3
+)
 
 // Fit fits the domains' mixtures, learns the dictionary and, unless MAP,
 // the classifier of GMM-DaDiL-R.
@@ -122,7 +138,13 @@ func (m *GMMDaDiL) fitMixtures(p *dataset.Problem, per, workers int) ([]*gmm.Mix
 		if m.EM != nil {
 			set = *m.EM
 		}
-		set.Seed, set.Workers = m.Seed+uint64(i), 1
+		if set.VarFloor == 0 {
+			set.VarFloor = DefaultGMMVarFloor
+		}
+		if set.Tol == 0 {
+			set.Tol = DefaultGMMTol
+		}
+		set.Seed = m.Seed + uint64(i)
 		if i == S {
 			set.Components = min(per*p.Classes, p.Target.Rows())
 			r, err := gmm.Fit(p.Target.X, &set)

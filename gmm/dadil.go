@@ -11,8 +11,8 @@ import (
 
 // Defaults of DictionarySettings.
 const (
-	DefaultDictionaryComponentsPerClass = 2
-	DefaultDictionaryLearningRate       = 0.1
+	DefaultDictionaryComponentsPerClass = 3
+	DefaultDictionaryLearningRate       = 0.05
 	DefaultDictionaryEpochs             = 200
 	DefaultDictionaryPlateauTol         = 0.01
 	DefaultDictionaryWindow             = 5
@@ -28,13 +28,13 @@ type DictionarySettings struct {
 	Atoms int
 	// ComponentsPerClass is the number of components of every class in
 	// every atom: an atom has ComponentsPerClass·c' components, c' the
-	// number of classes some source has. Default 2.
+	// number of classes some source has. Default 3.
 	ComponentsPerClass int
 	// LearningRate is η of Adam for the label logits, the log standard
 	// deviations and the barycentric coordinates; the means take steps of
 	// η·s, s the root-mean-square standard deviation of the features over
 	// the domains' mixtures, so that η works at any feature scale.
-	// Default 0.1.
+	// Default 0.05.
 	LearningRate float64
 	// Epochs caps the number of full-batch steps; default 200.
 	Epochs int
