@@ -35,6 +35,10 @@ type GMMDaDiL struct {
 	// rows) and that many times the number of classes for the target (at
 	// most its number of rows).
 	Settings *gmm.DictionarySettings
+	// TargetComponents is the number of components of the target's
+	// mixture; 0 selects ComponentsPerClass times the number of classes.
+	// It is at most the target's number of rows.
+	TargetComponents int
 	// EM holds the settings of the domains' EM fits; its Components and
 	// Seed are set per domain, and a zero VarFloor or Tol (or a nil EM)
 	// selects DefaultGMMVarFloor and DefaultGMMTol.
@@ -103,6 +107,9 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	if m.SamplesPerClass < 0 {
 		return fmt.Errorf("SamplesPerClass = %d is negative", m.SamplesPerClass)
 	}
+	if m.TargetComponents < 0 {
+		return fmt.Errorf("TargetComponents = %d is negative", m.TargetComponents)
+	}
 	set := gmm.DictionarySettings{}
 	if m.Settings != nil {
 		set = *m.Settings
@@ -128,8 +135,8 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 
 // fitMixtures fits, in parallel, a labeled mixture to every source
 // (per components per class, fewer for a class of fewer rows) and an
-// unlabeled one of per·classes components (at most its rows) to the
-// target, domain i with seed Seed+i.
+// unlabeled one of TargetComponents (default per·classes) components, at
+// most its rows, to the target, domain i with seed Seed+i.
 func (m *GMMDaDiL) fitMixtures(p *dataset.Problem, per, workers int) ([]*gmm.Mixture, *gmm.Mixture, error) {
 	S := len(p.Sources)
 	out := make([]*gmm.Mixture, S+1)
@@ -146,7 +153,11 @@ func (m *GMMDaDiL) fitMixtures(p *dataset.Problem, per, workers int) ([]*gmm.Mix
 		}
 		set.Seed = m.Seed + uint64(i)
 		if i == S {
-			set.Components = min(per*p.Classes, p.Target.Rows())
+			set.Components = m.TargetComponents
+			if set.Components == 0 {
+				set.Components = per * p.Classes
+			}
+			set.Components = min(set.Components, p.Target.Rows())
 			r, err := gmm.Fit(p.Target.X, &set)
 			if err != nil {
 				return fmt.Errorf("target %s: %w", p.Target.Name, err)

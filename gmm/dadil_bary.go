@@ -92,15 +92,16 @@ func labeledCost(F *mat.Dense, a, b stacked, j0, m int, beta float64) *mat.Dense
 // an iteration leaves the plans unchanged, B then being an exact fixed
 // point, or after maxIter iterations; either way B = Φ(α, atoms; ω) for
 // the plans returned. all holds the atoms stacked. β = 0 selects the
-// largest feature cost between the start and the atoms' components.
-func fixedPoint(atoms []*Mixture, all stacked, alpha []float64, plans []ot.Plan, beta float64, maxIter int) (*Mixture, []ot.Plan, error) {
+// largest feature cost between the start and the atoms' components. It
+// returns B stacked too.
+func fixedPoint(atoms []*Mixture, all stacked, alpha []float64, plans []ot.Plan, beta float64, maxIter int) (*Mixture, []ot.Plan, stacked, error) {
 	na := atoms[0].Components()
 	B := atoms[argmax(alpha)]
 	if plans != nil {
 		B = project(templateOf(atoms[0]), plans, atoms, alpha)
 	}
+	b := stack(B)
 	for it := 0; it < maxIter; it++ {
-		b := stack(B)
 		F, largest := featureCosts(b, all)
 		if beta == 0 {
 			beta = largest
@@ -112,17 +113,18 @@ func fixedPoint(atoms []*Mixture, all stacked, alpha []float64, plans []ot.Plan,
 		for k := range atoms {
 			r, err := ot.EMD(nil, nil, labeledCost(F, b, all, k*na, na, beta))
 			if err != nil {
-				return nil, nil, errf("barycenter: atom %d: %v", k, err)
+				return nil, nil, stacked{}, errf("barycenter: atom %d: %v", k, err)
 			}
 			next[k] = r.Plan
 		}
 		if plans != nil && samePlans(plans, next) {
-			return B, plans, nil
+			return B, plans, b, nil
 		}
 		plans = next
 		B = project(templateOf(atoms[0]), plans, atoms, alpha)
+		b = stack(B)
 	}
-	return B, plans, nil
+	return B, plans, b, nil
 }
 
 // templateOf returns a mixture of m's shape with weights 1/K and zero
@@ -148,9 +150,9 @@ func samePlans(a, b []ot.Plan) bool {
 
 // fitPlan returns an optimal plan from B to Q for the cost of Cost with
 // label weight beta (beta < 0: the largest feature cost between their
-// components; the weight used is returned), q being Q stacked.
-func fitPlan(B, Q *Mixture, q stacked, beta float64) (ot.Plan, float64, error) {
-	b := stack(B)
+// components; the weight used is returned), b and q being B and Q
+// stacked.
+func fitPlan(B, Q *Mixture, b, q stacked, beta float64) (ot.Plan, float64, error) {
 	F, largest := featureCosts(b, q)
 	if beta < 0 {
 		beta = largest

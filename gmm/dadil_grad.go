@@ -9,6 +9,8 @@ import (
 // domainPlans are the transport plans of one domain's term of the loss,
 // held fixed by the gradient (the envelope theorem).
 type domainPlans struct {
+	// B is the barycenter Φ(α_ℓ, P; bary) the plans were computed for.
+	B *Mixture
 	// bary[k] is the plan from the components of B(α_ℓ) to those of
 	// atom k.
 	bary []ot.Plan
@@ -59,23 +61,37 @@ func (g *domainGrad) zero() {
 //	L_ℓ = Σ_jl ω_jl C_jl(B, Q),   B = Φ(α, atoms; ω^bary),
 //
 // C the cost of Cost with label weight pl.beta and Φ the barycentric
-// projection (project), and to its derivatives with respect to the atoms'
-// means, deviations and labels and to α (backProject). It returns B.
-func evalDomain(g *domainGrad, atoms []*Mixture, alpha []float64, Q *Mixture, pl *domainPlans) *Mixture {
+// projection (project; B must be Φ(α, atoms; pl.bary)), and to its
+// derivatives with respect to the atoms' means, deviations and labels and
+// to α (backProject), through those with respect to B (the envelope
+// theorem, as Coupling.Gradient):
+//
+//	∂L/∂m_j = 2 Σ_l ω_jl (m_j − m'_l),  ∂L/∂σ_j = 2 Σ_l ω_jl (σ_j − σ'_l),
+//	∂L/∂y_j = 2β Σ_l ω_jl (y_j − y'_l).
+func evalDomain(g *domainGrad, B *Mixture, atoms []*Mixture, alpha []float64, Q *Mixture, pl *domainPlans) {
 	g.zero()
-	B := project(templateOf(atoms[0]), pl.bary, atoms, alpha)
+	gB := newGradient(B, pl.beta)
 	for e, w := range pl.fit.Mass {
 		j, l := pl.fit.Row[e], pl.fit.Col[e]
-		c := sqDist(B.Means.RawRowView(j), Q.Means.RawRowView(l)) + sqDist(B.Std.RawRowView(j), Q.Std.RawRowView(l))
+		c := pullOne(gB.Means.RawRowView(j), B.Means.RawRowView(j), Q.Means.RawRowView(l), 2*w) +
+			pullOne(gB.Std.RawRowView(j), B.Std.RawRowView(j), Q.Std.RawRowView(l), 2*w)
 		if pl.beta > 0 {
-			c += pl.beta * sqDist(B.Labels.RawRowView(j), Q.Labels.RawRowView(l))
+			c += pl.beta * pullOne(gB.Labels.RawRowView(j), B.Labels.RawRowView(j), Q.Labels.RawRowView(l), 2*pl.beta*w)
 		}
 		g.loss += w * c
 	}
-	cp := &Coupling{Beta: pl.beta, Plan: pl.fit}
-	gB, _, _ := cp.Gradient(B, Q)
 	backProject(g, gB, pl.bary, atoms, alpha)
-	return B
+}
+
+// pullOne adds s·(a − b) to ga and returns ‖a − b‖².
+func pullOne(ga, a, b []float64, s float64) float64 {
+	var sq float64
+	for j, v := range a {
+		u := v - b[j]
+		ga[j] += s * u
+		sq += u * u
+	}
+	return sq
 }
 
 // backProject adds to g the derivatives of a loss through the projection

@@ -274,7 +274,7 @@ func (l *learner) domainStep(i int, atoms []*Mixture, all stacked) error {
 	if err != nil {
 		return err
 	}
-	evalDomain(l.grads[i], atoms, alpha, l.domains[i], pl)
+	evalDomain(l.grads[i], pl.B, atoms, alpha, l.domains[i], pl)
 	l.warm[i] = pl.bary
 	return nil
 }
@@ -285,7 +285,7 @@ func (l *learner) domainStep(i int, atoms []*Mixture, all stacked) error {
 // (label weight Beta, or the largest feature cost between the two) and
 // unsupervised for the target.
 func (l *learner) plans(i int, atoms []*Mixture, all stacked, alpha []float64) (*domainPlans, error) {
-	B, bary, err := fixedPoint(atoms, all, alpha, l.warm[i], l.set.Beta, l.set.BarycenterIter)
+	B, bary, b, err := fixedPoint(atoms, all, alpha, l.warm[i], l.set.Beta, l.set.BarycenterIter)
 	if err != nil {
 		return nil, errf("LearnDictionary: domain %d: %s", i, trimPrefix(err))
 	}
@@ -296,11 +296,11 @@ func (l *learner) plans(i int, atoms []*Mixture, all stacked, alpha []float64) (
 			beta = -1
 		}
 	}
-	fit, beta, err := fitPlan(B, l.domains[i], l.stacked[i], beta)
+	fit, beta, err := fitPlan(B, l.domains[i], b, l.stacked[i], beta)
 	if err != nil {
 		return nil, errf("LearnDictionary: domain %d: %s", i, trimPrefix(err))
 	}
-	return &domainPlans{bary: bary, fit: fit, beta: beta}, nil
+	return &domainPlans{B: B, bary: bary, fit: fit, beta: beta}, nil
 }
 
 // gradient returns the sum over the domains, in their order, of the
@@ -420,7 +420,7 @@ func (l *learner) finish() (*Dictionary, error) {
 	all := stack(atoms...)
 	recs := make([]*Mixture, len(l.domains))
 	err := par.Run(len(l.domains), l.set.Workers, func(i int) error {
-		B, _, err := fixedPoint(atoms, all, l.p.alpha.RawRowView(i), l.warm[i], l.set.Beta, DefaultBarycenterMaxIter)
+		B, _, _, err := fixedPoint(atoms, all, l.p.alpha.RawRowView(i), l.warm[i], l.set.Beta, DefaultBarycenterMaxIter)
 		if err != nil {
 			return errf("LearnDictionary: domain %d: %s", i, trimPrefix(err))
 		}

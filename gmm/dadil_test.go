@@ -80,7 +80,9 @@ func fixedPlanLoss(l *learner, pls []*domainPlans) (float64, *params) {
 	atoms := l.p.atoms()
 	var loss float64
 	for i, Q := range l.domains {
-		evalDomain(l.grads[i], atoms, l.p.alpha.RawRowView(i), Q, pls[i])
+		alpha := l.p.alpha.RawRowView(i)
+		B := project(templateOf(atoms[0]), pls[i].bary, atoms, alpha)
+		evalDomain(l.grads[i], B, atoms, alpha, Q, pls[i])
 		loss += l.grads[i].loss
 	}
 	return loss, l.gradient(atoms)
