@@ -78,13 +78,13 @@ const (
 	DefaultGMMSamplesPerClass = 100
 	// DefaultGMMVarFloor is the default variance floor of the domains'
 	// mixtures (gmm.Settings.VarFloor): every component's variance of a
-	// feature is at least 0.3 times the feature's variance over the
+	// feature is at least 0.1 times the feature's variance over the
 	// domain (over the class for a source). Mixtures of tens of
 	// components summarise domains of a few hundred rows in hundreds of
 	// dimensions, where EM's own floor (10⁻⁶) leaves components of
 	// vanishing variance along features that are constant within them;
 	// their densities then decide every class by those features alone.
-	DefaultGMMVarFloor = 0.3
+	DefaultGMMVarFloor = 0.1
 	// DefaultGMMTol is the default EM tolerance (gmm.Settings.Tol) on the
 	// mean log-likelihood per row, scikit-learn's GaussianMixture's.
 	DefaultGMMTol = 1e-3
