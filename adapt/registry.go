@@ -8,6 +8,7 @@ import (
 
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/gmm"
 	"github.com/dadil/dadil/internal/clip"
 )
 
@@ -16,7 +17,7 @@ import (
 var names = []string{
 	"source-only", "sa", "tca", "otda-emd", "otda-sinkhorn", "jcpot", "wb",
 	"wbt-reg", "wjdot", "wbr-r", "wbr-e", "dadil-r", "dadil-e",
-	"gmm-otda", "gmm-wbt",
+	"gmm-otda", "gmm-wbt", "gmm-dadil", "gmm-dadil-e",
 }
 
 // Names returns the names of the methods New builds, in the order of the
@@ -35,7 +36,10 @@ func Names() []string { return append([]string(nil), names...) }
 //   - wb, wbt-reg and wjdot with seed;
 //   - wbr-r, wbr-e, dadil-r and dadil-e with the default dictionary
 //     settings and seed; set their Settings field to change them;
-//   - gmm-otda (GMMOTDA) and gmm-wbt (GMMWBT) with seed.
+//   - gmm-otda (GMMOTDA) and gmm-wbt (GMMWBT) with seed;
+//   - gmm-dadil (GMM-DaDiL-R by the MAP rule of the reconstructed
+//     mixture) and gmm-dadil-e with gmm's default dictionary settings and
+//     seed.
 //
 // The methods are new and unfitted at every call.
 func New(name string, seed uint64) (Method, error) {
@@ -71,6 +75,10 @@ func New(name string, seed uint64) (Method, error) {
 		return &GMMOTDA{Seed: seed}, nil
 	case "gmm-wbt":
 		return &GMMWBT{Seed: seed}, nil
+	case "gmm-dadil":
+		return &GMMDaDiL{Settings: &gmm.DictionarySettings{Seed: seed}, Seed: seed}, nil
+	case "gmm-dadil-e":
+		return &GMMDaDiL{Ensemble: true, Settings: &gmm.DictionarySettings{Seed: seed}, Seed: seed}, nil
 	}
 	return nil, fmt.Errorf("adapt: unknown method %s (known: %s)", clip.Quote(name), strings.Join(names, ", "))
 }

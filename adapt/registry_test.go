@@ -13,7 +13,7 @@ import (
 
 func TestNew(t *testing.T) {
 	names := Names()
-	if len(names) != 15 || names[0] != "source-only" || names[12] != "dadil-e" || names[len(names)-1] != "gmm-wbt" {
+	if len(names) != 17 || names[0] != "source-only" || names[12] != "dadil-e" || names[14] != "gmm-wbt" || names[len(names)-1] != "gmm-dadil-e" {
 		t.Fatalf("Names() = %v", names)
 	}
 	names[0] = "changed"
@@ -45,6 +45,10 @@ func TestNew(t *testing.T) {
 		"dadil-r":  func(m Method) uint64 { return m.(*DaDiL).Settings.Seed },
 		"gmm-otda": func(m Method) uint64 { return m.(*GMMOTDA).Seed },
 		"gmm-wbt":  func(m Method) uint64 { return m.(*GMMWBT).Seed },
+		"gmm-dadil": func(m Method) uint64 {
+			g := m.(*GMMDaDiL)
+			return min(g.Seed, g.Settings.Seed)
+		},
 	} {
 		m, _ := New(name, 7)
 		if got := seed(m); got != 7 {

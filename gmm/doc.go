@@ -56,6 +56,21 @@
 // mixed with the weights γ_k(x) ω_kl / w_k (Map.Mean) or drawn with those
 // probabilities (Map.Random).
 //
+// # Dictionary learning
+//
+// LearnDictionary learns the GMM-DaDiL dictionary of labeled source
+// mixtures and an unlabeled target mixture: K labeled mixture atoms P_k
+// (means, log deviations and label logits, equal component weights) and
+// coordinates α_ℓ on the simplex for every domain, minimising
+//
+//	Σ_ℓ<S SMW₂²(B(α_ℓ; P), Q_ℓ) + MW₂²(B(α_T; P), Q_T)
+//
+// by full-batch Adam, B the labeled barycenter, with gradients through the
+// barycenter's fixed-point plans held fixed. Dictionary.Target is the
+// target's reconstruction, a labeled mixture that classifies (GMM-DaDiL-R);
+// Dictionary.EnsembleProba weighs the atoms' classifiers by α_T
+// (GMM-DaDiL-E).
+//
 // # Determinism
 //
 // Work over rows runs in parallel in fixed blocks of rows whose sums are

@@ -1,0 +1,284 @@
+package adapt
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/gmm"
+	"github.com/dadil/dadil/internal/par"
+)
+
+// GMMDaDiL adapts with a Gaussian-mixture dictionary (GMM-DaDiL,
+// Montesuma, Ngolè Mboula & Souloumiac, ECML-PKDD 2024, arXiv
+// 2404.10261): every source is summarised by a labeled mixture
+// (gmm.FitLabeled, one mixture per class), the target by an unlabeled one
+// (gmm.Fit), and gmm.LearnDictionary learns labeled mixture atoms and the
+// domains' barycentric coordinates from these mixtures alone.
+//
+// GMM-DaDiL-R (Ensemble false, the method "gmm-dadil") classifies target
+// rows with the target's reconstruction B(α_T; P), a labeled mixture: by
+// default it trains Classifier on rows drawn from it, each with the
+// (soft) label of its component, as DaDiL-R trains on its reconstruction;
+// with MAP it uses the mixture's own rule, p(y | x) = Σ_j γ_j(x) y_j, γ
+// the posterior over its components (gmm.Mixture.Proba). GMM-DaDiL-E
+// (Ensemble true, "gmm-dadil-e") weighs the atoms' MAP classifiers by α_T
+// (gmm.Dictionary.EnsembleProba). One fit gives both (Predictors).
+type GMMDaDiL struct {
+	Ensemble bool
+	// Settings are the dictionary's (nil: gmm's defaults). Their
+	// ComponentsPerClass also sets the mixtures of the domains: that many
+	// components per class for every source (fewer for a class of fewer
+	// rows) and that many times the number of classes for the target (at
+	// most its number of rows).
+	Settings *gmm.DictionarySettings
+	// TargetComponents is the number of components of the target's
+	// mixture; 0 selects ComponentsPerClass times the number of classes.
+	// It is at most the target's number of rows.
+	TargetComponents int
+	// EM holds the settings of the domains' EM fits; its Components and
+	// Seed are set per domain, and a zero VarFloor or Tol (or a nil EM)
+	// selects DefaultGMMDaDiLVarFloor and DefaultGMMTol.
+	EM *gmm.Settings
+	// MAP makes GMM-DaDiL-R classify by the MAP rule of B(α_T; P)
+	// instead of a classifier trained on its samples.
+	MAP bool
+	// SamplesPerClass sets the rows drawn from B(α_T; P) to train
+	// GMM-DaDiL-R's classifier: SamplesPerClass times the number of
+	// classes. Default DefaultGMMSamplesPerClass.
+	SamplesPerClass int
+	// Classifier is GMM-DaDiL-R's classifier (nil: softmax regression).
+	Classifier classify.Trainer
+	// Seed seeds the EM fits and the draws of the samples.
+	Seed uint64
+
+	// Dict, Sources and Target are set by Fit: the dictionary and the
+	// domains' mixtures it was learned from.
+	Dict    *gmm.Dictionary
+	Sources []*gmm.Mixture
+	Target  *gmm.Mixture
+	model   classify.Classifier
+}
+
+// Name returns "gmm-dadil" or "gmm-dadil-e".
+func (m *GMMDaDiL) Name() string {
+	if m.Ensemble {
+		return "gmm-dadil-e"
+	}
+	return "gmm-dadil"
+}
+
+// Defaults of GMMDaDiL.
+const (
+	// DefaultGMMSamplesPerClass is the default SamplesPerClass: the
+	// support of DaDiL's atoms per class (dictionary.Settings.Samples).
+	DefaultGMMSamplesPerClass = 100
+	// DefaultGMMDaDiLVarFloor is the default variance floor of the domains'
+	// mixtures (gmm.Settings.VarFloor): every component's variance of a
+	// feature is at least 0.1 times the feature's variance over the
+	// domain (over the class for a source). Mixtures of tens of
+	// components summarise domains of a few hundred rows in hundreds of
+	// dimensions, where EM's own floor (10⁻⁶) leaves components of
+	// vanishing variance along features that are constant within them;
+	// their densities then decide every class by those features alone.
+	DefaultGMMDaDiLVarFloor = 0.1
+	// DefaultGMMTol is the default EM tolerance (gmm.Settings.Tol) on the
+	// mean log-likelihood per row, scikit-learn's GaussianMixture's.
+	DefaultGMMTol = 1e-3
+)
+
+// Fit fits the domains' mixtures, learns the dictionary and, unless MAP,
+// the classifier of GMM-DaDiL-R.
+func (m *GMMDaDiL) Fit(p *dataset.Problem) error {
+	if err := checkProblem(m, p); err != nil {
+		return err
+	}
+	if err := m.fit(p); err != nil {
+		return fmt.Errorf("adapt: %s: %w", m.Name(), err)
+	}
+	return nil
+}
+
+// fit does the work of Fit.
+func (m *GMMDaDiL) fit(p *dataset.Problem) error {
+	if m.SamplesPerClass < 0 {
+		return fmt.Errorf("SamplesPerClass = %d is negative", m.SamplesPerClass)
+	}
+	if m.TargetComponents < 0 {
+		return fmt.Errorf("TargetComponents = %d is negative", m.TargetComponents)
+	}
+	set := gmm.DictionarySettings{}
+	if m.Settings != nil {
+		set = *m.Settings
+	}
+	per := set.ComponentsPerClass
+	if per == 0 {
+		per = gmm.DefaultDictionaryComponentsPerClass
+	}
+	src, tgt, err := m.fitMixtures(p, per, set.Workers)
+	if err != nil {
+		return err
+	}
+	d, err := gmm.LearnDictionary(src, tgt, &set)
+	if err != nil {
+		return err
+	}
+	m.Sources, m.Target, m.Dict, m.model = src, tgt, d, nil
+	if !m.MAP {
+		m.model, err = m.trainOnSamples(d.Target(), p.Classes)
+	}
+	return err
+}
+
+// fitMixtures fits, in parallel, a labeled mixture to every source
+// (per components per class, fewer for a class of fewer rows) and an
+// unlabeled one of TargetComponents (default per·classes) components, at
+// most its rows, to the target, domain i with seed Seed+i.
+func (m *GMMDaDiL) fitMixtures(p *dataset.Problem, per, workers int) ([]*gmm.Mixture, *gmm.Mixture, error) {
+	S := len(p.Sources)
+	out := make([]*gmm.Mixture, S+1)
+	err := par.Run(S+1, workers, func(i int) error {
+		set := gmm.Settings{}
+		if m.EM != nil {
+			set = *m.EM
+		}
+		if set.VarFloor == 0 {
+			set.VarFloor = DefaultGMMDaDiLVarFloor
+		}
+		if set.Tol == 0 {
+			set.Tol = DefaultGMMTol
+		}
+		set.Seed = m.Seed + uint64(i)
+		if i == S {
+			set.Components = m.TargetComponents
+			if set.Components == 0 {
+				set.Components = per * p.Classes
+			}
+			set.Components = min(set.Components, p.Target.Rows())
+			r, err := gmm.Fit(p.Target.X, &set)
+			if err != nil {
+				return fmt.Errorf("target %s: %w", p.Target.Name, err)
+			}
+			out[i] = r.Mixture
+			return nil
+		}
+		s := p.Sources[i]
+		set.Components = min(per, smallestClass(s.Y, p.Classes))
+		r, err := gmm.FitLabeled(s.X, s.Y, p.Classes, &set)
+		if err != nil {
+			return fmt.Errorf("source %s: %w", s.Name, err)
+		}
+		out[i] = r.Mixture
+		return nil
+	}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out[:S], out[S], nil
+}
+
+// smallestClass returns the fewest rows of a class present in y.
+func smallestClass(y []int, classes int) int {
+	count := make([]int, classes)
+	for _, c := range y {
+		count[c]++
+	}
+	best := len(y)
+	for _, n := range count {
+		if n > 0 {
+			best = min(best, n)
+		}
+	}
+	return best
+}
+
+// trainOnSamples trains the classifier on SamplesPerClass·classes rows
+// drawn from B, each labeled with its component's (soft) label.
+func (m *GMMDaDiL) trainOnSamples(B *gmm.Mixture, classes int) (classify.Classifier, error) {
+	n := m.SamplesPerClass
+	if n == 0 {
+		n = DefaultGMMSamplesPerClass
+	}
+	n *= classes
+	X := mat.NewDense(n, B.Dim(), nil)
+	comp, err := B.Sample(X, rand.New(rand.NewPCG(m.Seed, 0x5a3)))
+	if err != nil {
+		return nil, err
+	}
+	T := mat.NewDense(n, B.Classes(), nil)
+	for i, k := range comp {
+		T.SetRow(i, B.Labels.RawRowView(k))
+	}
+	return trainer(m.Classifier).Train(X, T, nil)
+}
+
+// Predict classifies the rows of X.
+func (m *GMMDaDiL) Predict(X *mat.Dense) ([]int, error) {
+	return predictFrom(m.Proba, X)
+}
+
+// Proba returns the class probabilities of the rows of X: those of
+// GMM-DaDiL-E or of GMM-DaDiL-R (see GMMDaDiL).
+func (m *GMMDaDiL) Proba(X *mat.Dense) (*mat.Dense, error) {
+	if m.Ensemble {
+		return m.probaE(X)
+	}
+	return m.probaR(X)
+}
+
+// probaR returns GMM-DaDiL-R's class probabilities.
+func (m *GMMDaDiL) probaR(X *mat.Dense) (*mat.Dense, error) {
+	const name = "gmm-dadil"
+	if m.Dict == nil {
+		return nil, ErrNotFitted
+	}
+	if m.model != nil {
+		return probaOf(name, m.model, X)
+	}
+	var P mat.Dense
+	if err := m.Dict.Target().Proba(&P, X); err != nil {
+		return nil, fmt.Errorf("adapt: %s: %w", name, err)
+	}
+	return &P, nil
+}
+
+// probaE returns GMM-DaDiL-E's class probabilities.
+func (m *GMMDaDiL) probaE(X *mat.Dense) (*mat.Dense, error) {
+	const name = "gmm-dadil-e"
+	if m.Dict == nil {
+		return nil, ErrNotFitted
+	}
+	var P mat.Dense
+	if err := m.Dict.EnsembleProba(&P, X, m.Dict.Alpha.RawRowView(len(m.Sources))); err != nil {
+		return nil, fmt.Errorf("adapt: %s: %w", name, err)
+	}
+	return &P, nil
+}
+
+// predictFrom returns the argmax of every row of proba(X) (the lowest
+// class on ties).
+func predictFrom(proba func(*mat.Dense) (*mat.Dense, error), X *mat.Dense) ([]int, error) {
+	P, err := proba(X)
+	if err != nil {
+		return nil, err
+	}
+	return classify.Argmax(P), nil
+}
+
+// Predictors returns GMM-DaDiL's two predictors of one dictionary: the
+// method's own (GMM-DaDiL-R or -E), then its sibling.
+func (m *GMMDaDiL) Predictors() []Predictor {
+	r := Predictor{Name: "gmm-dadil", Proba: m.probaR}
+	r.Predict = func(X *mat.Dense) ([]int, error) { return predictFrom(r.Proba, X) }
+	e := Predictor{Name: "gmm-dadil-e", Proba: m.probaE}
+	e.Predict = func(X *mat.Dense) ([]int, error) { return predictFrom(e.Proba, X) }
+	if m.Ensemble {
+		return []Predictor{e, r}
+	}
+	return []Predictor{r, e}
+}
+
+func (m *GMMDaDiL) setClassifier(t classify.Trainer) { m.Classifier = t }

@@ -1,0 +1,168 @@
+package gmm
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/linalg"
+	"github.com/dadil/dadil/ot"
+)
+
+// stacked holds the components of one or more mixtures as rows
+// z = [m, σ] (2d entries) with their squared norms and labels, so that all
+// feature costs between two sets of components are one matrix product:
+//
+//	‖m − m'‖² + ‖σ − σ'‖² = ‖z‖² + ‖z'‖² − 2⟨z, z'⟩.
+type stacked struct {
+	Z      *mat.Dense
+	norms  []float64
+	labels *mat.Dense // nil for unlabeled mixtures
+}
+
+// stack returns the components of the mixtures, in order, stacked.
+func stack(ms ...*Mixture) stacked {
+	var n int
+	for _, m := range ms {
+		n += m.Components()
+	}
+	d, c := ms[0].Dim(), ms[0].Classes()
+	s := stacked{Z: mat.NewDense(n, 2*d, nil), norms: make([]float64, n)}
+	if c > 0 {
+		s.labels = mat.NewDense(n, c, nil)
+	}
+	r := 0
+	for _, m := range ms {
+		for k := range m.Components() {
+			z := s.Z.RawRowView(r)
+			copy(z[:d], m.Means.RawRowView(k))
+			copy(z[d:], m.Std.RawRowView(k))
+			s.norms[r] = dot(z, z)
+			if c > 0 {
+				copy(s.labels.RawRowView(r), m.Labels.RawRowView(k))
+			}
+			r++
+		}
+	}
+	return s
+}
+
+// featureCosts returns F with F_ij = ‖z_i − z'_j‖² for the rows of a and
+// b (clamped at 0 against rounding), and its largest entry.
+func featureCosts(a, b stacked) (F *mat.Dense, largest float64) {
+	na, _ := a.Z.Dims()
+	nb, _ := b.Z.Dims()
+	F = mat.NewDense(na, nb, nil)
+	linalg.MulABT(F, a.Z, b.Z)
+	for i := range na {
+		row := F.RawRowView(i)
+		for j, g := range row {
+			row[j] = math.Max(a.norms[i]+b.norms[j]-2*g, 0)
+			largest = math.Max(largest, row[j])
+		}
+	}
+	return F, largest
+}
+
+// labeledCost returns C_ij = F_{i,j0+j} + β‖y_i − y'_{j0+j}‖² for the
+// columns j0 … j0+m−1 of F and of b's labels (β = 0: F's columns alone).
+func labeledCost(F *mat.Dense, a, b stacked, j0, m int, beta float64) *mat.Dense {
+	na, _ := F.Dims()
+	C := mat.NewDense(na, m, nil)
+	for i := range na {
+		row := C.RawRowView(i)
+		copy(row, F.RawRowView(i)[j0:j0+m])
+		if beta > 0 {
+			for j := range row {
+				row[j] += beta * sqDist(a.labels.RawRowView(i), b.labels.RawRowView(j0+j))
+			}
+		}
+	}
+	return C
+}
+
+// fixedPoint returns the labeled barycenter B(α; atoms), K components of
+// weight 1/na, and its plans ω^(k) to every atom k, by the fixed-point
+// iteration of Barycenter: plans between B and every atom (ot.EMD, cost
+// of Cost with label weight β), then B moved to the α-weighted
+// barycentric projection of the atoms' components through them,
+// B = Φ(α, atoms; ω) (see project). It starts from the projection
+// through plans (nil: from the atom of the largest α_k), and stops when
+// an iteration leaves the plans unchanged, B then being an exact fixed
+// point, or after maxIter iterations; either way B = Φ(α, atoms; ω) for
+// the plans returned. all holds the atoms stacked. β = 0 selects the
+// largest feature cost between the start and the atoms' components. It
+// returns B stacked too.
+func fixedPoint(atoms []*Mixture, all stacked, alpha []float64, plans []ot.Plan, beta float64, maxIter int) (*Mixture, []ot.Plan, stacked, error) {
+	na := atoms[0].Components()
+	B := atoms[argmax(alpha)]
+	if plans != nil {
+		B = project(templateOf(atoms[0]), plans, atoms, alpha)
+	}
+	b := stack(B)
+	for it := 0; it < maxIter; it++ {
+		F, largest := featureCosts(b, all)
+		if beta == 0 {
+			beta = largest
+			if beta == 0 {
+				beta = 1
+			}
+		}
+		next := make([]ot.Plan, len(atoms))
+		for k := range atoms {
+			r, err := ot.EMD(nil, nil, labeledCost(F, b, all, k*na, na, beta))
+			if err != nil {
+				return nil, nil, stacked{}, errf("barycenter: atom %d: %v", k, err)
+			}
+			next[k] = r.Plan
+		}
+		if plans != nil && samePlans(plans, next) {
+			return B, plans, b, nil
+		}
+		plans = next
+		B = project(templateOf(atoms[0]), plans, atoms, alpha)
+		b = stack(B)
+	}
+	return B, plans, b, nil
+}
+
+// templateOf returns a mixture of m's shape with weights 1/K and zero
+// parameters, the first argument of project.
+func templateOf(m *Mixture) *Mixture {
+	K, d := m.Components(), m.Dim()
+	t := &Mixture{Weights: uniform(K), Means: mat.NewDense(K, d, nil), Std: mat.NewDense(K, d, nil)}
+	if m.Labels != nil {
+		t.Labels = mat.NewDense(K, m.Classes(), nil)
+	}
+	return t
+}
+
+// samePlans reports whether two lists of plans are equal entry by entry.
+func samePlans(a, b []ot.Plan) bool {
+	for k := range a {
+		if !slices.Equal(a[k].Row, b[k].Row) || !slices.Equal(a[k].Col, b[k].Col) || !slices.Equal(a[k].Mass, b[k].Mass) {
+			return false
+		}
+	}
+	return true
+}
+
+// fitPlan returns an optimal plan from B to Q for the cost of Cost with
+// label weight beta (beta < 0: the largest feature cost between their
+// components; the weight used is returned), b and q being B and Q
+// stacked.
+func fitPlan(B, Q *Mixture, b, q stacked, beta float64) (ot.Plan, float64, error) {
+	F, largest := featureCosts(b, q)
+	if beta < 0 {
+		beta = largest
+		if beta == 0 {
+			beta = 1
+		}
+	}
+	r, err := ot.EMD(B.Weights, rescaled(Q.Weights, B.Weights), labeledCost(F, b, q, 0, Q.Components(), beta))
+	if err != nil {
+		return ot.Plan{}, 0, errf("%v", err)
+	}
+	return r.Plan, beta, nil
+}
