@@ -21,5 +21,5 @@ func Example() {
 	// Output:
 	// recordings: 30 per load: 10 10 10
 	// first: normal/98.mat normal X098_DE_time
-	// methods: 16 first: mlp
+	// methods: 18 first: mlp
 }
