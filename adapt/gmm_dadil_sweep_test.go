@@ -46,6 +46,8 @@ func TestGMMDaDiLSweep(t *testing.T) {
 		{"MAP rule", def(func(m *adapt.GMMDaDiL) { m.MAP = true })},
 		{"variance floor 1e-6 (EM's)", def(func(m *adapt.GMMDaDiL) { m.EM.VarFloor = 1e-6 })},
 		{"variance floor 0.3", def(func(m *adapt.GMMDaDiL) { m.EM.VarFloor = 0.3 })},
+		{"variance floor 0.3, seed 2", def(func(m *adapt.GMMDaDiL) { m.EM.VarFloor = 0.3 })},
+		{"variance floor 0.3, seed 3", def(func(m *adapt.GMMDaDiL) { m.EM.VarFloor = 0.3 })},
 		{"variance floor 0.03", def(func(m *adapt.GMMDaDiL) { m.EM.VarFloor = 0.03 })},
 		{"2 components per class", def(func(m *adapt.GMMDaDiL) { m.Settings.ComponentsPerClass = 2 })},
 		{"4 components per class", def(func(m *adapt.GMMDaDiL) { m.Settings.ComponentsPerClass = 4 })},

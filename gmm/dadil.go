@@ -53,8 +53,8 @@ type DictionarySettings struct {
 	// are never matched while others are closer.
 	Beta float64
 	// BarycenterIter caps the fixed-point iterations of every barycenter
-	// in a step, each started from the domain's barycenter of the step
-	// before; default 10.
+	// in a step, each started from the projection through the domain's
+	// plans of the step before; default 10.
 	BarycenterIter int
 	// Seed seeds the atoms' initial perturbation (math/rand/v2 PCG).
 	Seed uint64
@@ -146,7 +146,8 @@ func (s *DictionarySettings) withDefaults(S int) (DictionarySettings, error) {
 // The dictionary has K labeled mixture atoms P_k = (1/n) Σ_i N(m_ki,
 // diag(σ_ki²)) with labels y_ki = softmax(z_ki), and barycentric
 // coordinates α_ℓ ∈ Δ_K for every domain. With B(α; P) the labeled
-// barycenter of the atoms (Barycenter), it minimises
+// barycenter of the atoms (the fixed point of Barycenter's iteration), it
+// minimises
 //
 //	L(P, α) = Σ_ℓ<S SMW₂²(B(α_ℓ; P), Q_ℓ) + MW₂²(B(α_T; P), Q_T),
 //
@@ -162,12 +163,15 @@ func (s *DictionarySettings) withDefaults(S int) (DictionarySettings, error) {
 //
 // The gradients are those of the paper's implementation, every transport
 // plan held fixed (the envelope theorem): each barycenter is B_ℓ = Φ(α_ℓ,
-// P; ω), the λ-weighted barycentric projection of the atoms' components
-// through its fixed-point plans ω^(k) (see barycenterOf and backProject),
+// P; ω), the α-weighted barycentric projection of the atoms' components
+// through its fixed-point plans ω^(k) (see fixedPoint and backProject),
 // an explicit function of the atoms and of α_ℓ, and MW₂² is differentiated
-// with its plan fixed (Coupling.Gradient). The change of the plans with
+// with its plan fixed (as Coupling.Gradient). The change of the plans with
 // the parameters is ignored; where the plans are unique they are locally
-// constant, and these are then the exact derivatives.
+// constant, and these are then the exact derivatives. Every step's
+// barycenter starts from the projection through the plans of the step
+// before and stops when an iteration leaves its plans unchanged (at most
+// BarycenterIter iterations).
 //
 // Learning stops at the second plateau of the loss (see
 // DictionarySettings.PlateauTol) or after Epochs steps. The atoms start
