@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/plateau"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
@@ -231,7 +232,7 @@ func TestPlateau(t *testing.T) {
 		{[]float64{10, 9, 5.1, 5.0, 4.95, 4.9}, 0.05, true}, // 2% < 5%
 	}
 	for _, c := range cases {
-		if got := plateau(c.loss, 2, c.tol); got != c.want {
+		if got := plateau.Reached(c.loss, 2, c.tol); got != c.want {
 			t.Errorf("plateau(%v, 2, %g) = %v, want %v", c.loss, c.tol, got, c.want)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/par"
+	"github.com/dadil/dadil/internal/plateau"
 	"github.com/dadil/dadil/ot"
 )
 
@@ -358,7 +359,7 @@ func (f *fitter) endEpoch(epoch int) bool {
 // stops learning (optimize.FunctionConvergence). Epoch Settings.Epochs is
 // the last in any case (optimize.IterationLimit).
 func (f *fitter) stopRule(epoch int) optimize.Status {
-	if plateau(f.h.Loss[f.since:], f.set.Window, f.set.PlateauTol) {
+	if plateau.Reached(f.h.Loss[f.since:], f.set.Window, f.set.PlateauTol) {
 		if f.annealed {
 			return optimize.FunctionConvergence
 		}
@@ -370,23 +371,6 @@ func (f *fitter) stopRule(epoch int) optimize.Status {
 		return optimize.IterationLimit
 	}
 	return optimize.NotTerminated
-}
-
-// plateau reports whether the mean of the last w losses is at most tol
-// (relative) below the mean of the w before. tol < 0 disables the rule.
-func plateau(loss []float64, w int, tol float64) bool {
-	if tol < 0 || len(loss) < 2*w {
-		return false
-	}
-	e := len(loss)
-	var cur, prev float64
-	for i := e - w; i < e; i++ {
-		cur += loss[i]
-	}
-	for i := e - 2*w; i < e-w; i++ {
-		prev += loss[i]
-	}
-	return prev-cur <= tol*prev
 }
 
 // finish assembles f.dict, the output of Algorithm 2 (atoms P* and

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/internal/par"
+	"github.com/dadil/dadil/internal/plateau"
 	"github.com/dadil/dadil/ot"
 )
 
@@ -383,7 +384,7 @@ func centre(v []float64) {
 // first, stops learning (optimize.FunctionConvergence); epoch Epochs is
 // the last in any case (optimize.IterationLimit).
 func (l *learner) stopRule(epoch int) optimize.Status {
-	if plateau(l.loss[l.since:], l.set.Window, l.set.PlateauTol) {
+	if plateau.Reached(l.loss[l.since:], l.set.Window, l.set.PlateauTol) {
 		if l.annealed {
 			return optimize.FunctionConvergence
 		}
@@ -393,23 +394,6 @@ func (l *learner) stopRule(epoch int) optimize.Status {
 		return optimize.IterationLimit
 	}
 	return optimize.NotTerminated
-}
-
-// plateau reports whether the mean of the last w losses is at most tol
-// (relative) below the mean of the w before. tol < 0 disables the rule.
-func plateau(loss []float64, w int, tol float64) bool {
-	if tol < 0 || len(loss) < 2*w {
-		return false
-	}
-	e := len(loss)
-	var cur, prev float64
-	for i := e - w; i < e; i++ {
-		cur += loss[i]
-	}
-	for i := e - 2*w; i < e-w; i++ {
-		prev += loss[i]
-	}
-	return prev-cur <= tol*prev
 }
 
 // finish returns the dictionary of the current parameters, with every
