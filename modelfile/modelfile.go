@@ -212,21 +212,21 @@ type File struct {
 }
 
 type manifest struct {
-	Format      string              `json:"format"`
-	Version     int                 `json:"version"`
-	Labels      []int               `json:"labels"`
-	Features    int                 `json:"features"`
-	RawFeatures int                 `json:"raw_features,omitempty"`
-	Atoms       int                 `json:"atoms"`
-	Classes     int                 `json:"classes"`
-	Domains     []string            `json:"domains"`
-	Target      int                 `json:"target"`
-	Names       []string            `json:"feature_names,omitempty"`
-	Scaling     dataset.Scaling     `json:"scaling"`
-	Classifier  string              `json:"classifier,omitempty"`
-	Hidden      map[string][]int    `json:"hidden_layers,omitempty"`
-	RawSettings json.RawMessage     `json:"settings"`
-	Created     string              `json:"created,omitempty"`
+	Format      string           `json:"format"`
+	Version     int              `json:"version"`
+	Labels      []int            `json:"labels"`
+	Features    int              `json:"features"`
+	RawFeatures int              `json:"raw_features,omitempty"`
+	Atoms       int              `json:"atoms"`
+	Classes     int              `json:"classes"`
+	Domains     []string         `json:"domains"`
+	Target      int              `json:"target"`
+	Names       []string         `json:"feature_names,omitempty"`
+	Scaling     dataset.Scaling  `json:"scaling"`
+	Classifier  string           `json:"classifier,omitempty"`
+	Hidden      map[string][]int `json:"hidden_layers,omitempty"`
+	RawSettings json.RawMessage  `json:"settings"`
+	Created     string           `json:"created,omitempty"`
 	// Model is the kind of model, absent for DaDiL; Components the
 	// number of components of every mixture of a GMM-DaDiL model.
 	Model      string `json:"model,omitempty"`
