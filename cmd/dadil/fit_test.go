@@ -388,6 +388,41 @@ func TestDemo(t *testing.T) {
 	}
 }
 
+// TestDemoGMM: dadil demo --method gmm fits the GMM methods and draws
+// GMM-DaDiL's figures, the same files as DaDiL's.
+func TestDemoGMM(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "demo")
+	code, stdout, stderr := runCLI("demo", "--method", "gmm", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	acc := map[string]float64{}
+	for _, l := range strings.Split(stdout, "\n") {
+		var name string
+		var v float64
+		if n, _ := fmt.Sscanf(l, "%s %f%%", &name, &v); n == 2 {
+			acc[name] = v
+		}
+	}
+	for _, m := range []string{"GMM-OTDA", "GMM-WBT", "GMM-DaDiL-R", "GMM-DaDiL-E", "GMM-DaDiL-MAP"} {
+		if acc[m] < 85 || acc[m] < acc["source-only"]+30 {
+			t.Errorf("%s: %.2f%% (source-only %.2f%%)", m, acc[m], acc["source-only"])
+		}
+	}
+	if !strings.Contains(stdout, "GMM-DaDiL: K = 3 atoms of 9 components") {
+		t.Errorf("stdout %q", stdout)
+	}
+	for _, f := range demoOutputs {
+		st, err := os.Stat(filepath.Join(out, f))
+		if err != nil || st.Size() < 10000 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if code, _, stderr := runCLI("demo", "--method", "vae", "--out", out); code != 2 || !strings.Contains(stderr, `--method "vae": want dadil or gmm`) {
+		t.Errorf("--method vae: exit %d, %q", code, stderr)
+	}
+}
+
 // readReport decodes DIR/report.json of dadil fit.
 func readReport(t *testing.T, dir string) *fitReport {
 	t.Helper()
