@@ -26,13 +26,8 @@ import (
 
 // adaptReport is DIR/report.json of dadil adapt.
 type adaptReport struct {
-	Sources    []string `json:"sources"`
-	Target     string   `json:"target"`
-	Classes    []int    `json:"classes"`
-	Features   int      `json:"features"`
-	Scaling    string   `json:"scaling"`
-	Classifier string   `json:"classifier"`
-	Seed       uint64   `json:"seed"`
+	reportHeader
+	Seed uint64 `json:"seed"`
 	// MaxRows caps the rows of every domain for the transport-based
 	// methods (adapt.DenseTransport); 0: no cap.
 	MaxRows int `json:"max_rows"`
@@ -221,11 +216,9 @@ func runAdapt(args []string, e *env) error {
 		return err
 	}
 	rep := &adaptReport{
-		Sources: c.data.sources, Target: c.data.target, Classes: ld.Labels.Values,
-		Scaling: ld.Scaler.Kind.String(), Seed: c.dict.seed, MaxRows: c.maxRows, UnknownTargetLabels: ld.Unknown,
+		reportHeader: c.data.header(ld, c.trainer.Name()),
+		Seed:         c.dict.seed, MaxRows: c.maxRows, UnknownTargetLabels: ld.Unknown,
 	}
-	_, rep.Features = ld.Target.X.Dims()
-	rep.Classifier = c.trainer.Name()
 	fits := adapt.Group(c.want)
 	outs := c.run(e, fits, ld.Problem, set)
 	var preds [][]int

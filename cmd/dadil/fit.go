@@ -59,13 +59,8 @@ func (r *readerFlags) options() *dataset.ReadOptions {
 
 // fitReport is DIR/report.json.
 type fitReport struct {
-	Method         string               `json:"method"`
-	Sources        []string             `json:"sources"`
-	Target         string               `json:"target"`
-	Classes        []int                `json:"classes"`
-	Features       int                  `json:"features"`
-	Scaling        string               `json:"scaling"`
-	Classifier     string               `json:"classifier"`
+	Method string `json:"method"`
+	reportHeader
 	Settings       dictionary.Settings  `json:"settings"`
 	Notes          []string             `json:"notes,omitempty"`
 	Epochs         int                  `json:"epochs"`
@@ -248,11 +243,10 @@ func runFit(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	rep, err := newFitReport(c, ld, model, nt.notes)
+	rep, err := newFitReport(c, ld, model, trainer.Name(), nt.notes)
 	if err != nil {
 		return err
 	}
-	rep.Classifier = trainer.Name()
 	if c.validate {
 		if err := c.validateSources(e, ld.Problem, set, trainer, rep); err != nil {
 			return err
@@ -293,15 +287,14 @@ func (c *fitCommand) learn(e *env, p *dataset.Problem, set dictionary.Settings, 
 
 // newFitReport describes the fit and scores it when the target's labels
 // are known.
-func newFitReport(c *fitCommand, ld *dataset.Loaded, m *dictionary.Model, notes []string) (*fitReport, error) {
+func newFitReport(c *fitCommand, ld *dataset.Loaded, m *dictionary.Model, classifier string, notes []string) (*fitReport, error) {
 	d, h := m.Dict, m.Dict.History
 	rep := &fitReport{
-		Method: fitDaDiL, Target: c.data.target, Classes: ld.Labels.Values, Scaling: ld.Scaler.Kind.String(), Sources: []string(c.data.sources),
+		Method: fitDaDiL, reportHeader: c.data.header(ld, classifier),
 		UnknownTargetLabels: ld.Unknown, Settings: d.Settings, Notes: notes,
 		Epochs: len(h.Loss), Stopped: dictionary.StopReason(h.Stopped), Loss: h.Loss,
 		DomainLoss: map[string][]float64{}, Alpha: map[string][]float64{},
 	}
-	_, rep.Features = ld.Target.X.Dims()
 	for l, dom := range ld.Domains() {
 		series := make([]float64, len(h.DomainLoss))
 		for ep := range h.DomainLoss {

@@ -22,19 +22,14 @@ import (
 // fitReport that apply to GMM-DaDiL, and the components of the domains'
 // mixtures.
 type gmmFitReport struct {
-	Method     string                `json:"method"`
-	Sources    []string              `json:"sources"`
-	Target     string                `json:"target"`
-	Classes    []int                 `json:"classes"`
-	Features   int                   `json:"features"`
-	Scaling    string                `json:"scaling"`
-	Classifier string                `json:"classifier"`
-	Settings   modelfile.GMMSettings `json:"settings"`
-	Notes      []string              `json:"notes,omitempty"`
-	Epochs     int                   `json:"epochs"`
-	Stopped    string                `json:"stopped"`
-	Loss       []float64             `json:"loss"`
-	Alpha      map[string][]float64  `json:"alpha"`
+	Method string `json:"method"`
+	reportHeader
+	Settings modelfile.GMMSettings `json:"settings"`
+	Notes    []string              `json:"notes,omitempty"`
+	Epochs   int                   `json:"epochs"`
+	Stopped  string                `json:"stopped"`
+	Loss     []float64             `json:"loss"`
+	Alpha    map[string][]float64  `json:"alpha"`
 	// Components holds the number of components of every domain's
 	// mixture, which the dictionary is learned from.
 	Components map[string]int     `json:"components"`
@@ -88,11 +83,10 @@ func (c *fitCommand) runGMM(e *env, ld *dataset.Loaded, nt *noter, start time.Ti
 	if err != nil {
 		return err
 	}
-	rep, err := newGMMFitReport(c, ld, m, preds, nt.notes)
+	rep, err := newGMMFitReport(c, ld, m, preds, trainer.Name(), nt.notes)
 	if err != nil {
 		return err
 	}
-	rep.Classifier = trainer.Name()
 	rep.Seconds = map[string]float64{"fit": fit}
 	if c.validate {
 		t1 := time.Now()
@@ -160,15 +154,14 @@ func gmmPredictor(m *adapt.GMMDaDiL, method string) func(*mat.Dense) ([]int, err
 
 // newGMMFitReport describes the fit and scores its predictions preds
 // when the target's labels are known.
-func newGMMFitReport(c *fitCommand, ld *dataset.Loaded, m *adapt.GMMDaDiL, preds [][]int, notes []string) (*gmmFitReport, error) {
+func newGMMFitReport(c *fitCommand, ld *dataset.Loaded, m *adapt.GMMDaDiL, preds [][]int, classifier string, notes []string) (*gmmFitReport, error) {
 	d := m.Dict
 	rep := &gmmFitReport{
-		Method: fitGMM, Target: c.data.target, Classes: ld.Labels.Values, Scaling: ld.Scaler.Kind.String(), Sources: []string(c.data.sources),
+		Method: fitGMM, reportHeader: c.data.header(ld, classifier),
 		UnknownTargetLabels: ld.Unknown, Settings: modelfile.GMMSettingsOf(m), Notes: notes,
 		Epochs: d.Epochs, Stopped: dictionary.StopReason(d.Status), Loss: d.Loss,
 		Alpha: map[string][]float64{}, Components: map[string]int{},
 	}
-	_, rep.Features = ld.Target.X.Dims()
 	mixtures := append(append([]*gmm.Mixture(nil), m.Sources...), m.Target)
 	for l, dom := range ld.Domains() {
 		rep.Alpha[dom.Name] = mat.Row(nil, l, d.Alpha)
