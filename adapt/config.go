@@ -15,6 +15,12 @@ type Config struct {
 	// Dictionary, when not nil, holds the settings of dadil-r and dadil-e
 	// (a copy is made for every method); nil selects New's.
 	Dictionary *dictionary.Settings
+	// GMM, when not nil, holds the settings of gmm-dadil and gmm-dadil-e:
+	// New copies its Settings, TargetComponents, EM, MAP and
+	// SamplesPerClass (deep copies of the pointers), never what a fit set;
+	// the seeds (GMMDaDiL.Seed, Settings.Seed) and the classifier come
+	// from Seed and Classifier. nil selects New's.
+	GMM *GMMDaDiL
 	// MaxRows, when positive, fits the DenseTransport methods on at most
 	// MaxRows rows of every domain (Subsampled, seeded by Seed).
 	MaxRows int
@@ -33,6 +39,9 @@ func (c *Config) New(name string) (Method, error) {
 	if d, ok := m.(*DaDiL); ok && c.Dictionary != nil {
 		s := *c.Dictionary
 		d.Settings = &s
+	}
+	if g, ok := m.(*GMMDaDiL); ok && c.GMM != nil {
+		c.GMM.copySettings(g)
 	}
 	if c.Classifier != nil {
 		m.(classified).setClassifier(c.Classifier)

@@ -60,7 +60,11 @@ type GMMDaDiL struct {
 	Dict    *gmm.Dictionary
 	Sources []*gmm.Mixture
 	Target  *gmm.Mixture
-	model   classify.Classifier
+	// R is GMM-DaDiL-R's classifier, trained by Fit on samples of
+	// B(α_T; P) unless MAP; when nil, GMM-DaDiL-R classifies by the MAP
+	// rule. A model loaded from a file (package modelfile) sets Dict and
+	// R, not Sources and Target, which predicting does not need.
+	R classify.Classifier
 }
 
 // Name returns "gmm-dadil" or "gmm-dadil-e".
@@ -126,9 +130,9 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	if err != nil {
 		return err
 	}
-	m.Sources, m.Target, m.Dict, m.model = src, tgt, d, nil
+	m.Sources, m.Target, m.Dict, m.R = src, tgt, d, nil
 	if !m.MAP {
-		m.model, err = m.trainOnSamples(d.Target(), p.Classes)
+		m.R, err = m.trainOnSamples(d.Target(), p.Classes)
 	}
 	return err
 }
@@ -235,8 +239,8 @@ func (m *GMMDaDiL) probaR(X *mat.Dense) (*mat.Dense, error) {
 	if m.Dict == nil {
 		return nil, ErrNotFitted
 	}
-	if m.model != nil {
-		return probaOf(name, m.model, X)
+	if m.R != nil {
+		return probaOf(name, m.R, X)
 	}
 	var P mat.Dense
 	if err := m.Dict.Target().Proba(&P, X); err != nil {
@@ -251,8 +255,10 @@ func (m *GMMDaDiL) probaE(X *mat.Dense) (*mat.Dense, error) {
 	if m.Dict == nil {
 		return nil, ErrNotFitted
 	}
+	// α_T is the last row of α, after the sources'.
+	N, _ := m.Dict.Alpha.Dims()
 	var P mat.Dense
-	if err := m.Dict.EnsembleProba(&P, X, m.Dict.Alpha.RawRowView(len(m.Sources))); err != nil {
+	if err := m.Dict.EnsembleProba(&P, X, m.Dict.Alpha.RawRowView(N-1)); err != nil {
 		return nil, fmt.Errorf("adapt: %s: %w", name, err)
 	}
 	return &P, nil
@@ -282,3 +288,22 @@ func (m *GMMDaDiL) Predictors() []Predictor {
 }
 
 func (m *GMMDaDiL) setClassifier(t classify.Trainer) { m.Classifier = t }
+
+// copySettings sets dst's settings (Settings, TargetComponents, EM, MAP,
+// SamplesPerClass) to copies of m's, keeping dst's seeds; a nil Settings
+// or EM of m leaves dst's.
+func (m *GMMDaDiL) copySettings(dst *GMMDaDiL) {
+	if m.Settings != nil {
+		s := *m.Settings
+		s.Seed = dst.Seed
+		if dst.Settings != nil {
+			s.Seed = dst.Settings.Seed
+		}
+		dst.Settings = &s
+	}
+	if m.EM != nil {
+		e := *m.EM
+		dst.EM = &e
+	}
+	dst.TargetComponents, dst.MAP, dst.SamplesPerClass = m.TargetComponents, m.MAP, m.SamplesPerClass
+}

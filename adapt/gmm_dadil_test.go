@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/gmm"
 	"github.com/dadil/dadil/synth"
@@ -125,5 +126,33 @@ func TestGMMDaDiLErrors(t *testing.T) {
 	}
 	if names := []string{Predictors(g)[0].Name, Predictors(g)[1].Name}; !slices.Equal(names, []string{"gmm-dadil-e", "gmm-dadil"}) {
 		t.Errorf("predictors %v", names)
+	}
+}
+
+// TestConfigGMM: Config.GMM's settings reach gmm-dadil and gmm-dadil-e as
+// copies, with Config's seed and classifier.
+func TestConfigGMM(t *testing.T) {
+	tmpl := &GMMDaDiL{Settings: &gmm.DictionarySettings{ComponentsPerClass: 2, Epochs: 9, Seed: 77}, EM: &gmm.Settings{VarFloor: 0.3},
+		TargetComponents: 5, SamplesPerClass: 7, MAP: true, Seed: 77}
+	knn := &classify.KNN{}
+	cfg := &Config{Seed: 4, GMM: tmpl, Classifier: knn}
+	for _, name := range []string{"gmm-dadil", "gmm-dadil-e"} {
+		m, err := cfg.New(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := m.(*GMMDaDiL)
+		if g.Settings == tmpl.Settings || g.EM == tmpl.EM {
+			t.Fatalf("%s shares the template's settings", name)
+		}
+		if g.Ensemble != (name == "gmm-dadil-e") || g.Settings.ComponentsPerClass != 2 || g.Settings.Epochs != 9 || g.Settings.Seed != 4 || g.Seed != 4 ||
+			g.EM.VarFloor != 0.3 || g.TargetComponents != 5 || g.SamplesPerClass != 7 || !g.MAP || g.Classifier != knn {
+			t.Errorf("%s: %+v, settings %+v", name, g, g.Settings)
+		}
+	}
+	// Without a template, New's settings.
+	g, _ := (&Config{Seed: 4}).New("gmm-dadil")
+	if s := g.(*GMMDaDiL).Settings; s.Seed != 4 || s.Epochs != 0 || g.(*GMMDaDiL).EM != nil {
+		t.Errorf("settings %+v", s)
 	}
 }

@@ -1,4 +1,4 @@
-// Package modelfile saves and loads fitted DaDiL models.
+// Package modelfile saves and loads fitted DaDiL and GMM-DaDiL models.
 //
 // # Format
 //
@@ -62,7 +62,7 @@
 // stored: ReadData checks the names a CSV file gives the kept columns, at
 // their raw positions, against "feature_names".
 //
-// The format version stays 1 with the imputer and the knn and mlp
+// DaDiL models stay at version 1 with the imputer and the knn and mlp
 // classifiers, which older readers cannot misread: they ignore the new
 // manifest keys, and so refuse a knn or mlp model for its missing r_W.npy;
 // they ignore the imputer, and so refuse new data with missing values (which
@@ -71,15 +71,50 @@
 // of d columns when the imputer keeps every column, where it changes
 // nothing.
 //
+// # GMM-DaDiL models
+//
+// A GMM-DaDiL model (File.GMM, adapt.GMMDaDiL) is written as format
+// version 2, whose manifest adds
+//
+//	"model": "gmm-dadil",
+//	"components": n,            components of every atom and reconstruction
+//	"domains": ["source1", …, "target"], "target": N−1,
+//	"settings": {"dictionary": {…}, "em": {…}, "target_components": …,
+//	             "samples_per_class": …, "seed": …}   (GMMSettings)
+//
+// and whose classifier members are GMM-DaDiL-R's alone (prefix r; an mlp's
+// "hidden_layers" has the one entry "r"). Its arrays are
+//
+//	alpha.npy                N×K barycentric coordinates, the target's last
+//	atom<k>_weights.npy      n component weights of atom k
+//	atom<k>_means.npy        n×d component means
+//	atom<k>_std.npy          n×d component standard deviations (diagonal)
+//	atom<k>_labels.npy       n×c component labels, rows on the simplex
+//	rec<l>_…                 the same four members for the reconstruction
+//	                         B(α_l; P) of domain l = 0 … N−1 (the target's,
+//	                         rec<N−1>, classifies by the MAP rule)
+//	r_…                      GMM-DaDiL-R's classifier, trained on samples of
+//	                         the target's reconstruction
+//	scaler_…, imputer_…      as for DaDiL
+//
+// Every mixture must be valid (gmm.Mixture.Validate: weights on the
+// simplex, finite means, positive finite deviations) with labels on the
+// simplex; the manifest fixes every shape, and the points of a
+// k-nearest-neighbour classifier may not exceed the rows it trains on,
+// samples_per_class (default 100) per class. DaDiL models are still
+// written as version 1, without "model", so that older readers load them;
+// those refuse a GMM-DaDiL model as written by a newer dadil.
+//
 // Settings without the key "SharedAtomBatch" were written before that
 // setting existed, by a fit that shared one atom batch among all domains,
 // and read as SharedAtomBatch = true. Settings without "HardLabels" were
 // written by fits whose classifiers trained on soft labels, and read as
 // HardLabels = false, its zero value.
 //
-// Load checks the format name, the version, every member's presence and
-// shape, and that every number is finite; a file written by a newer dadil
-// (a higher version) is refused with a message saying so. It also checks
+// Load checks the format name, the version, the model's kind, every
+// member's presence and shape, and that every number is finite; a file
+// written by a newer dadil (a higher version, or an unknown model) is
+// refused with a message saying so. It also checks
 // that the imputer's kept columns increase within [0, D), that the
 // neighbours' count k is an integer in [1, m] and their weights are not
 // negative. The shapes are checked first, from the members' .npy headers,
@@ -100,6 +135,7 @@ package modelfile
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -107,17 +143,31 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/gmm"
 	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/internal/clip"
 )
 
 // Format is the format name stored in every model file, and Version the
-// format version this package writes and reads.
+// highest format version this package reads: it writes DaDiL models as
+// version 1 and GMM-DaDiL models, which need version 2, as version 2.
 const (
 	Format  = "dadil-model"
-	Version = 1
+	Version = 2
+)
+
+// The kinds of model a model file holds (the manifest's "model"), and the
+// format version each is written with.
+const (
+	modelDaDiL    = "dadil"
+	modelGMM      = "gmm-dadil"
+	versionDaDiL  = 1
+	versionGMM    = 2
+	maxComponents = 1 << 20
 )
 
 // The kinds of classifier a model file holds (the manifest's
@@ -128,12 +178,20 @@ const (
 	kindMLP     = "mlp"
 )
 
-// File is a fitted model with what is needed to apply it to raw data.
+// File is a fitted model with what is needed to apply it to raw data:
+// a DaDiL model (Model) or a GMM-DaDiL model (GMM), never both.
 type File struct {
 	// Model holds the dictionary, the target's coordinates and the
 	// DaDiL-R and DaDiL-E classifiers: all *classify.Softmax, all
 	// *classify.Neighbours or all *mlp.Net.
 	Model *dictionary.Model
+	// GMM holds a fitted GMM-DaDiL model: its settings, its dictionary
+	// (Dict: atoms, coordinates and every domain's reconstruction, the
+	// target last) and GMM-DaDiL-R's classifier R, a *classify.Softmax,
+	// *classify.Neighbours or *mlp.Net. A loaded model has no Sources
+	// and Target mixtures, which predicting does not need, and its
+	// Dict's Loss, Epochs and Status are not stored.
+	GMM *adapt.GMMDaDiL
 	// Scaler maps the model's features to the space the model was
 	// fitted in.
 	Scaler *dataset.Scaler
@@ -154,21 +212,66 @@ type File struct {
 }
 
 type manifest struct {
-	Format      string              `json:"format"`
-	Version     int                 `json:"version"`
-	Labels      []int               `json:"labels"`
-	Features    int                 `json:"features"`
-	RawFeatures int                 `json:"raw_features,omitempty"`
-	Atoms       int                 `json:"atoms"`
-	Classes     int                 `json:"classes"`
-	Domains     []string            `json:"domains"`
-	Target      int                 `json:"target"`
-	Names       []string            `json:"feature_names,omitempty"`
-	Scaling     dataset.Scaling     `json:"scaling"`
-	Classifier  string              `json:"classifier,omitempty"`
-	Hidden      map[string][]int    `json:"hidden_layers,omitempty"`
-	Settings    dictionary.Settings `json:"settings"`
-	Created     string              `json:"created,omitempty"`
+	Format      string           `json:"format"`
+	Version     int              `json:"version"`
+	Labels      []int            `json:"labels"`
+	Features    int              `json:"features"`
+	RawFeatures int              `json:"raw_features,omitempty"`
+	Atoms       int              `json:"atoms"`
+	Classes     int              `json:"classes"`
+	Domains     []string         `json:"domains"`
+	Target      int              `json:"target"`
+	Names       []string         `json:"feature_names,omitempty"`
+	Scaling     dataset.Scaling  `json:"scaling"`
+	Classifier  string           `json:"classifier,omitempty"`
+	Hidden      map[string][]int `json:"hidden_layers,omitempty"`
+	RawSettings json.RawMessage  `json:"settings"`
+	Created     string           `json:"created,omitempty"`
+	// Model is the kind of model, absent for DaDiL; Components the
+	// number of components of every mixture of a GMM-DaDiL model.
+	Model      string `json:"model,omitempty"`
+	Components int    `json:"components,omitempty"`
+
+	// The settings, decoded by the model's kind.
+	Settings dictionary.Settings `json:"-"`
+	GMM      GMMSettings         `json:"-"`
+}
+
+// GMMSettings are the settings of a GMM-DaDiL fit (adapt.GMMDaDiL) as a
+// model file's manifest and dadil fit's report.json record them.
+type GMMSettings struct {
+	// Dictionary are gmm.LearnDictionary's settings, defaults resolved.
+	Dictionary gmm.DictionarySettings `json:"dictionary"`
+	// EM are the domains' EM settings (adapt.GMMDaDiL.EM).
+	EM gmm.Settings `json:"em"`
+	// TargetComponents, SamplesPerClass and Seed are those of
+	// adapt.GMMDaDiL (0: its defaults).
+	TargetComponents int    `json:"target_components"`
+	SamplesPerClass  int    `json:"samples_per_class"`
+	Seed             uint64 `json:"seed"`
+}
+
+// GMMSettingsOf returns the settings of the fitted model m.
+func GMMSettingsOf(m *adapt.GMMDaDiL) GMMSettings {
+	s := GMMSettings{TargetComponents: m.TargetComponents, SamplesPerClass: m.SamplesPerClass, Seed: m.Seed}
+	switch {
+	case m.Dict != nil:
+		s.Dictionary = m.Dict.Settings
+	case m.Settings != nil:
+		s.Dictionary = *m.Settings
+	}
+	if m.EM != nil {
+		s.EM = *m.EM
+	}
+	return s
+}
+
+// model returns the GMM-DaDiL model of the settings s, the dictionary d
+// and GMM-DaDiL-R's classifier r.
+func (s GMMSettings) model(d *gmm.Dictionary, r classify.Classifier) *adapt.GMMDaDiL {
+	set, em := s.Dictionary, s.EM
+	return &adapt.GMMDaDiL{Settings: &set, EM: &em, TargetComponents: s.TargetComponents,
+		SamplesPerClass: s.SamplesPerClass, Seed: s.Seed, Dict: d, R: r}
 }
 
 // Bounds of the manifest's sizes beyond which it is not believed.
@@ -202,12 +305,18 @@ func Save(path string, f *File) error {
 // shapes, labels, coordinates).
 func check(f *File) error {
 	switch {
-	case f == nil || f.Model == nil || f.Model.Dict == nil:
+	case f == nil || (f.Model == nil && f.GMM == nil):
 		return errors.New("no model")
+	case f.Model != nil && f.GMM != nil:
+		return errors.New("both a DaDiL and a GMM-DaDiL model: a file holds one")
 	case f.Scaler == nil:
 		return errors.New("no feature scaling")
 	case f.Imputer != nil && f.Imputer.Features < 1:
 		return fmt.Errorf("the imputer reads %d raw features", f.Imputer.Features)
+	case f.GMM != nil:
+		return checkGMM(f.GMM, len(f.Labels))
+	case f.Model.Dict == nil:
+		return errors.New("no model")
 	case f.Model.R == nil || len(f.Model.E) != len(f.Model.Dict.Atoms):
 		return errors.New("model has no classifiers")
 	case len(f.Model.Dict.Atoms) == 0 || f.Model.Dict.Alpha == nil:

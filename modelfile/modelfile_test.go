@@ -341,14 +341,27 @@ func FuzzRead(f *testing.F) {
 	f.Add(encoded(f, weightedKNN(f)))
 	f.Add(encoded(f, fittedWith(f, "mlp")))
 	f.Add(encoded(f, imputed(f)))
+	// GMM-DaDiL models.
+	f.Add(encoded(f, gmmWith(f, "softmax")))
+	f.Add(encoded(f, gmmWith(f, "knn")))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		g, err := Read(b)
 		if err != nil {
 			return
 		}
 		// A file that loads is usable.
-		_, d := g.Model.Dict.Atoms[0].X.Dims()
-		X := mat.NewDense(2, d, nil)
+		X := mat.NewDense(2, len(g.Scaler.Offset), nil)
+		if g.GMM != nil {
+			for _, p := range g.GMM.Predictors() {
+				if _, err := p.Proba(X); err != nil {
+					t.Fatalf("loaded GMM-DaDiL model cannot predict: %v", err)
+				}
+			}
+			if _, err := g.GMM.Dict.Target().Predict(X); err != nil {
+				t.Fatalf("loaded GMM-DaDiL model cannot predict by the MAP rule: %v", err)
+			}
+			return
+		}
 		if _, err := g.Model.ProbaR(X); err != nil {
 			t.Fatalf("loaded model cannot predict: %v", err)
 		}

@@ -42,11 +42,7 @@ func Read(b []byte) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manifest.json: %w", err)
 	}
-	// Settings written before SharedAtomBatch existed lack the key and
-	// describe fits that drew one atom batch for all domains: json leaves
-	// the preset value where the key is absent.
 	var man manifest
-	man.Settings.SharedAtomBatch = true
 	if err := json.Unmarshal(mb, &man); err != nil {
 		return nil, fmt.Errorf("manifest.json: %w", err)
 	}
@@ -56,24 +52,52 @@ func Read(b []byte) (*File, error) {
 	// Every member's header is read and checked against the manifest
 	// before the data of any member is decompressed: a member that
 	// declares more than the manifest allows costs its header only.
-	if err := checkHeaders(a, &man); err != nil {
+	headers := checkHeaders
+	if man.Model == modelGMM {
+		headers = gmmHeaders
+	}
+	if err := headers(a, &man); err != nil {
+		return nil, err
+	}
+	if err := a.scalerHeaders(&man); err != nil {
 		return nil, err
 	}
 	if err := a.checkDeclared(); err != nil {
 		return nil, err
 	}
-	K, c, N := man.Atoms, man.Classes, len(man.Domains)
-	alpha, err := a.matrix("alpha")
+	f := &File{Labels: man.Labels, Features: man.Names}
+	if man.Model == modelGMM {
+		f.GMM, err = readGMM(a, &man)
+	} else {
+		f.Model, err = readDaDiL(a, &man)
+	}
 	if err != nil {
 		return nil, err
 	}
-	for l := 0; l < N; l++ {
-		row := alpha.RawRowView(l)
-		if ok, k, sum := linalg.OnSimplex(row, linalg.SimplexTol); k >= 0 {
-			return nil, fmt.Errorf("alpha.npy: row %d has a negative coordinate %g", l, row[k])
-		} else if !ok {
-			return nil, fmt.Errorf("alpha.npy: row %d sums to %.17g, not 1", l, sum)
+	off, err := a.vector("scaler_offset")
+	if err != nil {
+		return nil, err
+	}
+	sc, err := a.vector("scaler_scale")
+	if err != nil {
+		return nil, err
+	}
+	f.Scaler = &dataset.Scaler{Kind: man.Scaling, Offset: off, Scale: sc}
+	if man.RawFeatures > 0 {
+		if f.Imputer, err = a.imputer(man.RawFeatures); err != nil {
+			return nil, err
 		}
+	}
+	return f, nil
+}
+
+// readDaDiL reads the DaDiL model of a model file whose headers were
+// checked.
+func readDaDiL(a *archive, man *manifest) (*dictionary.Model, error) {
+	K, c, N := man.Atoms, man.Classes, len(man.Domains)
+	alpha, err := a.alpha(N)
+	if err != nil {
+		return nil, err
 	}
 	dict := &dictionary.Dictionary{Alpha: alpha, Names: man.Domains, Classes: c, Settings: man.Settings}
 	for k := 0; k < K; k++ {
@@ -88,8 +112,8 @@ func Read(b []byte) (*File, error) {
 		dict.Atoms = append(dict.Atoms, dictionary.Atom{X: X, Logits: Z})
 	}
 	m := &dictionary.Model{Dict: dict, Target: man.Target, Alpha: mat.Row(nil, man.Target, alpha)}
-	for i, p := range append([]string{"r"}, eNames(K)...) {
-		h, err := a.classifier(&man, p)
+	for i, p := range man.classifierPrefixes() {
+		h, err := a.classifier(man, p)
 		if err != nil {
 			return nil, err
 		}
@@ -99,21 +123,60 @@ func Read(b []byte) (*File, error) {
 			m.E = append(m.E, h)
 		}
 	}
-	off, err := a.vector("scaler_offset")
+	return m, nil
+}
+
+// alpha reads alpha.npy, whose N rows must lie on the simplex.
+func (a *archive) alpha(N int) (*mat.Dense, error) {
+	alpha, err := a.matrix("alpha")
 	if err != nil {
 		return nil, err
 	}
-	sc, err := a.vector("scaler_scale")
-	if err != nil {
-		return nil, err
-	}
-	f := &File{Model: m, Scaler: &dataset.Scaler{Kind: man.Scaling, Offset: off, Scale: sc}, Labels: man.Labels, Features: man.Names}
-	if man.RawFeatures > 0 {
-		if f.Imputer, err = a.imputer(man.RawFeatures); err != nil {
-			return nil, err
+	for l := 0; l < N; l++ {
+		row := alpha.RawRowView(l)
+		if ok, k, sum := linalg.OnSimplex(row, linalg.SimplexTol); k >= 0 {
+			return nil, fmt.Errorf("alpha.npy: row %d has a negative coordinate %g", l, row[k])
+		} else if !ok {
+			return nil, fmt.Errorf("alpha.npy: row %d sums to %.17g, not 1", l, sum)
 		}
 	}
-	return f, nil
+	return alpha, nil
+}
+
+// classifierPrefixes returns the member prefixes of the model's
+// classifiers: "r", then for DaDiL "e0", "e1", ….
+func (man *manifest) classifierPrefixes() []string {
+	if man.Model == modelGMM {
+		return []string{"r"}
+	}
+	return append([]string{"r"}, eNames(man.Atoms)...)
+}
+
+// decodeSettings decodes the manifest's settings by the model's kind.
+// DaDiL settings written before SharedAtomBatch existed lack the key and
+// describe fits that drew one atom batch for all domains: json leaves the
+// preset value where the key is absent.
+func (man *manifest) decodeSettings() error {
+	if man.Model == modelGMM {
+		if len(man.RawSettings) == 0 {
+			return errors.New("manifest: no settings")
+		}
+		if err := json.Unmarshal(man.RawSettings, &man.GMM); err != nil {
+			return fmt.Errorf("manifest: settings: %w", err)
+		}
+		if g := man.GMM; g.TargetComponents < 0 || g.SamplesPerClass < 0 {
+			return fmt.Errorf("manifest: settings: negative target_components %d or samples_per_class %d", g.TargetComponents, g.SamplesPerClass)
+		}
+		return nil
+	}
+	man.Settings = dictionary.Settings{SharedAtomBatch: true}
+	if len(man.RawSettings) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(man.RawSettings, &man.Settings); err != nil {
+		return fmt.Errorf("manifest.json: %w", err)
+	}
+	return nil
 }
 
 // checkManifest checks the manifest's format, version and sizes, and that
@@ -122,11 +185,33 @@ func checkManifest(man *manifest) error {
 	if man.Format != Format {
 		return fmt.Errorf("not a dadil model file (format %s)", clip.Quote(man.Format))
 	}
-	if man.Version != Version {
-		if man.Version > Version {
-			return fmt.Errorf("model file version %d was written by a newer dadil; this one reads version %d", man.Version, Version)
+	switch {
+	case man.Version > Version:
+		return fmt.Errorf("model file version %d was written by a newer dadil; this one reads versions 1 to %d", man.Version, Version)
+	case man.Version < versionDaDiL:
+		return fmt.Errorf("unknown model file version %d (this dadil reads versions 1 to %d)", man.Version, Version)
+	}
+	switch man.Model {
+	case "", modelDaDiL:
+		man.Model = modelDaDiL
+		if man.Components != 0 {
+			return fmt.Errorf("manifest: components %d in a DaDiL model", man.Components)
 		}
-		return fmt.Errorf("unknown model file version %d (this dadil reads version %d)", man.Version, Version)
+	case modelGMM:
+		if man.Version < versionGMM {
+			return fmt.Errorf("manifest: a %s model in a version %d file (it needs version %d)", modelGMM, man.Version, versionGMM)
+		}
+		if man.Components < 1 || man.Components > maxComponents {
+			return fmt.Errorf("manifest: %d components per mixture, want 1 to %d", man.Components, maxComponents)
+		}
+		if man.Target != len(man.Domains)-1 || man.Target < 1 {
+			return fmt.Errorf("manifest: target %d of a %s model of %d domains, want the last of at least 2", man.Target, modelGMM, len(man.Domains))
+		}
+	default:
+		return fmt.Errorf("manifest: unknown model %s (this dadil reads %s and %s models: the file may come from a newer dadil)", clip.Quote(man.Model), modelDaDiL, modelGMM)
+	}
+	if err := man.decodeSettings(); err != nil {
+		return err
 	}
 	K, c, d := man.Atoms, man.Classes, man.Features
 	N := len(man.Domains)
@@ -167,9 +252,13 @@ func checkManifest(man *manifest) error {
 	if c < 2 {
 		return fmt.Errorf("manifest: mlp classifiers of %d class", c)
 	}
-	prefixes := append([]string{"r"}, eNames(K)...)
+	prefixes := man.classifierPrefixes()
 	if len(man.Hidden) != len(prefixes) {
-		return fmt.Errorf("manifest: hidden_layers for %d networks, want %d (r, e0, …)", len(man.Hidden), len(prefixes))
+		want := "r, e0, …"
+		if man.Model == modelGMM {
+			want = "r"
+		}
+		return fmt.Errorf("manifest: hidden_layers for %d networks, want %d (%s)", len(man.Hidden), len(prefixes), want)
 	}
 	for _, p := range prefixes {
 		h, ok := man.Hidden[p]
@@ -410,11 +499,18 @@ func checkHeaders(a *archive, man *manifest) error {
 		largest = max(largest, n)
 	}
 	limit := max(largest, labeledRows(man.Settings))
-	for _, p := range append([]string{"r"}, eNames(K)...) {
+	for _, p := range man.classifierPrefixes() {
 		if err := a.classifierHeaders(man, p, limit); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// scalerHeaders checks the headers of the scaler's and the imputer's
+// members, which every kind of model has.
+func (a *archive) scalerHeaders(man *manifest) error {
+	d := man.Features
 	for _, name := range []string{"scaler_offset", "scaler_scale"} {
 		if err := a.header(name, d); err != nil {
 			return err
@@ -437,8 +533,7 @@ func checkHeaders(a *archive, man *manifest) error {
 }
 
 // classifierHeaders checks the headers of the members of the classifier of
-// prefix p, whose points, if it keeps any, may not outnumber the largest
-// atom's.
+// prefix p, whose points, if it keeps any, may not outnumber largest.
 func (a *archive) classifierHeaders(man *manifest, p string, largest int) error {
 	c, d := man.Classes, man.Features
 	switch man.Classifier {

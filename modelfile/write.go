@@ -11,8 +11,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/gmm"
 	"github.com/dadil/dadil/mlp"
 	"github.com/dadil/dadil/npy"
 )
@@ -44,13 +46,12 @@ func kindOf(c classify.Classifier) (string, []int, error) {
 	return "", nil, fmt.Errorf("a %T classifier cannot be saved: model files hold softmax regressions (*classify.Softmax), k nearest neighbours (*classify.Neighbours) and networks (*mlp.Net)", c)
 }
 
-// kinds returns the kind of the model's classifiers, which must all be of
-// one kind, and for networks the widths of the hidden layers of each, by
-// prefix.
-func kinds(m *dictionary.Model) (string, map[string][]int, error) {
+// kinds returns the kind of the classifiers cs, of prefixes prefixes,
+// which must all be of one kind, and for networks the widths of the hidden
+// layers of each, by prefix.
+func kinds(prefixes []string, cs []classify.Classifier) (string, map[string][]int, error) {
 	var kind string
 	var hidden map[string][]int
-	prefixes, cs := classifiers(m)
 	for i, c := range cs {
 		k, h, err := kindOf(c)
 		if err != nil {
@@ -72,27 +73,9 @@ func kinds(m *dictionary.Model) (string, map[string][]int, error) {
 }
 
 func write(w io.Writer, f *File) error {
-	d := f.Model.Dict
-	_, K := d.Alpha.Dims()
-	_, dim := d.Atoms[0].X.Dims()
-	kind, hidden, err := kinds(f.Model)
+	man, err := newManifest(f)
 	if err != nil {
 		return err
-	}
-	man := manifest{
-		Format: Format, Version: Version,
-		Labels: f.Labels, Features: dim, Atoms: K, Classes: d.Classes,
-		Domains: d.Names, Target: f.Model.Target, Names: f.Features,
-		Scaling: f.Scaler.Kind, Hidden: hidden,
-		Settings: d.Settings,
-		Created:  time.Now().UTC().Format(time.RFC3339),
-	}
-	// A softmax model's manifest is as it was before other kinds existed.
-	if kind != kindSoftmax {
-		man.Classifier = kind
-	}
-	if f.Imputer != nil {
-		man.RawFeatures = f.Imputer.Features
 	}
 	zw := zip.NewWriter(w)
 	mj, err := json.MarshalIndent(man, "", "  ")
@@ -103,16 +86,13 @@ func write(w io.Writer, f *File) error {
 		return err
 	}
 	aw := &archiveWriter{zw: zw}
-	aw.matrix("alpha", d.Alpha)
-	for k, a := range d.Atoms {
-		aw.matrix(fmt.Sprintf("atom%d_X", k), a.X)
-		aw.matrix(fmt.Sprintf("atom%d_logits", k), a.Logits)
+	if f.GMM != nil {
+		err = aw.gmmModel(f.GMM)
+	} else {
+		err = aw.dadilModel(f.Model)
 	}
-	prefixes, cs := classifiers(f.Model)
-	for i, c := range cs {
-		if err := aw.classifier(prefixes[i], c); err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
 	aw.vector("scaler_offset", f.Scaler.Offset)
 	aw.vector("scaler_scale", f.Scaler.Scale)
@@ -128,6 +108,102 @@ func write(w io.Writer, f *File) error {
 		return aw.err
 	}
 	return zw.Close()
+}
+
+// newManifest returns the manifest of f, a DaDiL model written as version
+// 1, as before other models existed, or a GMM-DaDiL model.
+func newManifest(f *File) (*manifest, error) {
+	man := &manifest{
+		Format: Format, Version: versionDaDiL, Labels: f.Labels, Names: f.Features, Scaling: f.Scaler.Kind,
+		Created: time.Now().UTC().Format(time.RFC3339),
+	}
+	if f.Imputer != nil {
+		man.RawFeatures = f.Imputer.Features
+	}
+	var kind string
+	var settings any
+	var err error
+	if g := f.GMM; g != nil {
+		d := g.Dict
+		man.Version, man.Model = versionGMM, modelGMM
+		man.Atoms, man.Components, man.Features, man.Classes = len(d.Atoms), d.Atoms[0].Components(), d.Atoms[0].Dim(), d.Atoms[0].Classes()
+		man.Domains, man.Target = gmmDomains(len(d.Reconstructions)), len(d.Reconstructions)-1
+		kind, man.Hidden, err = kinds([]string{"r"}, []classify.Classifier{g.R})
+		settings = GMMSettingsOf(g)
+	} else {
+		d := f.Model.Dict
+		_, man.Atoms = d.Alpha.Dims()
+		_, man.Features = d.Atoms[0].X.Dims()
+		man.Classes, man.Domains, man.Target = d.Classes, d.Names, f.Model.Target
+		kind, man.Hidden, err = kinds(classifiers(f.Model))
+		settings = d.Settings
+	}
+	if err != nil {
+		return nil, err
+	}
+	// A softmax model's manifest is as it was before other kinds existed.
+	if kind != kindSoftmax {
+		man.Classifier = kind
+	}
+	if man.RawSettings, err = json.Marshal(settings); err != nil {
+		return nil, err
+	}
+	return man, nil
+}
+
+// gmmDomains names the N domains of a GMM-DaDiL model, which its
+// dictionary does not name: "source1" … "sourceS", then "target".
+func gmmDomains(N int) []string {
+	names := make([]string, N)
+	for l := range N - 1 {
+		names[l] = fmt.Sprintf("source%d", l+1)
+	}
+	names[N-1] = "target"
+	return names
+}
+
+// dadilModel writes the members of a DaDiL model.
+func (a *archiveWriter) dadilModel(m *dictionary.Model) error {
+	a.matrix("alpha", m.Dict.Alpha)
+	for k, at := range m.Dict.Atoms {
+		a.matrix(fmt.Sprintf("atom%d_X", k), at.X)
+		a.matrix(fmt.Sprintf("atom%d_logits", k), at.Logits)
+	}
+	prefixes, cs := classifiers(m)
+	for i, c := range cs {
+		if err := a.classifier(prefixes[i], c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// gmmModel writes the members of a GMM-DaDiL model: α, the atoms, the
+// reconstructions and GMM-DaDiL-R's classifier.
+func (a *archiveWriter) gmmModel(m *adapt.GMMDaDiL) error {
+	a.matrix("alpha", m.Dict.Alpha)
+	for k, at := range m.Dict.Atoms {
+		a.mixture(fmt.Sprintf("atom%d", k), at)
+	}
+	for l, r := range m.Dict.Reconstructions {
+		a.mixture(fmt.Sprintf("rec%d", l), r)
+	}
+	return a.classifier("r", m.R)
+}
+
+// mixture writes the members <p>_weights, <p>_means, <p>_std and
+// <p>_labels of a labeled mixture.
+func (a *archiveWriter) mixture(p string, m *gmm.Mixture) {
+	if m == nil || m.Labels == nil {
+		if a.err == nil {
+			a.err = fmt.Errorf("mixture %s: missing, or without labels", p)
+		}
+		return
+	}
+	a.vector(p+"_weights", m.Weights)
+	a.matrix(p+"_means", m.Means)
+	a.matrix(p+"_std", m.Std)
+	a.matrix(p+"_labels", m.Labels)
 }
 
 // archiveWriter writes .npy members; its first error sticks and makes the

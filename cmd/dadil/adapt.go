@@ -16,28 +16,27 @@ import (
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/gmm"
 	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/par"
+	"github.com/dadil/dadil/modelfile"
 	"github.com/dadil/dadil/selection"
 )
 
 // adaptReport is DIR/report.json of dadil adapt.
 type adaptReport struct {
-	Sources    []string `json:"sources"`
-	Target     string   `json:"target"`
-	Classes    []int    `json:"classes"`
-	Features   int      `json:"features"`
-	Scaling    string   `json:"scaling"`
-	Classifier string   `json:"classifier"`
-	Seed       uint64   `json:"seed"`
+	reportHeader
+	Seed uint64 `json:"seed"`
 	// MaxRows caps the rows of every domain for the transport-based
 	// methods (adapt.DenseTransport); 0: no cap.
 	MaxRows int `json:"max_rows"`
 	// DaDiL holds the settings of dadil-r and dadil-e when they ran, with
 	// the defaults resolved (K, n, n_b, ...).
 	DaDiL *dictionary.Settings `json:"dadil_settings,omitempty"`
-	Notes []string             `json:"notes,omitempty"`
+	// GMM holds the settings of gmm-dadil and gmm-dadil-e when they ran.
+	GMM   *modelfile.GMMSettings `json:"gmm_dadil_settings,omitempty"`
+	Notes []string               `json:"notes,omitempty"`
 	// UnknownTargetLabels lists target label values absent from the
 	// sources; such rows can never be predicted right.
 	UnknownTargetLabels []int          `json:"unknown_target_labels,omitempty"`
@@ -86,7 +85,8 @@ type heldOutAccuracy struct {
 type adaptOutcome struct {
 	pred    [][]int // per member, class indices of the target rows
 	reports []methodReport
-	dadil   *dictionary.Settings // the fitted dictionary's settings, for DaDiL
+	dadil   *dictionary.Settings   // the fitted dictionary's settings, for DaDiL
+	gmm     *modelfile.GMMSettings // and for GMM-DaDiL
 	err     error
 }
 
@@ -95,6 +95,7 @@ type adaptCommand struct {
 	fs                   *flag.FlagSet
 	data                 dataFlags
 	dict                 dictFlags
+	gmm                  gmmFlags
 	methods, out, choose string
 	validate, quiet      bool
 	maxRows              int
@@ -117,6 +118,7 @@ func parseAdapt(args []string, e *env) (*adaptCommand, error) {
 	fs.IntVar(&c.workers, "workers", 0, "methods fitted at once (0: one per core); results do not depend on it")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
 	c.dict.register(fs)
+	c.gmm.register(fs)
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil adapt --source PATH [--source PATH ...] --target PATH [--methods LIST] [--validate] [--select LIST] [--out DIR] [flags]")
 		fmt.Fprintln(fs.Output(), "\nAdapts to the target with every requested method and compares them in a Markdown table:")
@@ -124,7 +126,7 @@ func parseAdapt(args []string, e *env) (*adaptCommand, error) {
 		fmt.Fprintln(fs.Output(), "validation scores with --validate and the label-free scores of --select, the method each scorer")
 		fmt.Fprintln(fs.Output(), "chooses in bold (no target labels), seconds per method. Every method has the")
 		fmt.Fprintln(fs.Output(), "settings of adapt.New, seeded by --seed; the DaDiL flags (--atoms, --paper, ...) set dadil-r")
-		fmt.Fprintln(fs.Output(), "and dadil-e, as in dadil fit.")
+		fmt.Fprintln(fs.Output(), "and dadil-e, as in dadil fit, and the --gmm-… flags gmm-dadil and gmm-dadil-e.")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -139,6 +141,9 @@ func (c *adaptCommand) check() error {
 		return err
 	}
 	if err := c.dict.check(); err != nil {
+		return err
+	}
+	if err := c.gmm.check(); err != nil {
 		return err
 	}
 	if err := checkWorkers(c.workers); err != nil {
@@ -211,11 +216,9 @@ func runAdapt(args []string, e *env) error {
 		return err
 	}
 	rep := &adaptReport{
-		Sources: c.data.sources, Target: c.data.target, Classes: ld.Labels.Values,
-		Scaling: ld.Scaler.Kind.String(), Seed: c.dict.seed, MaxRows: c.maxRows, UnknownTargetLabels: ld.Unknown,
+		reportHeader: c.data.header(ld, c.trainer.Name()),
+		Seed:         c.dict.seed, MaxRows: c.maxRows, UnknownTargetLabels: ld.Unknown,
 	}
-	_, rep.Features = ld.Target.X.Dims()
-	rep.Classifier = c.trainer.Name()
 	fits := adapt.Group(c.want)
 	outs := c.run(e, fits, ld.Problem, set)
 	var preds [][]int
@@ -228,6 +231,9 @@ func runAdapt(args []string, e *env) error {
 		names = append(names, fits[i]...)
 		if o.dadil != nil {
 			rep.DaDiL = o.dadil
+		}
+		if o.gmm != nil {
+			rep.GMM = o.gmm
 		}
 		rep.Methods = append(rep.Methods, o.reports...)
 	}
@@ -248,7 +254,8 @@ func runAdapt(args []string, e *env) error {
 // seeded by --seed, DaDiL with the dictionary settings set, and the
 // transport-based methods capped at --max-rows rows per domain.
 func (c *adaptCommand) builder(name string, set dictionary.Settings) func() adapt.Method {
-	cfg := &adapt.Config{Seed: c.dict.seed, Dictionary: &set, MaxRows: c.maxRows, Classifier: c.trainer}
+	cfg := &adapt.Config{Seed: c.dict.seed, Dictionary: &set, MaxRows: c.maxRows, Classifier: c.trainer,
+		GMM: c.gmm.template(0, gmm.DefaultDictionaryPlateauTol)}
 	return cfg.Builder(name)
 }
 
@@ -381,8 +388,12 @@ func adaptJob(members []string, build func() adapt.Method, p *dataset.Problem, v
 		return o
 	}
 	fitSecs := time.Since(t0).Seconds()
-	if d, ok := m.(*adapt.DaDiL); ok {
+	switch d := m.(type) {
+	case *adapt.DaDiL:
 		o.dadil = &d.Dict.Settings
+	case *adapt.GMMDaDiL:
+		s := modelfile.GMMSettingsOf(d)
+		o.gmm = &s
 	}
 	ps := adapt.Predictors(m)
 	for i := range members {

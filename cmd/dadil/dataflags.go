@@ -49,6 +49,26 @@ func (d *dataFlags) check() error {
 	return nil
 }
 
+// reportHeader holds the keys that begin the reports of the commands that
+// read a user's domains: the files, the label values, the number of
+// features, the scaling and the final classifier.
+type reportHeader struct {
+	Sources    []string `json:"sources"`
+	Target     string   `json:"target"`
+	Classes    []int    `json:"classes"`
+	Features   int      `json:"features"`
+	Scaling    string   `json:"scaling"`
+	Classifier string   `json:"classifier"`
+}
+
+// header returns the report header of the domains ld read from the files
+// of d, whose classifier is called classifier.
+func (d *dataFlags) header(ld *dataset.Loaded, classifier string) reportHeader {
+	h := reportHeader{Sources: d.sources, Target: d.target, Classes: ld.Labels.Values, Scaling: ld.Scaler.Kind.String(), Classifier: classifier}
+	_, h.Features = ld.Target.X.Dims()
+	return h
+}
+
 // noter collects the remarks made to the user (a report's notes) and
 // prints each on stderr, unless quiet.
 type noter struct {

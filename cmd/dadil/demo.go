@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -14,15 +15,16 @@ import (
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/figure"
 	"github.com/dadil/dadil/synth"
 )
 
 // demoCommand holds the flags of dadil demo.
 type demoCommand struct {
-	seed  uint64
-	out   string
-	atoms int
+	seed        uint64
+	out, method string
+	atoms       int
 }
 
 // parseDemo parses and checks the flags of dadil demo, before any work.
@@ -32,12 +34,14 @@ func parseDemo(args []string, e *env) (*demoCommand, error) {
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed (data, dictionary and classifiers)")
 	fs.StringVar(&c.out, "out", "dadil-demo", "directory for the figures")
 	fs.IntVar(&c.atoms, "atoms", 0, "number of atoms K (default: the number of sources)")
+	fs.StringVar(&c.method, "method", fitDaDiL, "`dadil` (point-cloud atoms) or gmm (Gaussian-mixture atoms, GMM-DaDiL, drawn as ellipses)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: dadil demo [--seed s] [--out DIR] [--atoms K]")
+		fmt.Fprintln(fs.Output(), "usage: dadil demo [--seed s] [--out DIR] [--atoms K] [--method dadil|gmm]")
 		fmt.Fprintln(fs.Output(), "\nFits DaDiL end to end on a generated problem: three labeled sources and an unlabeled")
 		fmt.Fprintln(fs.Output(), "target, each a shifted copy of three classes. Prints the target accuracy of source-only")
 		fmt.Fprintln(fs.Output(), "training, WBR and DaDiL, and draws the domains, the atoms, the reconstructions, the")
-		fmt.Fprintln(fs.Output(), "barycentric coordinates and the loss curve into DIR.")
+		fmt.Fprintln(fs.Output(), "barycentric coordinates and the loss curve into DIR. With --method gmm, the same for")
+		fmt.Fprintln(fs.Output(), "GMM-DaDiL (beside GMM-OTDA and GMM-WBT), its mixtures drawn as 1-σ and 2-σ ellipses.")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -48,6 +52,9 @@ func parseDemo(args []string, e *env) (*demoCommand, error) {
 	}
 	if c.out == "" {
 		return nil, usageError{fmt.Errorf("--out: give a directory for the figures")}
+	}
+	if c.method != fitDaDiL && c.method != fitGMM {
+		return nil, usageError{fmt.Errorf("--method %s: want dadil or gmm", clip.Quote(c.method))}
 	}
 	return c, checkOutputDir("--out", c.out, demoOutputs)
 }
@@ -65,6 +72,9 @@ func runDemo(args []string, e *env) error {
 	}
 	start := time.Now()
 	p := synth.Generate(synth.Default(), c.seed)
+	if c.method == fitGMM {
+		return c.runGMM(e, p, start)
+	}
 	rows, dadil, err := c.fit(p)
 	if err != nil {
 		return err
@@ -75,11 +85,11 @@ func runDemo(args []string, e *env) error {
 	d, m := dadil.Dict, dadil.Model
 	fmt.Fprintf(e.stdout, "\nDaDiL: K = %d atoms, %d epochs (stopped by %s); target coordinates α_T = %.3f\n",
 		len(d.Atoms), len(d.History.Loss), dictionary.StopReason(d.History.Stopped), m.Alpha)
-	if err := c.writeFigures(p, d, m); err != nil {
+	figs, err := demoFigures(p, d, m)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Figures in %s: domains.png, atoms.png, reconstructions.png, alpha.png, loss.png (%.1f s in all)\n", c.out, time.Since(start).Seconds())
-	return nil
+	return c.writeFigures(e, figs, start)
 }
 
 // fit fits source-only, WBR and DaDiL-R on the problem, and returns the
@@ -104,7 +114,11 @@ func (c *demoCommand) fit(p *dataset.Problem) ([]demoRow, *adapt.DaDiL, error) {
 func (c *demoCommand) printAccuracies(w io.Writer, p *dataset.Problem, rows []demoRow) error {
 	truth := p.Test.Y
 	fmt.Fprintf(w, "Synthetic problem: 3 labeled sources and 1 unlabeled target, %d classes, %d points each (seed %d).\n\n", p.Classes, len(truth), c.seed)
-	fmt.Fprintf(w, "%-12s %s\n", "method", "target accuracy")
+	width := 12
+	for _, r := range rows {
+		width = max(width, len(r.name))
+	}
+	fmt.Fprintf(w, "%-*s %s\n", width, "method", "target accuracy")
 	for _, r := range rows {
 		pred, err := r.pred(p.Target.X)
 		if err != nil {
@@ -114,22 +128,22 @@ func (c *demoCommand) printAccuracies(w io.Writer, p *dataset.Problem, rows []de
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%-12s %6.2f%%\n", r.name, 100*acc)
+		fmt.Fprintf(w, "%-*s %6.2f%%\n", width, r.name, 100*acc)
 	}
 	return nil
 }
 
-// writeFigures draws the figures and writes them into --out atomically.
-func (c *demoCommand) writeFigures(p *dataset.Problem, d *dictionary.Dictionary, m *dictionary.Model) error {
-	figs, err := demoFigures(p, d, m)
-	if err != nil {
-		return err
-	}
+// writeFigures writes the figures into --out atomically, and says so.
+func (c *demoCommand) writeFigures(e *env, figs map[string]gridFig, start time.Time) error {
 	files := map[string]func(string) error{}
 	for name, f := range figs {
 		files[name] = func(path string) error { return figure.SaveGrid(path, f.plots, f.w, f.h) }
 	}
-	return atomicfile.WriteDir(c.out, demoOutputs, files)
+	if err := atomicfile.WriteDir(c.out, demoOutputs, files); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Figures in %s: %s (%.1f s in all)\n", c.out, strings.Join(demoOutputs, ", "), time.Since(start).Seconds())
+	return nil
 }
 
 // gridFig is a figure of the demo: a grid of plots with cells w×h.
@@ -147,17 +161,25 @@ const demoCell = 9 * vg.Centimeter
 // demoFigures draws the domains, the atoms, the reconstructions, the
 // barycentric coordinates and the loss curves, by file name.
 func demoFigures(p *dataset.Problem, d *dictionary.Dictionary, m *dictionary.Model) (map[string]gridFig, error) {
-	figs := map[string]gridFig{}
-	for _, f := range []struct {
-		name string
-		draw func() (gridFig, error)
-	}{
+	return drawFigures([]namedFigure{
 		{"domains.png", func() (gridFig, error) { return domainsFigure(p) }},
 		{"atoms.png", func() (gridFig, error) { return atomsFigure(d, p.Classes) }},
 		{"reconstructions.png", func() (gridFig, error) { return reconstructionsFigure(d, m, p.Classes) }},
-		{"alpha.png", func() (gridFig, error) { return alphaFigure(d) }},
+		{"alpha.png", func() (gridFig, error) { return alphaFigure(d.Names, d.Alpha) }},
 		{"loss.png", func() (gridFig, error) { return lossFigure(d) }},
-	} {
+	})
+}
+
+// namedFigure is a figure of the demo and the function that draws it.
+type namedFigure struct {
+	name string
+	draw func() (gridFig, error)
+}
+
+// drawFigures draws the figures, by file name.
+func drawFigures(list []namedFigure) (map[string]gridFig, error) {
+	figs := map[string]gridFig{}
+	for _, f := range list {
 		g, err := f.draw()
 		if err != nil {
 			return nil, err
@@ -229,23 +251,24 @@ func reconstructionsFigure(d *dictionary.Dictionary, m *dictionary.Model, classe
 	return gridFig{[][]*plot.Plot{rec[:2], rec[2:]}, demoCell, demoCell}, nil
 }
 
-// alphaFigure draws the barycentric coordinates, grouped by domain.
-func alphaFigure(d *dictionary.Dictionary) (gridFig, error) {
-	K := len(d.Atoms)
+// alphaFigure draws the barycentric coordinates α (a row per domain),
+// grouped by domain.
+func alphaFigure(names []string, alpha *mat.Dense) (gridFig, error) {
+	_, K := alpha.Dims()
 	series := make([]string, K)
 	values := make([][]float64, K)
 	for k := range series {
 		series[k] = fmt.Sprintf("atom %d", k+1)
-		values[k] = mat.Col(nil, k, d.Alpha)
+		values[k] = mat.Col(nil, k, alpha)
 	}
-	pa, err := figure.Bars("barycentric coordinates α_ℓ", "weight", d.Names, series, values, 16*vg.Centimeter)
+	pa, err := figure.Bars("barycentric coordinates α_ℓ", "weight", names, series, values, 16*vg.Centimeter)
 	if err != nil {
 		return gridFig{}, err
 	}
 	return gridFig{[][]*plot.Plot{{pa}}, 16 * vg.Centimeter, 9 * vg.Centimeter}, nil
 }
 
-// lossFigure draws the loss per epoch: total and per domain.
+// lossFigure draws DaDiL's loss per epoch: total and per domain.
 func lossFigure(d *dictionary.Dictionary) (gridFig, error) {
 	N, _ := d.Alpha.Dims()
 	names := []string{"total (1/N Σ)"}
@@ -258,7 +281,12 @@ func lossFigure(d *dictionary.Dictionary) (gridFig, error) {
 		names = append(names, d.Names[l])
 		curves = append(curves, s)
 	}
-	pl, err := figure.Lines("DaDiL loss per epoch", "epoch", "mean batch loss", names, curves)
+	return linesFigure("DaDiL loss per epoch", "mean batch loss", names, curves)
+}
+
+// linesFigure draws curves against the epoch.
+func linesFigure(title, ylabel string, names []string, curves [][]float64) (gridFig, error) {
+	pl, err := figure.Lines(title, "epoch", ylabel, names, curves)
 	if err != nil {
 		return gridFig{}, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/modelfile"
 	"github.com/dadil/dadil/npy"
 )
@@ -58,12 +59,8 @@ func (r *readerFlags) options() *dataset.ReadOptions {
 
 // fitReport is DIR/report.json.
 type fitReport struct {
-	Sources        []string             `json:"sources"`
-	Target         string               `json:"target"`
-	Classes        []int                `json:"classes"`
-	Features       int                  `json:"features"`
-	Scaling        string               `json:"scaling"`
-	Classifier     string               `json:"classifier"`
+	Method string `json:"method"`
+	reportHeader
 	Settings       dictionary.Settings  `json:"settings"`
 	Notes          []string             `json:"notes,omitempty"`
 	Epochs         int                  `json:"epochs"`
@@ -88,19 +85,16 @@ type heldOutScore struct {
 	E      float64 `json:"dadil_e"`
 }
 
-// validateOnSources scores DaDiL-R and DaDiL-E in held-out-source
-// validation (adapt.ValidatePredictors: one dictionary per held-out source,
-// scored by both predictors), with the settings set. The problem's target
-// is not used. done, if not nil, receives each source's score.
-func validateOnSources(p *dataset.Problem, set dictionary.Settings, t classify.Trainer, done func(heldOutScore)) ([]heldOutScore, error) {
-	set.Progress = nil
+// validateOnSources scores a dictionary method's two predictors (R and E)
+// in held-out-source validation (adapt.ValidatePredictors: one fit of
+// build's method per held-out source, scored by both predictors). The
+// problem's target is not used. done, if not nil, receives each source's
+// score.
+func validateOnSources(p *dataset.Problem, build func() adapt.Method, done func(heldOutScore)) ([]heldOutScore, error) {
 	score := func(s []adapt.Scores, k int) heldOutScore {
 		return heldOutScore{Source: s[0].HeldOut[k].Source, R: 100 * s[0].HeldOut[k].Accuracy, E: 100 * s[1].HeldOut[k].Accuracy}
 	}
-	scores, err := adapt.ValidatePredictors(p, func() adapt.Method {
-		s := set
-		return &adapt.DaDiL{Settings: &s, Classifier: t}
-	}, func(k int, s []adapt.Scores) {
+	scores, err := adapt.ValidatePredictors(p, build, func(k int, s []adapt.Scores) {
 		if done != nil {
 			done(score(s, k))
 		}
@@ -115,6 +109,16 @@ func validateOnSources(p *dataset.Problem, set dictionary.Settings, t classify.T
 	return out, nil
 }
 
+// dadilBuilder returns a builder of DaDiL with the settings set, without
+// progress, and the classifier t.
+func dadilBuilder(set dictionary.Settings, t classify.Trainer) func() adapt.Method {
+	set.Progress = nil
+	return func() adapt.Method {
+		s := set
+		return &adapt.DaDiL{Settings: &s, Classifier: t}
+	}
+}
+
 // fitOutputs are the files dadil fit writes in --out; a run replaces all
 // of them, so the reconstruction files of an earlier run with
 // --export-reconstruction disappear from a run without.
@@ -125,9 +129,20 @@ type fitCommand struct {
 	fs                      *flag.FlagSet
 	data                    dataFlags
 	dict                    dictFlags
-	out                     string
+	gmm                     gmmFlags
+	method, out             string
 	quiet, validate, export bool
 }
+
+// The methods of dadil fit --method.
+const (
+	fitDaDiL = "dadil"
+	fitGMM   = "gmm"
+)
+
+// dadilOnlyFlags are the flags of dadil fit that set DaDiL alone.
+var dadilOnlyFlags = []string{"samples", "batch", "lr", "epochs", "init", "transport", "ensemble-transport",
+	"shared-atom-batch", "hard-labels", "reconstruction-block", "paper", "export-reconstruction"}
 
 // parseFit parses and checks the flags of dadil fit, before any work.
 func parseFit(args []string, e *env) (*fitCommand, error) {
@@ -135,14 +150,17 @@ func parseFit(args []string, e *env) (*fitCommand, error) {
 	fs := c.fs
 	c.data.register(fs)
 	fs.StringVar(&c.out, "out", "", "output `DIR` (predictions.csv, report.json, model.dadil)")
+	fs.StringVar(&c.method, "method", fitDaDiL, "`dadil` (point-cloud atoms, DaDiL-R and DaDiL-E) or gmm (Gaussian-mixture atoms, GMM-DaDiL-R and GMM-DaDiL-E; set by the --gmm-… flags, --atoms, --plateau-tol, --seed and --classifier)")
 	c.dict.register(fs)
+	c.gmm.register(fs)
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
 	fs.BoolVar(&c.export, "export-reconstruction", false, "also write the target's labeled reconstruction B(α_T; P), DaDiL-R's training set, to DIR/reconstruction.npz and DIR/reconstruction.csv (features in the files' units, soft labels, label)")
 	fs.BoolVar(&c.validate, "validate", false, "also score DaDiL-R and DaDiL-E without target labels: each source in turn is held out as the target of the others (one more fit per source)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil fit --source PATH [--source PATH ...] --target PATH --out DIR [flags]")
 		fmt.Fprintln(fs.Output(), "\nLearns a dataset dictionary (DaDiL) from labeled sources and an unlabeled target, and")
-		fmt.Fprintln(fs.Output(), "classifies the target with DaDiL-R and DaDiL-E.")
+		fmt.Fprintln(fs.Output(), "classifies the target with DaDiL-R and DaDiL-E; with --method gmm, a dictionary of")
+		fmt.Fprintln(fs.Output(), "Gaussian mixtures (GMM-DaDiL), which classifies with GMM-DaDiL-R, GMM-DaDiL-E and the MAP rule.")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -160,10 +178,39 @@ func parseFit(args []string, e *env) (*fitCommand, error) {
 	if err := c.dict.check(); err != nil {
 		return nil, err
 	}
+	if err := c.gmm.check(); err != nil {
+		return nil, err
+	}
 	if err := c.data.checkValidate(c.validate); err != nil {
 		return nil, err
 	}
+	if err := c.checkMethod(); err != nil {
+		return nil, err
+	}
+	if c.method == fitGMM {
+		return c, nil
+	}
 	return c, c.dict.checkEarly(len(c.data.sources))
+}
+
+// checkMethod refuses an unknown --method and the flags of the other
+// method.
+func (c *fitCommand) checkMethod() error {
+	switch c.method {
+	case fitDaDiL:
+		if g := c.gmm.given(); len(g) > 0 {
+			return usageError{fmt.Errorf("%s: the --gmm-… flags set --method gmm (this fit is --method dadil)", strings.Join(g, ", "))}
+		}
+	case fitGMM:
+		for _, n := range dadilOnlyFlags {
+			if flagSet(c.fs, n) {
+				return usageError{fmt.Errorf("--%s applies to --method dadil; GMM-DaDiL's settings are the --gmm-… flags (with --atoms, --plateau-tol, --seed and --classifier)", n)}
+			}
+		}
+	default:
+		return usageError{fmt.Errorf("--method %s: want dadil or gmm", clip.Quote(c.method))}
+	}
+	return nil
 }
 
 func runFit(args []string, e *env) error {
@@ -176,6 +223,9 @@ func runFit(args []string, e *env) error {
 	ld, err := c.data.load(nt.note)
 	if err != nil {
 		return err
+	}
+	if c.method == fitGMM {
+		return c.runGMM(e, ld, nt, start)
 	}
 	set, err := c.dict.settings(c.fs, ld.Classes, nt.note)
 	if err != nil {
@@ -193,11 +243,10 @@ func runFit(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	rep, err := newFitReport(c, ld, model, nt.notes)
+	rep, err := newFitReport(c, ld, model, trainer.Name(), nt.notes)
 	if err != nil {
 		return err
 	}
-	rep.Classifier = trainer.Name()
 	if c.validate {
 		if err := c.validateSources(e, ld.Problem, set, trainer, rep); err != nil {
 			return err
@@ -238,15 +287,14 @@ func (c *fitCommand) learn(e *env, p *dataset.Problem, set dictionary.Settings, 
 
 // newFitReport describes the fit and scores it when the target's labels
 // are known.
-func newFitReport(c *fitCommand, ld *dataset.Loaded, m *dictionary.Model, notes []string) (*fitReport, error) {
+func newFitReport(c *fitCommand, ld *dataset.Loaded, m *dictionary.Model, classifier string, notes []string) (*fitReport, error) {
 	d, h := m.Dict, m.Dict.History
 	rep := &fitReport{
-		Target: c.data.target, Classes: ld.Labels.Values, Scaling: ld.Scaler.Kind.String(), Sources: []string(c.data.sources),
+		Method: fitDaDiL, reportHeader: c.data.header(ld, classifier),
 		UnknownTargetLabels: ld.Unknown, Settings: d.Settings, Notes: notes,
 		Epochs: len(h.Loss), Stopped: dictionary.StopReason(h.Stopped), Loss: h.Loss,
 		DomainLoss: map[string][]float64{}, Alpha: map[string][]float64{},
 	}
-	_, rep.Features = ld.Target.X.Dims()
 	for l, dom := range ld.Domains() {
 		series := make([]float64, len(h.DomainLoss))
 		for ep := range h.DomainLoss {
@@ -272,15 +320,21 @@ func newFitReport(c *fitCommand, ld *dataset.Loaded, m *dictionary.Model, notes 
 	return rep, nil
 }
 
+// validationLine returns the callback that prints a held-out source's
+// scores of the method's R and E predictors, unless quiet.
+func (c *fitCommand) validationLine(e *env, method string) func(heldOutScore) {
+	return func(sc heldOutScore) {
+		if !c.quiet {
+			fmt.Fprintf(e.stderr, "validation: %s held out: %s-R %.2f%%, %s-E %.2f%%\n", sc.Source, method, sc.R, method, sc.E)
+		}
+	}
+}
+
 // validateSources adds held-out-source validation to the report.
 func (c *fitCommand) validateSources(e *env, p *dataset.Problem, set dictionary.Settings, t classify.Trainer, rep *fitReport) error {
 	t0 := time.Now()
 	var err error
-	rep.HeldOutSources, err = validateOnSources(p, set, t, func(sc heldOutScore) {
-		if !c.quiet {
-			fmt.Fprintf(e.stderr, "validation: %s held out: DaDiL-R %.2f%%, DaDiL-E %.2f%%\n", sc.Source, sc.R, sc.E)
-		}
-	})
+	rep.HeldOutSources, err = validateOnSources(p, dadilBuilder(set, t), c.validationLine(e, "DaDiL"))
 	rep.Seconds["validation"] = time.Since(t0).Seconds()
 	return err
 }
@@ -377,15 +431,22 @@ func addReconstruction(files map[string]func(string) error, ld *dataset.Loaded, 
 
 // printFitSummary prints the validation and target scores on stdout.
 func printFitSummary(e *env, rep *fitReport) {
-	if h := rep.HeldOutSources; h != nil {
-		var r, ee float64
-		for _, sc := range h {
-			r += sc.R / float64(len(h))
-			ee += sc.E / float64(len(h))
-		}
-		fmt.Fprintf(e.stdout, "held-out-source validation (no target labels): DaDiL-R %.2f%%, DaDiL-E %.2f%% (mean over %d sources)\n", r, ee, len(h))
-	}
+	printHeldOutMean(e, "DaDiL", rep.HeldOutSources)
 	if rep.TargetAccuracy != nil {
 		fmt.Fprintf(e.stdout, "target accuracy: DaDiL-R %.2f%%, DaDiL-E %.2f%%\n", rep.TargetAccuracy["dadil_r"], rep.TargetAccuracy["dadil_e"])
 	}
+}
+
+// printHeldOutMean prints the mean held-out-source scores of the method's
+// R and E predictors, if validated.
+func printHeldOutMean(e *env, method string, h []heldOutScore) {
+	if h == nil {
+		return
+	}
+	var r, ee float64
+	for _, sc := range h {
+		r += sc.R / float64(len(h))
+		ee += sc.E / float64(len(h))
+	}
+	fmt.Fprintf(e.stdout, "held-out-source validation (no target labels): %s-R %.2f%%, %s-E %.2f%% (mean over %d sources)\n", method, r, method, ee, len(h))
 }

@@ -369,6 +369,39 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
+	acc := demoAccuracies(stdout)
+	if acc["DaDiL-R"] < 95 || acc["DaDiL-E"] < 95 || acc["source-only"] > acc["DaDiL-R"]-30 {
+		t.Errorf("accuracies %v", acc)
+	}
+	checkDemoFigures(t, out)
+}
+
+// TestDemoGMM: dadil demo --method gmm fits the GMM methods and draws
+// GMM-DaDiL's figures, the same files as DaDiL's.
+func TestDemoGMM(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "demo")
+	code, stdout, stderr := runCLI("demo", "--method", "gmm", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	acc := demoAccuracies(stdout)
+	for _, m := range []string{"GMM-OTDA", "GMM-WBT", "GMM-DaDiL-R", "GMM-DaDiL-E", "GMM-DaDiL-MAP"} {
+		if acc[m] < 85 || acc[m] < acc["source-only"]+30 {
+			t.Errorf("%s: %.2f%% (source-only %.2f%%)", m, acc[m], acc["source-only"])
+		}
+	}
+	if !strings.Contains(stdout, "GMM-DaDiL: K = 3 atoms of 9 components") {
+		t.Errorf("stdout %q", stdout)
+	}
+	checkDemoFigures(t, out)
+	if code, _, stderr := runCLI("demo", "--method", "vae", "--out", out); code != 2 || !strings.Contains(stderr, `--method "vae": want dadil or gmm`) {
+		t.Errorf("--method vae: exit %d, %q", code, stderr)
+	}
+}
+
+// demoAccuracies returns the target accuracies of dadil demo's table, by
+// method.
+func demoAccuracies(stdout string) map[string]float64 {
 	acc := map[string]float64{}
 	for _, l := range strings.Split(stdout, "\n") {
 		var name string
@@ -377,9 +410,12 @@ func TestDemo(t *testing.T) {
 			acc[name] = v
 		}
 	}
-	if acc["DaDiL-R"] < 95 || acc["DaDiL-E"] < 95 || acc["source-only"] > acc["DaDiL-R"]-30 {
-		t.Errorf("accuracies %v", acc)
-	}
+	return acc
+}
+
+// checkDemoFigures checks that dadil demo wrote its five figures in out.
+func checkDemoFigures(t *testing.T, out string) {
+	t.Helper()
 	for _, f := range []string{"domains.png", "atoms.png", "reconstructions.png", "alpha.png", "loss.png"} {
 		st, err := os.Stat(filepath.Join(out, f))
 		if err != nil || st.Size() < 10000 {

@@ -4,10 +4,10 @@
 //
 // Usage:
 //
-//	dadil demo [--seed s] [--out DIR]
-//	dadil fit --source PATH [--source PATH ...] --target PATH --out DIR [flags]
+//	dadil demo [--seed s] [--out DIR] [--method dadil|gmm]
+//	dadil fit --source PATH [--source PATH ...] --target PATH --out DIR [--method dadil|gmm] [flags]
 //	dadil adapt --source PATH [--source PATH ...] --target PATH [--methods LIST] [--validate] [--out DIR] [flags]
-//	dadil predict --model FILE --data PATH [--method r|e] [--out FILE]
+//	dadil predict --model FILE --data PATH [--method r|e|map] [--out FILE]
 //	dadil ot emd --cost C.npy [--a a.npy] [--b b.npy] [--plan P.npy] [--json]
 //	dadil ot sinkhorn --cost C.npy --reg ε [--a a.npy] [--b b.npy] [--plan P.npy] [--json]
 //	dadil ot demo [--n N] [--seed s]
@@ -77,10 +77,10 @@ func main() {
 // singles are the one-word commands.
 func singles() map[string]command {
 	return map[string]command{
-		"fit":     {"learn a dataset dictionary and classify the target (DaDiL-R and DaDiL-E)", runFit},
+		"fit":     {"learn a dataset dictionary and classify the target (DaDiL-R and DaDiL-E, or GMM-DaDiL with --method gmm)", runFit},
 		"adapt":   {"classify the target with every method (DaDiL and the baselines) and compare them", runAdapt},
 		"predict": {"classify data with a model written by dadil fit", runPredict},
-		"demo":    {"fit DaDiL on a generated problem and draw it (the main job on an embedded default)", runDemo},
+		"demo":    {"fit DaDiL (or GMM-DaDiL) on a generated problem and draw it (the main job on an embedded default)", runDemo},
 	}
 }
 

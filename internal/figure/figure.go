@@ -1,6 +1,6 @@
 // Package figure draws the figures of the dadil commands with gonum/plot:
-// labeled point clouds, loss curves and grouped bars, laid out in grids and
-// saved atomically as PNG or SVG.
+// labeled point clouds, Gaussian mixtures as ellipses, loss curves and
+// grouped bars, laid out in grids and saved atomically as PNG or SVG.
 package figure
 
 import (

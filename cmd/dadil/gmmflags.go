@@ -1,0 +1,88 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+
+	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/gmm"
+)
+
+// gmmFlags are the GMM-DaDiL flags of dadil fit --method gmm and of the
+// methods gmm-dadil and gmm-dadil-e of dadil adapt. Their defaults are the
+// library's (adapt.GMMDaDiL, gmm.DictionarySettings).
+type gmmFlags struct {
+	fs                         *flag.FlagSet
+	components, target, epochs int
+	varFloor, tol, lr          float64
+}
+
+// gmmFlagNames are the names of the GMM-DaDiL flags.
+var gmmFlagNames = []string{"gmm-components", "gmm-target-components", "gmm-var-floor", "gmm-tol", "gmm-epochs", "gmm-lr"}
+
+func (g *gmmFlags) register(fs *flag.FlagSet) {
+	g.fs = fs
+	fs.IntVar(&g.components, "gmm-components", gmm.DefaultDictionaryComponentsPerClass, "GMM-DaDiL: components `n` per class of every atom and of every source's mixture (fewer for a class of fewer rows)")
+	fs.IntVar(&g.target, "gmm-target-components", 0, "GMM-DaDiL: components `N` of the target's mixture (default: --gmm-components × the number of classes; at most the target's rows)")
+	fs.Float64Var(&g.varFloor, "gmm-var-floor", adapt.DefaultGMMDaDiLVarFloor, "GMM-DaDiL: variance floor `f` of the domains' mixtures, relative to each feature's variance in the domain (in the class, for a source)")
+	fs.Float64Var(&g.tol, "gmm-tol", adapt.DefaultGMMTol, "GMM-DaDiL: EM stops when an iteration raises the mean log-likelihood per row by less than `t`")
+	fs.IntVar(&g.epochs, "gmm-epochs", gmm.DefaultDictionaryEpochs, "GMM-DaDiL: maximal number of epochs `N` (full-batch Adam steps)")
+	fs.Float64Var(&g.lr, "gmm-lr", gmm.DefaultDictionaryLearningRate, "GMM-DaDiL: Adam learning rate `η` (for the means, scaled by the domains' spread)")
+}
+
+// check reports malformed values before any data is read.
+func (g *gmmFlags) check() error {
+	for _, c := range []struct {
+		name, def string
+		v         int
+	}{
+		{"gmm-components", fmt.Sprint(gmm.DefaultDictionaryComponentsPerClass), g.components},
+		{"gmm-target-components", "--gmm-components × the number of classes", g.target},
+		{"gmm-epochs", fmt.Sprint(gmm.DefaultDictionaryEpochs), g.epochs},
+	} {
+		if err := countFlag(g.fs, c.name, c.v, c.def); err != nil {
+			return err
+		}
+	}
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"gmm-var-floor", g.varFloor}, {"gmm-tol", g.tol}, {"gmm-lr", g.lr}} {
+		if !(c.v > 0) || math.IsInf(c.v, 0) {
+			return usageError{fmt.Errorf("--%s %g: need a positive number", c.name, c.v)}
+		}
+	}
+	return nil
+}
+
+// given returns the GMM-DaDiL flags given on the command line.
+func (g *gmmFlags) given() []string {
+	var out []string
+	for _, n := range gmmFlagNames {
+		if flagSet(g.fs, n) {
+			out = append(out, "--"+n)
+		}
+	}
+	return out
+}
+
+// template returns the settings of the flags as an unfitted GMMDaDiL
+// (adapt.Config.GMM): K atoms (0: one per source) and the plateau rule
+// of the flag --plateau-tol's value plateau (0: none).
+func (g *gmmFlags) template(atoms int, plateau float64) *adapt.GMMDaDiL {
+	set := &gmm.DictionarySettings{Atoms: atoms, ComponentsPerClass: g.components, LearningRate: g.lr, Epochs: g.epochs, PlateauTol: plateau}
+	if plateau == 0 {
+		set.PlateauTol = -1
+	}
+	return &adapt.GMMDaDiL{Settings: set, TargetComponents: g.target, EM: &gmm.Settings{VarFloor: g.varFloor, Tol: g.tol}}
+}
+
+// method returns the GMM-DaDiL-R method of the flags (template), seeded
+// by seed, whose classifier t trains on its reconstruction.
+func (g *gmmFlags) method(atoms int, plateau float64, seed uint64, t classify.Trainer) *adapt.GMMDaDiL {
+	m := g.template(atoms, plateau)
+	m.Settings.Seed, m.Seed, m.Classifier = seed, seed, t
+	return m
+}

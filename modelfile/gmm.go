@@ -1,0 +1,144 @@
+package modelfile
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/gmm"
+	"github.com/dadil/dadil/internal/linalg"
+)
+
+// checkGMM verifies that a GMM-DaDiL model is complete before it is
+// written: a dictionary of atoms of one size, a reconstruction per row of
+// α and GMM-DaDiL-R's classifier, for classes classes.
+func checkGMM(m *adapt.GMMDaDiL, classes int) error {
+	d := m.Dict
+	switch {
+	case d == nil || len(d.Atoms) == 0 || d.Alpha == nil:
+		return errors.New("the GMM-DaDiL model has no dictionary, atoms or coordinates")
+	case m.R == nil:
+		return errors.New("the GMM-DaDiL model has no classifier of its reconstruction (fitted with MAP): model files hold GMM-DaDiL-R's classifier")
+	}
+	if N, _ := d.Alpha.Dims(); len(d.Reconstructions) != N || N < 2 {
+		return fmt.Errorf("the GMM-DaDiL model has %d reconstructions for %d domains (at least one source and the target)", len(d.Reconstructions), N)
+	}
+	for k, a := range d.Atoms {
+		if a == nil || a.Means == nil || a.Labels == nil {
+			return fmt.Errorf("atom %d has no means or no labels", k)
+		}
+	}
+	if c := d.Atoms[0].Classes(); c != classes {
+		return fmt.Errorf("%d label values for %d classes", classes, c)
+	}
+	return nil
+}
+
+// gmmHeaders checks the headers of the members of a GMM-DaDiL model
+// against the manifest: α (N×K), every atom's and every reconstruction's
+// mixture (Components components), and GMM-DaDiL-R's classifier, whose
+// points, if it keeps any, may not outnumber the rows it trains on,
+// SamplesPerClass (default adapt.DefaultGMMSamplesPerClass) per class.
+func gmmHeaders(a *archive, man *manifest) error {
+	K, N := man.Atoms, len(man.Domains)
+	if err := a.header("alpha", N, K); err != nil {
+		return err
+	}
+	for _, p := range gmmMixtures(K, N) {
+		if err := a.mixtureHeaders(man, p); err != nil {
+			return err
+		}
+	}
+	per := man.GMM.SamplesPerClass
+	if per == 0 {
+		per = adapt.DefaultGMMSamplesPerClass
+	}
+	return a.classifierHeaders(man, "r", min(per, math.MaxInt/man.Classes)*man.Classes)
+}
+
+// gmmMixtures returns the member prefixes of the mixtures of a GMM-DaDiL
+// model of K atoms and N domains: "atom0" … then "rec0" ….
+func gmmMixtures(K, N int) []string {
+	var out []string
+	for k := range K {
+		out = append(out, fmt.Sprintf("atom%d", k))
+	}
+	for l := range N {
+		out = append(out, fmt.Sprintf("rec%d", l))
+	}
+	return out
+}
+
+// mixtureHeaders checks the headers of the mixture of prefix p.
+func (a *archive) mixtureHeaders(man *manifest, p string) error {
+	n, d, c := man.Components, man.Features, man.Classes
+	if err := a.header(p+"_weights", n); err != nil {
+		return err
+	}
+	for _, name := range []string{"_means", "_std"} {
+		if err := a.header(p+name, n, d); err != nil {
+			return err
+		}
+	}
+	return a.header(p+"_labels", n, c)
+}
+
+// readGMM reads the GMM-DaDiL model of a model file whose headers were
+// checked: α, the mixtures, each a valid labeled mixture whose labels are
+// on the simplex, and GMM-DaDiL-R's classifier.
+func readGMM(a *archive, man *manifest) (*adapt.GMMDaDiL, error) {
+	alpha, err := a.alpha(len(man.Domains))
+	if err != nil {
+		return nil, err
+	}
+	d := &gmm.Dictionary{Alpha: alpha, Settings: man.GMM.Dictionary}
+	for i, p := range gmmMixtures(man.Atoms, len(man.Domains)) {
+		m, err := a.mixture(p)
+		if err != nil {
+			return nil, err
+		}
+		if i < man.Atoms {
+			d.Atoms = append(d.Atoms, m)
+		} else {
+			d.Reconstructions = append(d.Reconstructions, m)
+		}
+	}
+	r, err := a.classifier(man, "r")
+	if err != nil {
+		return nil, err
+	}
+	return man.GMM.model(d, r), nil
+}
+
+// mixture reads the labeled mixture of prefix p.
+func (a *archive) mixture(p string) (*gmm.Mixture, error) {
+	w, err := a.vector(p + "_weights")
+	if err != nil {
+		return nil, err
+	}
+	m := &gmm.Mixture{Weights: w}
+	for _, x := range []struct {
+		name string
+		dst  **mat.Dense
+	}{{"_means", &m.Means}, {"_std", &m.Std}, {"_labels", &m.Labels}} {
+		if *x.dst, err = a.matrix(p + x.name); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.Validate(); err != nil {
+		return nil, fmt.Errorf("mixture %s: %w", p, err)
+	}
+	n, _ := m.Labels.Dims()
+	for i := range n {
+		row := m.Labels.RawRowView(i)
+		if ok, k, sum := linalg.OnSimplex(row, linalg.SimplexTol); k >= 0 {
+			return nil, fmt.Errorf("%s_labels.npy: row %d has a negative label %g", p, i, row[k])
+		} else if !ok {
+			return nil, fmt.Errorf("%s_labels.npy: row %d sums to %.17g, not 1", p, i, sum)
+		}
+	}
+	return m, nil
+}
