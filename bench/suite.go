@@ -42,6 +42,11 @@ type SuiteSet struct {
 // Problem returns the problem whose target is domain t, the other domains
 // its sources in order, prepared as dadil adapt does by default.
 func (s *SuiteSet) Problem(t int) (*dataset.Loaded, error) {
+	return s.problem(t, dataset.ScaleMinMax)
+}
+
+// problem is Problem with the features scaled as sc says.
+func (s *SuiteSet) problem(t int, sc dataset.Scaling) (*dataset.Loaded, error) {
 	if t < 0 || t >= len(s.Domains) {
 		return nil, fmt.Errorf("bench: suite: %s has no domain %d", s.Name, t)
 	}
@@ -54,7 +59,7 @@ func (s *SuiteSet) Problem(t int) (*dataset.Loaded, error) {
 		}
 	}
 	tgt := *s.Domains[t]
-	l, err := dataset.Prepare(src, &tgt, &dataset.LoadOptions{Scaling: dataset.ScaleMinMax, Missing: dataset.MissingImpute})
+	l, err := dataset.Prepare(src, &tgt, &dataset.LoadOptions{Scaling: sc, Missing: dataset.MissingImpute})
 	if err != nil {
 		return nil, fmt.Errorf("bench: suite: %s, target %s: %w", s.Name, tgt.Name, err)
 	}

@@ -122,7 +122,7 @@ type dictFlags struct {
 	classifier                    string
 	atoms, samples, batch, epochs int
 	recBlock                      int
-	lr, plateau                   float64
+	lr, plateau, l2               float64
 	seed                          uint64
 	init, transport, ensembleTr   string
 	paper, sharedBatch, hard      bool
@@ -136,6 +136,7 @@ type dictFlags struct {
 func (f *dictFlags) register(fs *flag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.classifier, "classifier", defaultClassifier, "the final classifier of every method: `NAME` among "+strings.Join(adapt.ClassifierNames(), ", ")+" (--paper: softmax unless given)")
+	fs.Float64Var(&f.l2, "l2", classify.DefaultL2, "penalty `λ` of the softmax classifier (--classifier softmax) on its squared weights")
 	fs.IntVar(&f.atoms, "atoms", 0, "number of atoms `K` (default: the number of sources)")
 	fs.IntVar(&f.samples, "samples", 0, "support size `n` of every atom (default 100 per class; rounded to a multiple of the number of classes)")
 	fs.IntVar(&f.batch, "batch", 0, "mini-batch size `n_b` (default 20 per class; rounded to a multiple of the number of classes)")
@@ -186,6 +187,12 @@ func (f *dictFlags) check() error {
 	if _, err := adapt.NewClassifier(f.classifier, 0); err != nil {
 		return usageError{err}
 	}
+	if !(f.l2 > 0) || math.IsInf(f.l2, 0) {
+		return usageError{fmt.Errorf("--l2 %g: the penalty must be a positive number", f.l2)}
+	}
+	if name := f.classifierName(); flagSet(f.fs, "l2") && name != "softmax" {
+		return usageError{fmt.Errorf("--l2 sets the penalty of --classifier softmax, not of %s", name)}
+	}
 	var tr dictionary.Transport
 	for _, v := range []string{f.transport, f.ensembleTr} {
 		if err := tr.UnmarshalText([]byte(v)); err != nil {
@@ -198,18 +205,27 @@ func (f *dictFlags) check() error {
 // defaultClassifier is the default of --classifier.
 const defaultClassifier = "softmax"
 
-// trainer returns the classifier of --classifier, seeded by --seed; with
-// --paper and no --classifier, the paper's softmax regression.
+// trainer returns the classifier of --classifier, seeded by --seed, with
+// the penalty of --l2 for softmax; with --paper and no --classifier, the
+// paper's softmax regression.
 func (f *dictFlags) trainer(fs *flag.FlagSet) (classify.Trainer, error) {
-	name := f.classifier
-	if f.paper && !flagSet(fs, "classifier") {
-		name = "softmax"
-	}
-	t, err := adapt.NewClassifier(name, f.seed)
+	t, err := adapt.NewClassifier(f.classifierName(), f.seed)
 	if err != nil {
 		return nil, usageError{err}
 	}
+	if s, ok := t.(*classify.SoftmaxTrainer); ok && flagSet(fs, "l2") {
+		s.Settings = &classify.Settings{L2: f.l2}
+	}
 	return t, nil
+}
+
+// classifierName is the name of --classifier; with --paper and no
+// --classifier, softmax.
+func (f *dictFlags) classifierName() string {
+	if f.paper && !flagSet(f.fs, "classifier") {
+		return "softmax"
+	}
+	return f.classifier
 }
 
 // settings returns the dictionary settings of the flags for a problem with
