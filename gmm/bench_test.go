@@ -33,8 +33,8 @@ var benchData = sync.OnceValue(func() *mat.Dense {
 // next statistics), buffers allocated once.
 func BenchmarkEMIteration(b *testing.B) {
 	X := benchData()
-	p := prepare(X, 0, DefaultVarFloor)
-	e := newEngine(X, p.mean, 0, benchComponents)
+	p := prepare(allRows(X), 0, DefaultVarFloor)
+	e := newEngine(p.rows, p.mean, 0, benchComponents)
 	seeds := e.kmeansPP(benchComponents, rand.New(rand.NewPCG(1, benchComponents)))
 	st := newStats(e.blocks, benchComponents, benchDim)
 	e.pass(st, nearestScorer(seeds, p.mean), true)
@@ -55,6 +55,35 @@ func BenchmarkEMFit(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		if _, err := Fit(X, &Settings{Components: benchComponents, MaxIter: 10, Tol: 1e-300, Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The shape of a CWRU target domain in GMM-DaDiL: 1800 rows × 1024
+// features, 27 components, fewer rows than one block.
+const (
+	wideRows       = 1800
+	wideDim        = 1024
+	wideComponents = 27
+)
+
+var wideData = sync.OnceValue(func() *mat.Dense {
+	truth := randMixture(rand.New(rand.NewPCG(3, 3)), wideComponents, wideDim, 0, 4, false)
+	X := mat.NewDense(wideRows, wideDim, nil)
+	if _, err := truth.Sample(X, rand.New(rand.NewPCG(4, 4))); err != nil {
+		panic(err)
+	}
+	return X
+})
+
+// BenchmarkEMFitWide times Fit on wideData with 27 components and 10
+// iterations, the k-means++ start included.
+func BenchmarkEMFitWide(b *testing.B) {
+	X := wideData()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Fit(X, &Settings{Components: wideComponents, MaxIter: 10, Tol: 1e-300, VarFloor: 0.1, Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}

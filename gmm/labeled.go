@@ -2,8 +2,6 @@ package gmm
 
 import (
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/dadil/dadil/internal/linalg"
 )
 
 // LabeledResult is the outcome of FitLabeled.
@@ -42,12 +40,23 @@ func FitLabeled(X *mat.Dense, y []int, classes int, s *Settings) (*LabeledResult
 	if classes < 1 {
 		return nil, errf("classes = %d must be positive", classes)
 	}
-	rows := make([][]int, classes)
+	count := make([]int, classes)
 	for i, c := range y {
 		if c < 0 || c >= classes {
 			return nil, errf("label y[%d] = %d is not in [0, %d)", i, c, classes)
 		}
+		count[c]++
+	}
+	rows := make([][]int, classes)
+	for c, m := range count {
+		rows[c] = make([]int, 0, m)
+	}
+	for i, c := range y {
 		rows[c] = append(rows[c], i)
+	}
+	set, err := s.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	res := &LabeledResult{Class: make([]*Result, classes), First: make([]int, classes)}
 	present, K := 0, 0
@@ -56,7 +65,7 @@ func FitLabeled(X *mat.Dense, y []int, classes int, s *Settings) (*LabeledResult
 		if len(idx) == 0 {
 			continue
 		}
-		r, err := fit(linalg.Rows(X, idx), s, uint64(c)+1)
+		r, err := fit(rowSet{X: X, idx: idx}, set, uint64(c)+1)
 		if err != nil {
 			return nil, errf("class %d: %s", c, trimPrefix(err))
 		}

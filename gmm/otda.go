@@ -176,13 +176,13 @@ func (t *Map) check(dst, X *mat.Dense) (int, error) {
 func (t *Map) eachRow(X *mat.Dense, seed uint64, fn func(i int, x, g []float64, rng *rand.Rand)) {
 	P := t.Source
 	sc := newScorer(P, P.Mean())
-	eng := newEngine(X, sc.center, 0, sc.K)
+	eng := newEngine(allRows(X), sc.center, 0, sc.K)
 	eng.forBlocks(func(b int, wk *work) {
 		rng := rand.New(rand.NewPCG(seed, uint64(b)))
 		r0, r1 := eng.block(b)
 		for c0 := r0; c0 < r1; c0 += wk.chunk {
 			c1 := min(c0+wk.chunk, r1)
-			L := wk.score(X, c0, c1, sc)
+			L, _ := eng.score(wk, c0, c1, sc)
 			for i := range c1 - c0 {
 				logSumExpTo(wk.prob, L.RawRowView(i)[:sc.K])
 				fn(c0+i, X.RawRowView(c0+i), wk.prob, rng)
