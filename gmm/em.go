@@ -407,19 +407,44 @@ const sumTile = 64
 // addSums adds Σ_i γ_ik Z_ij to sb[k·2d + j] for every component k and
 // the columns j of the features f0 ≤ f < f1 (j = f and j = d+f), over
 // the rows Z_i of Z whose responsibilities are g[k·stride + off + i].
-// Every entry is summed over the rows in order (linalg.AddScaledRows).
+// Every entry is summed over the rows in order (linalg.AddScaledRows),
+// skipping the rows whose γ_ik is exactly 0: in high dimension most
+// responsibilities underflow to 0, and adding 0·Z_ij (finite) to a sum
+// started at +0 leaves its bits unchanged.
 func (wk *work) addSums(g []float64, stride, off int, Z [][]float64, f0, f1 int, sb []float64) {
 	d, d2, rows := wk.d, 2*wk.d, len(Z)
-	z := wk.ztile[:rows]
+	for k := range wk.K {
+		idx, w := wk.nz[k][:rows], wk.wz[k][:rows]
+		m := 0
+		for i, v := range g[k*stride+off : k*stride+off+rows] {
+			idx[m], w[m] = i, v // kept when v ≠ 0, overwritten otherwise
+			if v != 0 {
+				m++
+			}
+		}
+		wk.nz[k], wk.wz[k] = idx[:m], w[:m]
+	}
 	for t0 := f0; t0 < f1; t0 += sumTile {
 		t1 := min(t0+sumTile, f1)
-		for _, j0 := range [2]int{t0, d + t0} {
-			j1 := j0 + t1 - t0
-			for i := range z {
-				z[i] = Z[i][j0:j1]
-			}
-			for k := range wk.K {
-				linalg.AddScaledRows(sb[k*d2+j0:k*d2+j1], g[k*stride+off:k*stride+off+rows], z)
+		cols := [][2]int{{t0, t1}, {d + t0, d + t1}}
+		if t0 == 0 && t1 == d {
+			cols = [][2]int{{0, d2}} // all of Z's columns at once
+		}
+		for _, c := range cols {
+			j0, j1 := c[0], c[1]
+			for k, idx := range wk.nz {
+				switch {
+				case len(idx) == 0:
+					continue
+				case len(idx) == rows && j0 == 0 && j1 == d2:
+					linalg.AddScaledRows(sb[k*d2:(k+1)*d2], wk.wz[k], Z)
+					continue
+				}
+				z := wk.ztile[:len(idx)]
+				for q, i := range idx {
+					z[q] = Z[i][j0:j1]
+				}
+				linalg.AddScaledRows(sb[k*d2+j0:k*d2+j1], wk.wz[k], z)
 			}
 		}
 	}

@@ -243,13 +243,20 @@ type work struct {
 	prob  []float64
 	zrows [][]float64
 	ztile [][]float64 // column slices of rows of Z (addSums)
+	// nz[k] and wz[k] list the rows of a chunk whose responsibility of
+	// component k is not 0, and those responsibilities (addSums).
+	nz [][]int
+	wz [][]float64
 }
 
 func newWork(d, K int) *work {
 	c := chunkSize(K, d)
 	wk := &work{K: K, d: d, chunk: c, Z: mat.NewDense(c, 2*d, nil), L: mat.NewDense(c, padComponents(K), nil),
 		rT: make([]float64, K*c), prob: make([]float64, K), zrows: make([][]float64, c),
-		ztile: make([][]float64, c)}
+		ztile: make([][]float64, c), nz: make([][]int, K), wz: make([][]float64, K)}
+	for k := range K {
+		wk.nz[k], wk.wz[k] = make([]int, 0, c), make([]float64, 0, c)
+	}
 	for i := range wk.zrows {
 		wk.zrows[i] = wk.Z.RawRowView(i)
 	}
