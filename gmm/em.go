@@ -414,15 +414,7 @@ const sumTile = 64
 func (wk *work) addSums(g []float64, stride, off int, Z [][]float64, f0, f1 int, sb []float64) {
 	d, d2, rows := wk.d, 2*wk.d, len(Z)
 	for k := range wk.K {
-		idx, w := wk.nz[k][:rows], wk.wz[k][:rows]
-		m := 0
-		for i, v := range g[k*stride+off : k*stride+off+rows] {
-			idx[m], w[m] = i, v // kept when v ≠ 0, overwritten otherwise
-			if v != 0 {
-				m++
-			}
-		}
-		wk.nz[k], wk.wz[k] = idx[:m], w[:m]
+		wk.nz[k] = wk.compact(k, g[k*stride+off:k*stride+off+rows])
 	}
 	for t0 := f0; t0 < f1; t0 += sumTile {
 		t1 := min(t0+sumTile, f1)
@@ -432,22 +424,55 @@ func (wk *work) addSums(g []float64, stride, off int, Z [][]float64, f0, f1 int,
 		}
 		for _, c := range cols {
 			j0, j1 := c[0], c[1]
+			all := Z // the rows of Z cut to [j0, j1), made on first need
+			if j0 != 0 || j1 != d2 {
+				all = nil
+			}
 			for k, idx := range wk.nz {
 				switch {
-				case len(idx) == 0:
-					continue
-				case len(idx) == rows && j0 == 0 && j1 == d2:
-					linalg.AddScaledRows(sb[k*d2:(k+1)*d2], wk.wz[k], Z)
-					continue
+				case idx == nil: // every row
+					if all == nil {
+						all = wk.zall[:rows]
+						for i, z := range Z {
+							all[i] = z[j0:j1]
+						}
+					}
+					linalg.AddScaledRows(sb[k*d2+j0:k*d2+j1], g[k*stride+off:k*stride+off+rows], all)
+				case len(idx) > 0:
+					z := wk.ztile[:len(idx)]
+					for q, i := range idx {
+						z[q] = Z[i][j0:j1]
+					}
+					linalg.AddScaledRows(sb[k*d2+j0:k*d2+j1], wk.wz[k], z)
 				}
-				z := wk.ztile[:len(idx)]
-				for q, i := range idx {
-					z[q] = Z[i][j0:j1]
-				}
-				linalg.AddScaledRows(sb[k*d2+j0:k*d2+j1], wk.wz[k], z)
 			}
 		}
 	}
+}
+
+// compact returns nil when no entry of r (component k's responsibilities
+// of a chunk) is 0, and otherwise the indices of its non-zero entries,
+// their values going to wk.wz[k].
+func (wk *work) compact(k int, r []float64) []int {
+	zeros := 0
+	for _, v := range r {
+		if v == 0 {
+			zeros++
+		}
+	}
+	if zeros == 0 {
+		return nil
+	}
+	idx, w := wk.nzBuf[k*wk.chunk:][:len(r)], wk.wzBuf[k*wk.chunk:][:len(r)]
+	m := 0
+	for i, v := range r {
+		idx[m], w[m] = i, v // kept when v ≠ 0, overwritten otherwise
+		if v != 0 {
+			m++
+		}
+	}
+	wk.wz[k] = w[:m]
+	return idx[:m]
 }
 
 // mstep returns the mixture of the summed statistics of st. A component

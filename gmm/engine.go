@@ -243,20 +243,22 @@ type work struct {
 	prob  []float64
 	zrows [][]float64
 	ztile [][]float64 // column slices of rows of Z (addSums)
+	zall  [][]float64 // the same for every row of a chunk
 	// nz[k] and wz[k] list the rows of a chunk whose responsibility of
-	// component k is not 0, and those responsibilities (addSums).
-	nz [][]int
-	wz [][]float64
+	// component k is not 0, and those responsibilities, or nz[k] is nil
+	// when there is no 0 (addSums); they live in nzBuf and wzBuf (K×chunk).
+	nz    [][]int
+	wz    [][]float64
+	nzBuf []int
+	wzBuf []float64
 }
 
 func newWork(d, K int) *work {
 	c := chunkSize(K, d)
 	wk := &work{K: K, d: d, chunk: c, Z: mat.NewDense(c, 2*d, nil), L: mat.NewDense(c, padComponents(K), nil),
 		rT: make([]float64, K*c), prob: make([]float64, K), zrows: make([][]float64, c),
-		ztile: make([][]float64, c), nz: make([][]int, K), wz: make([][]float64, K)}
-	for k := range K {
-		wk.nz[k], wk.wz[k] = make([]int, 0, c), make([]float64, 0, c)
-	}
+		ztile: make([][]float64, c), zall: make([][]float64, c), nz: make([][]int, K), wz: make([][]float64, K),
+		nzBuf: make([]int, K*c), wzBuf: make([]float64, K*c)}
 	for i := range wk.zrows {
 		wk.zrows[i] = wk.Z.RawRowView(i)
 	}

@@ -49,49 +49,23 @@ func (e *engine) kmeansPP(K int, rng *rand.Rand) *mat.Dense {
 }
 
 // nearer lowers D_i to the squared distance of row i (centred) to c for
-// the rows r0 ≤ i < r1. Each distance is summed over the features in
-// order; four rows go through the features together, so that their sums
-// proceed side by side.
+// the rows r0 ≤ i < r1, each summed over the features in order.
 func (e *engine) nearer(D []float64, r0, r1 int, c []float64) {
-	i := r0
-	for ; i+4 <= r1; i += 4 {
-		x0, x1, x2, x3 := e.centred(i), e.centred(i+1), e.centred(i+2), e.centred(i+3)
-		x0, x1, x2, x3 = x0[:len(c)], x1[:len(c)], x2[:len(c)], x3[:len(c)]
-		var s0, s1, s2, s3 float64
+	for i := r0; i < r1; i++ {
+		var dist float64
 		if e.zc != nil {
-			for j, cj := range c {
-				u0, u1, u2, u3 := x0[j]-cj, x1[j]-cj, x2[j]-cj, x3[j]-cj
-				s0, s1, s2, s3 = s0+u0*u0, s1+u1*u1, s2+u2*u2, s3+u3*u3
+			for j, v := range e.zcRows[i][e.d:] { // x − center
+				u := v - c[j]
+				dist += u * u
 			}
 		} else {
-			m := e.center[:len(c)]
-			for j, cj := range c {
-				u0, u1, u2, u3 := x0[j]-m[j]-cj, x1[j]-m[j]-cj, x2[j]-m[j]-cj, x3[j]-m[j]-cj
-				s0, s1, s2, s3 = s0+u0*u0, s1+u1*u1, s2+u2*u2, s3+u3*u3
+			for j, v := range e.rows.row(i) {
+				u := v - e.center[j] - c[j]
+				dist += u * u
 			}
 		}
-		D[i], D[i+1], D[i+2], D[i+3] = min(D[i], s0), min(D[i+1], s1), min(D[i+2], s2), min(D[i+3], s3)
+		D[i] = min(D[i], dist)
 	}
-	for ; i < r1; i++ {
-		var s float64
-		for j, v := range e.centred(i)[:len(c)] {
-			if e.zc == nil {
-				v -= e.center[j]
-			}
-			u := v - c[j]
-			s += u * u
-		}
-		D[i] = min(D[i], s)
-	}
-}
-
-// centred returns row i minus the center (the columns d… of the cache of
-// Z) when Z is cached, else row i itself.
-func (e *engine) centred(i int) []float64 {
-	if e.zc != nil {
-		return e.zcRows[i][e.d:]
-	}
-	return e.rows.row(i)
 }
 
 // sumRange returns Σ D_i over r0 ≤ i < r1, in row order.
