@@ -33,8 +33,8 @@ var benchData = sync.OnceValue(func() *mat.Dense {
 // next statistics), buffers allocated once.
 func BenchmarkEMIteration(b *testing.B) {
 	X := benchData()
-	p := prepare(allRows(X), 0, DefaultVarFloor)
-	e := newEngine(p.rows, p.mean, 0, benchComponents)
+	p := prepare(X, 0, DefaultVarFloor)
+	e := newEngine(X, p.mean, 0, benchComponents)
 	seeds := e.kmeansPP(benchComponents, rand.New(rand.NewPCG(1, benchComponents)))
 	st := newStats(e.blocks, benchComponents, benchDim)
 	e.pass(st, nearestScorer(seeds, p.mean), true)

@@ -158,17 +158,17 @@ func Fit(X *mat.Dense, s *Settings) (*Result, error) {
 	if _, _, err := checkData(X, "X"); err != nil {
 		return nil, err
 	}
-	return fit(allRows(X), set, 0)
+	return fit(X, set, 0)
 }
 
-// fit is Fit on the rows r of checked data, with the PCG streams offset
-// by stream (one per class in FitLabeled).
-func fit(r rowSet, set Settings, stream uint64) (*Result, error) {
-	n := r.len()
+// fit is Fit on checked data, with the PCG streams offset by stream (one
+// per class in FitLabeled).
+func fit(X *mat.Dense, set Settings, stream uint64) (*Result, error) {
+	n, _ := X.Dims()
 	if set.Components > n {
 		return nil, errf("%d components for %d rows", set.Components, n)
 	}
-	p := prepare(r, set.Workers, set.VarFloor)
+	p := prepare(X, set.Workers, set.VarFloor)
 	if set.Components > 0 {
 		return p.fitK(set, set.Components, stream), nil
 	}
@@ -185,10 +185,10 @@ func fit(r rowSet, set Settings, stream uint64) (*Result, error) {
 	return best, nil
 }
 
-// problem is the data of a fit: its rows, their mean, the variances of
-// their features and the variance floor of each feature.
+// problem is the data of a fit: X, its mean row, the variances of its
+// features and the variance floor of each feature.
 type problem struct {
-	rows     rowSet
+	X        *mat.Dense
 	n, d     int
 	workers  int
 	mean     []float64
@@ -197,10 +197,9 @@ type problem struct {
 }
 
 // prepare computes the mean row, the feature variances and the floors.
-func prepare(r rowSet, workers int, varFloor float64) *problem {
-	_, d := r.X.Dims()
-	n := r.len()
-	p := &problem{rows: r, n: n, d: d, workers: workers}
+func prepare(X *mat.Dense, workers int, varFloor float64) *problem {
+	n, d := X.Dims()
+	p := &problem{X: X, n: n, d: d, workers: workers}
 	p.mean = p.columnSums(make([]float64, d), false)
 	for j := range p.mean {
 		p.mean[j] /= float64(n)
@@ -228,13 +227,13 @@ func prepare(r rowSet, workers int, varFloor float64) *problem {
 // columnSums returns Σ_i (x_ij − c_j) for every feature j, or Σ_i (x_ij −
 // c_j)² when square, summed by blocks.
 func (p *problem) columnSums(c []float64, square bool) []float64 {
-	e := newEngine(p.rows, c, p.workers, 1)
+	e := newEngine(p.X, c, p.workers, 1)
 	part := make([]float64, e.blocks*p.d)
 	e.eachBlock(func(b int) {
 		r0, r1 := e.block(b)
 		s := part[b*p.d : (b+1)*p.d]
 		for i := r0; i < r1; i++ {
-			for j, v := range p.rows.row(i) {
+			for j, v := range p.X.RawRowView(i) {
 				u := v - c[j]
 				if square {
 					u *= u
@@ -255,7 +254,7 @@ func (p *problem) columnSums(c []float64, square bool) []float64 {
 // fitK runs k-means++ and EM with K components.
 func (p *problem) fitK(set Settings, K int, stream uint64) *Result {
 	rng := rand.New(rand.NewPCG(set.Seed, stream*0x9e3779b97f4a7c15+uint64(K)))
-	e := newEngine(p.rows, p.mean, p.workers, K)
+	e := newEngine(p.X, p.mean, p.workers, K)
 	e.cacheZ()
 	seeds := e.kmeansPP(K, rng)
 	st := newStats(e.blocks, K, p.d)

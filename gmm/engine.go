@@ -84,37 +84,10 @@ func nearestScorer(C *mat.Dense, center []float64) *scorer {
 	return sc
 }
 
-// rowSet is the rows of a fit: every row of X, or the rows idx of X in
-// that order (a class of FitLabeled, read in place rather than copied).
-type rowSet struct {
-	X   *mat.Dense
-	idx []int // nil: every row of X
-}
-
-// allRows returns the rows of X.
-func allRows(X *mat.Dense) rowSet { return rowSet{X: X} }
-
-// len returns the number of rows.
-func (r rowSet) len() int {
-	if r.idx != nil {
-		return len(r.idx)
-	}
-	n, _ := r.X.Dims()
-	return n
-}
-
-// row returns row i of the set (row idx[i] of X), not a copy.
-func (r rowSet) row(i int) []float64 {
-	if r.idx != nil {
-		i = r.idx[i]
-	}
-	return r.X.RawRowView(i)
-}
-
-// engine runs work over the fixed blocks of a row set on a bounded number
-// of goroutines, each with its own buffers.
+// engine runs work over the fixed blocks of the rows of X on a bounded
+// number of goroutines, each with its own buffers.
 type engine struct {
-	rows    rowSet
+	X       *mat.Dense
 	n, d    int
 	center  []float64
 	procs   int // goroutines allowed
@@ -147,7 +120,7 @@ func (e *engine) cacheZ() {
 	for i := range e.zcRows {
 		e.zcRows[i] = e.zc.RawRowView(i)
 	}
-	e.forChunks(0, e.n, func(c0, c1 int, _ *work) { fillRows(e.zcRows[c0:c1], e.rows, c0, e.center, 0, e.d) })
+	e.forChunks(0, e.n, func(c0, c1 int, _ *work) { fillRows(e.zcRows[c0:c1], e.X, c0, e.center, 0, e.d) })
 }
 
 // z returns the rows [c0, c1) of Z (at most a chunk) restricted to the
@@ -159,22 +132,21 @@ func (e *engine) z(wk *work, c0, c1, f0, f1 int) (*mat.Dense, [][]float64) {
 	if e.zc != nil {
 		return mat.NewDense(rows, d2, e.zc.RawMatrix().Data[c0*d2:c1*d2]), e.zcRows[c0:c1]
 	}
-	fillRows(wk.zrows[:rows], e.rows, c0, e.center, f0, f1)
+	fillRows(wk.zrows[:rows], e.X, c0, e.center, f0, f1)
 	if rows == wk.chunk {
 		return wk.Z, wk.zrows
 	}
 	return mat.NewDense(rows, d2, wk.Z.RawMatrix().Data[:rows*d2]), wk.zrows[:rows]
 }
 
-// newEngine returns an engine over the rows r with buffers for K
+// newEngine returns an engine over the rows of X with buffers for K
 // components; workers ≤ 0 means GOMAXPROCS.
-func newEngine(r rowSet, center []float64, workers, K int) *engine {
-	_, d := r.X.Dims()
-	n := r.len()
+func newEngine(X *mat.Dense, center []float64, workers, K int) *engine {
+	n, d := X.Dims()
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	e := &engine{rows: r, n: n, d: d, center: center, procs: workers, blocks: (n + blockRows - 1) / blockRows,
+	e := &engine{X: X, n: n, d: d, center: center, procs: workers, blocks: (n + blockRows - 1) / blockRows,
 		K: K, chunk: chunkSize(K, d), pool: make(chan *work, workers)}
 	e.workers = min(workers, e.blocks)
 	return e
@@ -267,11 +239,11 @@ func newWork(d, K int) *work {
 
 // fillRows sets the columns of the features f0 ≤ f < f1 of the rows dst
 // of Z, z∘z and z for z = x − center, from the rows c0, c0+1, … of r.
-func fillRows(dst [][]float64, r rowSet, c0 int, center []float64, f0, f1 int) {
+func fillRows(dst [][]float64, X *mat.Dense, c0 int, center []float64, f0, f1 int) {
 	c := center[f0:f1]
 	for i, z := range dst {
 		d := len(z) / 2
-		x := r.row(c0 + i)[f0:f1]
+		x := X.RawRowView(c0 + i)[f0:f1]
 		sq, lin := z[f0:f1], z[d+f0:d+f1]
 		for j, v := range x[:len(c)] {
 			u := v - c[j]

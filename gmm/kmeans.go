@@ -24,7 +24,7 @@ func (e *engine) kmeansPP(K int, rng *rand.Rand) *mat.Dense {
 	pick := rng.IntN(e.n)
 	for k := range K {
 		c := C.RawRowView(k)
-		for j, v := range e.rows.row(pick) {
+		for j, v := range e.X.RawRowView(pick) {
 			c[j] = v - e.center[j]
 		}
 		if k == K-1 {
@@ -59,7 +59,7 @@ func (e *engine) nearer(D []float64, r0, r1 int, c []float64) {
 				dist += u * u
 			}
 		} else {
-			for j, v := range e.rows.row(i) {
+			for j, v := range e.X.RawRowView(i) {
 				u := v - e.center[j] - c[j]
 				dist += u * u
 			}

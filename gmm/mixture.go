@@ -207,7 +207,7 @@ func (m *Mixture) Sample(dst *mat.Dense, rng *rand.Rand) ([]int, error) {
 // σ_k²) of row r0+i; chunks run in parallel.
 func (m *Mixture) eval(X *mat.Dense, fn func(r0 int, L *mat.Dense)) {
 	sc := newScorer(m, m.Mean())
-	eng := newEngine(allRows(X), sc.center, 0, sc.K)
+	eng := newEngine(X, sc.center, 0, sc.K)
 	eng.forChunks(0, eng.n, func(c0, c1 int, wk *work) {
 		L, _ := eng.score(wk, c0, c1, sc)
 		fn(c0, L)

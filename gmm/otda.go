@@ -176,7 +176,7 @@ func (t *Map) check(dst, X *mat.Dense) (int, error) {
 func (t *Map) eachRow(X *mat.Dense, seed uint64, fn func(i int, x, g []float64, rng *rand.Rand)) {
 	P := t.Source
 	sc := newScorer(P, P.Mean())
-	eng := newEngine(allRows(X), sc.center, 0, sc.K)
+	eng := newEngine(X, sc.center, 0, sc.K)
 	eng.forBlocks(func(b int, wk *work) {
 		rng := rand.New(rand.NewPCG(seed, uint64(b)))
 		r0, r1 := eng.block(b)
