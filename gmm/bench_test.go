@@ -19,14 +19,18 @@ const (
 	benchComponents = 20
 )
 
-var benchData = sync.OnceValue(func() *mat.Dense {
-	truth := randMixture(rand.New(rand.NewPCG(1, 1)), benchComponents, benchDim, 0, 4, false)
-	X := mat.NewDense(benchRows, benchDim, nil)
-	if _, err := truth.Sample(X, rand.New(rand.NewPCG(2, 2))); err != nil {
+var benchData = sync.OnceValue(func() *mat.Dense { return sampleRandom(benchRows, benchDim, benchComponents, 1) })
+
+// sampleRandom returns n rows drawn from a random mixture of K components
+// in d dimensions, the mixture drawn with seed and the rows with seed+1.
+func sampleRandom(n, d, K int, seed uint64) *mat.Dense {
+	truth := randMixture(rand.New(rand.NewPCG(seed, seed)), K, d, 0, 4, false)
+	X := mat.NewDense(n, d, nil)
+	if _, err := truth.Sample(X, rand.New(rand.NewPCG(seed+1, seed+1))); err != nil {
 		panic(err)
 	}
 	return X
-})
+}
 
 // BenchmarkEMIteration times one EM iteration (the M-step of the previous
 // statistics and one pass over the rows: scores, responsibilities and the
@@ -68,14 +72,7 @@ const (
 	wideComponents = 27
 )
 
-var wideData = sync.OnceValue(func() *mat.Dense {
-	truth := randMixture(rand.New(rand.NewPCG(3, 3)), wideComponents, wideDim, 0, 4, false)
-	X := mat.NewDense(wideRows, wideDim, nil)
-	if _, err := truth.Sample(X, rand.New(rand.NewPCG(4, 4))); err != nil {
-		panic(err)
-	}
-	return X
-})
+var wideData = sync.OnceValue(func() *mat.Dense { return sampleRandom(wideRows, wideDim, wideComponents, 3) })
 
 // BenchmarkEMFitWide times Fit on wideData with 27 components and 10
 // iterations, the k-means++ start included.
