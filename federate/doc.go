@@ -1,0 +1,2 @@
+// Package federate runs federated DaDiL over NATS.
+package federate
