@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -196,7 +197,7 @@ func ParseFrame(b []byte) (Header, []byte, error) {
 	h.Offset, h.Aux = le.Uint64(b[40:]), le.Uint64(b[48:])
 	v, err := h.Shape.Values()
 	if err != nil {
-		return h, nil, fmt.Errorf("%w: %v", ErrFrame, err)
+		return h, nil, fmt.Errorf("%w: %s", ErrFrame, strings.TrimPrefix(err.Error(), "federate: "))
 	}
 	if h.Chunks == 0 || uint64(h.Chunks) > uint64(v) || h.Chunk >= h.Chunks {
 		return h, nil, fmt.Errorf("%w: chunk %d of %d for %d values", ErrFrame, h.Chunk, h.Chunks, v)

@@ -2,11 +2,14 @@ package federate
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/synth"
 )
@@ -87,3 +90,16 @@ func atomsEqual(a, b []dictionary.Atom) bool {
 	}
 	return true
 }
+
+// runWithExtra runs RunProblem's sites with cfg.Sites counting extra sites
+// started by the test.
+func runWithExtra(t *testing.T, url string, p *dataset.Problem, cfg Config, extra int) (*Result, []*SiteResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return runProblemSites(ctx, url, "secret", p, cfg, SiteConfig{Workers: 1}, cfg.Sites)
+}
+
+var sprintf = fmt.Sprintf
+
+type natsMsg = nats.Msg

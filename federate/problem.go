@@ -43,7 +43,13 @@ func SiteName(d dataset.Domain, i int) string {
 // set to the number of domains. It returns the coordinator's result and
 // every site's, sources first.
 func RunProblem(ctx context.Context, url, token string, p *dataset.Problem, cfg Config, site SiteConfig) (*Result, []*SiteResult, error) {
-	cfg.Sites = len(p.Sources) + 1
+	return runProblemSites(ctx, url, token, p, cfg, site, len(p.Sources)+1)
+}
+
+// runProblemSites is RunProblem with a federation of sites sites, of which
+// those beyond the problem's domains join on their own.
+func runProblemSites(ctx context.Context, url, token string, p *dataset.Problem, cfg Config, site SiteConfig, sites int) (*Result, []*SiteResult, error) {
+	cfg.Sites = sites
 	site.Subject = cfg.Subject
 	cnc, err := Connect(url, token, "dadil coordinator")
 	if err != nil {
@@ -52,8 +58,9 @@ func RunProblem(ctx context.Context, url, token string, p *dataset.Problem, cfg 
 	defer cnc.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	results := make([]*SiteResult, cfg.Sites)
-	errs := make([]error, cfg.Sites+1)
+	nd := len(p.Sources) + 1
+	results := make([]*SiteResult, nd)
+	errs := make([]error, nd+1)
 	var wg sync.WaitGroup
 	for i, d := range p.Domains() {
 		sc := site
@@ -81,7 +88,7 @@ func RunProblem(ctx context.Context, url, token string, p *dataset.Problem, cfg 
 		cancel()
 	}
 	wg.Wait()
-	errs[cfg.Sites] = err
+	errs[nd] = err
 	for _, e := range errs {
 		if e != nil {
 			return res, results, e

@@ -3,6 +3,7 @@ package federate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -152,7 +153,7 @@ func (s *siteRun) join(ctx context.Context) error {
 	}
 	jctx, cancel := context.WithTimeout(ctx, s.cfg.JoinTimeout)
 	defer cancel()
-	m, err := s.nc.RequestWithContext(jctx, joinSubject(s.cfg.Subject), b)
+	m, err := request(jctx, s.nc, joinSubject(s.cfg.Subject), b)
 	if err != nil {
 		return fmt.Errorf("federate: site %s: join: %w", s.cfg.Name, err)
 	}
@@ -323,4 +324,20 @@ func (s *siteRun) classify() error {
 		}
 	}
 	return nil
+}
+
+// request sends a request on subj and returns the reply, retrying every
+// 200 ms while no coordinator listens (it may start after the site).
+func request(ctx context.Context, nc *nats.Conn, subj string, b []byte) (*nats.Msg, error) {
+	for {
+		m, err := nc.RequestWithContext(ctx, subj, b)
+		if !errors.Is(err, nats.ErrNoResponders) {
+			return m, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("no coordinator answered on %s: %w", subj, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
