@@ -189,6 +189,7 @@ func (s *siteRun) loop(ctx context.Context) (*SiteResult, error) {
 			if msg.Kind == KindFinal {
 				return s.finish(msg)
 			}
+			s.cfg.Log("site %s: round %d: training", s.cfg.Name, msg.Round)
 			if err := s.train(msg); err != nil {
 				s.cfg.Log("site %s: round %d: %v", s.cfg.Name, msg.Round, err)
 			}
