@@ -104,9 +104,9 @@ func groups() map[string]map[string]command {
 			"stability": {"loss curves over seeds and update magnitudes (Figures 7 and 8)", runAnalyzeStability},
 		},
 		"federate": {
-			"serve": {"coordinate federated DaDiL over NATS: sites keep their data and share only atoms", runFederateServe},
-			"join":  {"join a federation as a site (--source FILE or --target FILE)", runFederateJoin},
-			"demo":  {"federated DaDiL on the generated problem, one site per domain on 127.0.0.1, beside the centralised fit", runFederateDemo},
+			"serve": {"coordinate federated DaDiL over NATS (sites share only atoms)", runFederateServe},
+			"join":  {"join a federation as a site", runFederateJoin},
+			"demo":  {"federated DaDiL on the generated problem", runFederateDemo},
 		},
 		"bench": {
 			"emd":              {"time EMD on Gaussian problems, side by side with POT when available", runBenchEMD},
