@@ -190,8 +190,8 @@ func runFederateServe(args []string, e *env) error {
 	if sites < 1 {
 		return usageError{fmt.Errorf("--sites %d: give the number of sites that will join", sites)}
 	}
-	if maxPayload < 0 || maxPayload > 64<<20 || (maxPayload > 0 && maxPayload < federate.HeaderSize+8) {
-		return usageError{fmt.Errorf("--max-payload %d: want %d … %d bytes", maxPayload, federate.HeaderSize+8, 64<<20)}
+	if err := checkMaxPayload(maxPayload); err != nil {
+		return err
 	}
 	cfg.Sites, cfg.Subject = sites, nf.subject
 	nf.resolveToken()
@@ -216,6 +216,15 @@ func runFederateServe(args []string, e *env) error {
 	}
 	fmt.Fprintf(e.stderr, "final atoms acknowledged by %d of %d sites\n", res.Acknowledged, len(res.Sites))
 	return writeJSONReport(e, report, newServeReport(res, time.Since(start)))
+}
+
+// checkMaxPayload checks --max-payload of the embedded server: 0 (the
+// default) or room for a frame's header and one value, up to 64 MiB.
+func checkMaxPayload(n int) error {
+	if n < 0 || n > 64<<20 || (n > 0 && n < federate.HeaderSize+8) {
+		return usageError{fmt.Errorf("--max-payload %d: want %d … %d bytes, or 0 for the default", n, federate.HeaderSize+8, 64<<20)}
+	}
+	return nil
 }
 
 // startEmbedded starts the embedded NATS server on listen, with the token

@@ -41,8 +41,8 @@ func runFederateDemo(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	if maxPayload < 0 || (maxPayload > 0 && maxPayload < federate.HeaderSize+8) {
-		return usageError{fmt.Errorf("--max-payload %d: want at least %d bytes", maxPayload, federate.HeaderSize+8)}
+	if err := checkMaxPayload(maxPayload); err != nil {
+		return err
 	}
 	p := synth.Generate(synth.Default(), dataSeed)
 	srv, err := federate.StartServer(federate.ServerConfig{Token: "demo", MaxPayload: int32(maxPayload)})
