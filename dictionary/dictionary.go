@@ -385,6 +385,11 @@ func softmax(dst, z []float64) {
 
 // validate checks the inputs and fills in the defaults.
 func validate(domains []dataset.Domain, classes int, s *Settings) (Settings, error) {
+	return validateDomains(domains, classes, s, true)
+}
+
+// validateDomains is validate, requiring a labeled domain if needLabeled.
+func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLabeled bool) (Settings, error) {
 	var set Settings
 	if s != nil {
 		set = *s
@@ -436,7 +441,7 @@ func validate(domains []dataset.Domain, classes int, s *Settings) (Settings, err
 			return set, fmt.Errorf("dictionary: %s has a single class; labeled domains need at least two", name)
 		}
 	}
-	if nLabeled == 0 {
+	if nLabeled == 0 && needLabeled {
 		return set, fmt.Errorf("dictionary: no labeled domain")
 	}
 	set.fillDefaults(nLabeled, classes)

@@ -30,6 +30,9 @@ type fitter struct {
 	optZ  []adam
 	optA  adam
 	lrX   float64
+	// alpha0, if not nil, is the first domain's starting α (FitLocal);
+	// the coordinates start uniform otherwise.
+	alpha0 []float64
 
 	// Batch buffers: one atom batch per domain, or one shared by all
 	// (Settings.SharedAtomBatch).
@@ -193,6 +196,9 @@ func (f *fitter) setup() {
 		for k := 0; k < K; k++ {
 			f.alpha.Set(l, k, 1/float64(K))
 		}
+	}
+	if f.alpha0 != nil {
+		copy(f.alpha.RawRowView(0), f.alpha0)
 	}
 	f.optA.init(f.N * K)
 

@@ -15,7 +15,13 @@ import (
 // feature costs between two sets of components are one matrix product:
 //
 //	‖m − m'‖² + ‖σ − σ'‖² = ‖z‖² + ‖z'‖² − 2⟨z, z'⟩.
+//
+// Z has n rows of components and zero rows up to a multiple of 8
+// (padComponents), so that as the second factor of a product every
+// column goes through the kernels of internal/linalg rather than single
+// dot products (which give the same bits, more slowly).
 type stacked struct {
+	n      int // components
 	Z      *mat.Dense
 	norms  []float64
 	labels *mat.Dense // nil for unlabeled mixtures
@@ -28,7 +34,7 @@ func stack(ms ...*Mixture) stacked {
 		n += m.Components()
 	}
 	d, c := ms[0].Dim(), ms[0].Classes()
-	s := stacked{Z: mat.NewDense(n, 2*d, nil), norms: make([]float64, n)}
+	s := stacked{n: n, Z: mat.NewDense(padComponents(n), 2*d, nil), norms: make([]float64, n)}
 	if c > 0 {
 		s.labels = mat.NewDense(n, c, nil)
 	}
@@ -51,10 +57,12 @@ func stack(ms ...*Mixture) stacked {
 // featureCosts returns F with F_ij = ‖z_i − z'_j‖² for the rows of a and
 // b (clamped at 0 against rounding), and its largest entry.
 func featureCosts(a, b stacked) (F *mat.Dense, largest float64) {
-	na, _ := a.Z.Dims()
-	nb, _ := b.Z.Dims()
-	F = mat.NewDense(na, nb, nil)
-	linalg.MulABT(F, a.Z, b.Z)
+	na, nb := a.n, b.n
+	nbp, _ := b.Z.Dims()
+	_, d2 := a.Z.Dims()
+	F = mat.NewDense(na, nbp, nil)
+	linalg.MulABT(F, a.Z.Slice(0, na, 0, d2).(*mat.Dense), b.Z)
+	F = F.Slice(0, na, 0, nb).(*mat.Dense)
 	for i := range na {
 		row := F.RawRowView(i)
 		for j, g := range row {

@@ -27,10 +27,10 @@ type params struct {
 }
 
 // atoms returns the atoms' mixtures: weights 1/na, σ = exp(s) and
-// y = softmax(z).
-func (p *params) atoms() []*Mixture {
+// y = softmax(z), atoms in parallel on up to workers goroutines.
+func (p *params) atoms(workers int) []*Mixture {
 	out := make([]*Mixture, len(p.means))
-	for k := range out {
+	par.ForEach(len(out), workers, func(k int) {
 		na, d := p.means[k].Dims()
 		_, c := p.logits[k].Dims()
 		m := &Mixture{Weights: uniform(na), Means: mat.DenseCopyOf(p.means[k]), Std: mat.NewDense(na, d, nil), Labels: mat.NewDense(na, c, nil)}
@@ -39,7 +39,7 @@ func (p *params) atoms() []*Mixture {
 			softmax(m.Labels.RawRowView(i), p.logits[k].RawRowView(i))
 		}
 		out[k] = m
-	}
+	}, nil)
 	return out
 }
 
@@ -239,7 +239,7 @@ func (l *learner) run() error {
 // (domains in parallel) and moves them by one Adam step. It reports
 // errDiverged when the parameters or the loss are no longer finite.
 func (l *learner) step() error {
-	atoms := l.p.atoms()
+	atoms := l.p.atoms(l.set.Workers)
 	for _, a := range atoms {
 		if a.Validate() != nil {
 			return errDiverged
@@ -305,30 +305,40 @@ func (l *learner) plans(i int, atoms []*Mixture, all stacked, alpha []float64) (
 }
 
 // gradient returns the sum over the domains, in their order, of the
-// gradients in l.grads, with respect to the free parameters: the log
-// deviations by ∂L/∂s = σ ⊙ ∂L/∂σ and the logits by ∂L/∂z = y ⊙ (∂L/∂y −
-// ⟨∂L/∂y, y⟩).
+// gradients in l.grads with respect to the free parameters (atomGradient
+// for every atom, atoms in parallel, and the coordinates).
 func (l *learner) gradient(atoms []*Mixture) *params {
-	g := &params{alpha: mat.NewDense(len(l.domains), len(atoms), nil)}
-	for k, a := range atoms {
-		na, d := a.Means.Dims()
-		gm, gs, gy := mat.NewDense(na, d, nil), mat.NewDense(na, d, nil), mat.NewDense(na, l.classes, nil)
-		for _, dg := range l.grads {
-			gm.Add(gm, dg.atoms[k].means)
-			gs.Add(gs, dg.atoms[k].std)
-			gy.Add(gy, dg.atoms[k].labels)
-		}
-		gs.MulElem(gs, a.Std)
-		gz := mat.NewDense(na, l.classes, nil)
-		for i := range na {
-			logitGrad(gz.RawRowView(i), a.Labels.RawRowView(i), gy.RawRowView(i))
-		}
-		g.means, g.logStd, g.logits = append(g.means, gm), append(g.logStd, gs), append(g.logits, gz)
-	}
+	K := len(atoms)
+	g := &params{means: make([]*mat.Dense, K), logStd: make([]*mat.Dense, K), logits: make([]*mat.Dense, K),
+		alpha: mat.NewDense(len(l.domains), K, nil)}
+	par.ForEach(K, l.set.Workers, func(k int) {
+		g.means[k], g.logStd[k], g.logits[k] = l.atomGradient(k, atoms[k])
+	}, nil)
 	for i, dg := range l.grads {
 		copy(g.alpha.RawRowView(i), dg.alpha)
 	}
 	return g
+}
+
+// atomGradient returns the sum over the domains, in their order, of the
+// gradients in l.grads with respect to atom k's free parameters: its
+// means, its log deviations by ∂L/∂s = σ ⊙ ∂L/∂σ and its logits by ∂L/∂z
+// = y ⊙ (∂L/∂y − ⟨∂L/∂y, y⟩).
+func (l *learner) atomGradient(k int, a *Mixture) (gm, gs, gz *mat.Dense) {
+	na, d := a.Means.Dims()
+	gm, gs = mat.NewDense(na, d, nil), mat.NewDense(na, d, nil)
+	gy := mat.NewDense(na, l.classes, nil)
+	for _, dg := range l.grads {
+		gm.Add(gm, dg.atoms[k].means)
+		gs.Add(gs, dg.atoms[k].std)
+		gy.Add(gy, dg.atoms[k].labels)
+	}
+	gs.MulElem(gs, a.Std)
+	gz = mat.NewDense(na, l.classes, nil)
+	for i := range na {
+		logitGrad(gz.RawRowView(i), a.Labels.RawRowView(i), gy.RawRowView(i))
+	}
+	return gm, gs, gz
 }
 
 // logitGrad sets dst = y ⊙ (g − ⟨g, y⟩), the gradient with respect to the
@@ -341,18 +351,18 @@ func logitGrad(dst, y, g []float64) {
 }
 
 // update moves the parameters by one Adam step on the gradient (see
-// gradient), with learning rates times the plateau rule's factor: the
-// means by η·s, the log deviations and logits by η, and every α_ℓ by η
-// on the component of its gradient tangent to the simplex, then projected
-// onto the simplex.
+// gradient; atoms in parallel), with learning rates times the plateau
+// rule's factor: the means by η·s, the log deviations and logits by η,
+// and every α_ℓ by η on the component of its gradient tangent to the
+// simplex, then projected onto the simplex.
 func (l *learner) update(atoms []*Mixture) {
 	g := l.gradient(atoms)
 	lr := l.lrScale * l.set.LearningRate
-	for k := range atoms {
+	par.ForEach(len(atoms), l.set.Workers, func(k int) {
 		l.opt.means[k].step(raw(l.p.means[k]), raw(g.means[k]), l.lrScale*l.lrMeans)
 		l.opt.logStd[k].step(raw(l.p.logStd[k]), raw(g.logStd[k]), lr)
 		l.opt.logits[k].step(raw(l.p.logits[k]), raw(g.logits[k]), lr)
-	}
+	}, nil)
 	for i := range len(l.domains) {
 		centre(g.alpha.RawRowView(i))
 	}
@@ -400,7 +410,7 @@ func (l *learner) stopRule(epoch int) optimize.Status {
 // domain's reconstruction B(α_ℓ; P) computed anew from its last
 // barycenter with up to DefaultBarycenterMaxIter iterations.
 func (l *learner) finish() (*Dictionary, error) {
-	atoms := l.p.atoms()
+	atoms := l.p.atoms(l.set.Workers)
 	all := stack(atoms...)
 	recs := make([]*Mixture, len(l.domains))
 	err := par.Run(len(l.domains), l.set.Workers, func(i int) error {

@@ -77,7 +77,7 @@ func TestLearnDictionaryLossDecreasesAndClassifiesTarget(t *testing.T) {
 // the plans pls held fixed, and its gradient with respect to the free
 // parameters.
 func fixedPlanLoss(l *learner, pls []*domainPlans) (float64, *params) {
-	atoms := l.p.atoms()
+	atoms := l.p.atoms(0)
 	var loss float64
 	for i, Q := range l.domains {
 		alpha := l.p.alpha.RawRowView(i)
@@ -123,7 +123,7 @@ func TestDictionaryGradientMatchesFiniteDifferences(t *testing.T) {
 				row[k] /= sum
 			}
 		}
-		atoms := l.p.atoms()
+		atoms := l.p.atoms(0)
 		pls := make([]*domainPlans, len(l.domains))
 		for i := range pls {
 			var err error

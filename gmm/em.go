@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/internal/linalg"
+	"github.com/dadil/dadil/internal/par"
 )
 
 // Defaults of Settings.
@@ -150,20 +151,20 @@ func (s *Settings) withDefaults() (Settings, error) {
 // Rows are processed in fixed blocks whose sums are added in block order:
 // results are bit-identical for any Settings.Workers and GOMAXPROCS.
 func Fit(X *mat.Dense, s *Settings) (*Result, error) {
-	return fit(X, s, 0)
-}
-
-// fit is Fit with the PCG streams offset by stream (one per class in
-// FitLabeled).
-func fit(X *mat.Dense, s *Settings, stream uint64) (*Result, error) {
 	set, err := s.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	n, _, err := checkData(X, "X")
-	if err != nil {
+	if _, _, err := checkData(X, "X"); err != nil {
 		return nil, err
 	}
+	return fit(X, set, 0)
+}
+
+// fit is Fit on checked data, with the PCG streams offset by stream (one
+// per class in FitLabeled).
+func fit(X *mat.Dense, set Settings, stream uint64) (*Result, error) {
+	n, _ := X.Dims()
 	if set.Components > n {
 		return nil, errf("%d components for %d rows", set.Components, n)
 	}
@@ -228,7 +229,7 @@ func prepare(X *mat.Dense, workers int, varFloor float64) *problem {
 func (p *problem) columnSums(c []float64, square bool) []float64 {
 	e := newEngine(p.X, c, p.workers, 1)
 	part := make([]float64, e.blocks*p.d)
-	e.forBlocks(func(b int, _ *work) {
+	e.eachBlock(func(b int) {
 		r0, r1 := e.block(b)
 		s := part[b*p.d : (b+1)*p.d]
 		for i := r0; i < r1; i++ {
@@ -254,6 +255,7 @@ func (p *problem) columnSums(c []float64, square bool) []float64 {
 func (p *problem) fitK(set Settings, K int, stream uint64) *Result {
 	rng := rand.New(rand.NewPCG(set.Seed, stream*0x9e3779b97f4a7c15+uint64(K)))
 	e := newEngine(p.X, p.mean, p.workers, K)
+	e.cacheZ()
 	seeds := e.kmeansPP(K, rng)
 	st := newStats(e.blocks, K, p.d)
 	e.pass(st, nearestScorer(seeds, p.mean), true)
@@ -292,21 +294,35 @@ func newStats(blocks, K, d int) *stats {
 
 // pass computes the responsibilities of every row under sc (hard: one-hot
 // at the largest score) and the blocks' statistics, and returns the mean
-// log-likelihood (meaningless when hard).
+// log-likelihood (meaningless when hard). With at least as many blocks as
+// goroutines, blocks run in parallel; otherwise each block's chunks do
+// (passWithin). Either way every sum is taken in the same order.
 func (e *engine) pass(st *stats, sc *scorer, hard bool) float64 {
 	K, d2 := st.K, 2*st.d
-	e.forBlocks(func(b int, wk *work) {
-		r0, r1 := e.block(b)
-		nb, sb := st.n[b*K:(b+1)*K], st.s[b*K*d2:(b+1)*K*d2]
-		clear(nb)
-		clear(sb)
-		var ll float64
-		for c0 := r0; c0 < r1; c0 += wk.chunk {
-			c1 := min(c0+wk.chunk, r1)
-			ll += wk.accumulate(e.X, c0, c1, sc, hard, nb, sb)
+	if e.within() {
+		if len(e.g) < K*min(blockRows, e.n) {
+			e.g = make([]float64, K*min(blockRows, e.n))
 		}
-		st.ll[b] = ll
-	})
+		for b := range e.blocks {
+			e.passWithin(st, sc, hard, b, e.g)
+		}
+	} else {
+		e.forBlocks(func(b int, wk *work) {
+			r0, r1 := e.block(b)
+			nb, sb := st.n[b*K:(b+1)*K], st.s[b*K*d2:(b+1)*K*d2]
+			clear(nb)
+			clear(sb)
+			var ll float64
+			for c0 := r0; c0 < r1; c0 += wk.chunk {
+				c1 := min(c0+wk.chunk, r1)
+				L, z := e.score(wk, c0, c1, sc)
+				ll += wk.responsibilities(L, c1-c0, hard, wk.rT, wk.chunk, 0)
+				addMass(nb, wk.rT, wk.chunk, 0, c1-c0)
+				wk.addSums(wk.rT, wk.chunk, 0, z, 0, e.d, sb)
+			}
+			st.ll[b] = ll
+		})
+	}
 	var ll float64
 	for _, v := range st.ll {
 		ll += v
@@ -314,11 +330,47 @@ func (e *engine) pass(st *stats, sc *scorer, hard bool) float64 {
 	return ll / float64(e.n)
 }
 
-// accumulate adds the statistics of rows [c0, c1) to nb and sb and returns
-// their summed log-likelihood.
-func (wk *work) accumulate(X *mat.Dense, c0, c1 int, sc *scorer, hard bool, nb, sb []float64) float64 {
-	rows, d2 := c1-c0, 2*wk.d
-	L := wk.score(X, c0, c1, sc)
+// passWithin is pass over block b on all goroutines: the responsibilities
+// of the block's chunks in parallel, kept in g (K×rows of the block),
+// then the sums, the features split into ranges in parallel, each range
+// reading the chunks in order. Every entry of the statistics is summed in
+// the order of one goroutine going through the chunks, bit for bit.
+func (e *engine) passWithin(st *stats, sc *scorer, hard bool, b int, g []float64) {
+	K, d, d2 := st.K, st.d, 2*st.d
+	r0, r1 := e.block(b)
+	stride := r1 - r0
+	llc := make([]float64, (stride+e.chunk-1)/e.chunk)
+	e.forChunks(r0, r1, func(c0, c1 int, wk *work) {
+		L, _ := e.score(wk, c0, c1, sc)
+		llc[(c0-r0)/e.chunk] = wk.responsibilities(L, c1-c0, hard, g, stride, c0-r0)
+	})
+	nb, sb := st.n[b*K:(b+1)*K], st.s[b*K*d2:(b+1)*K*d2]
+	clear(nb)
+	clear(sb)
+	for c0 := r0; c0 < r1; c0 += e.chunk {
+		addMass(nb, g, stride, c0-r0, min(c0+e.chunk, r1)-c0)
+	}
+	parts := min(e.procs, (d+sumTile-1)/sumTile)
+	par.ForEach(parts, parts, func(part int) {
+		wk := e.take()
+		f0, f1 := part*d/parts, (part+1)*d/parts
+		for c0 := r0; c0 < r1; c0 += e.chunk {
+			_, z := e.z(wk, c0, min(c0+e.chunk, r1), f0, f1)
+			wk.addSums(g, stride, c0-r0, z, f0, f1, sb)
+		}
+		e.put(wk)
+	}, nil)
+	var ll float64
+	for _, v := range llc {
+		ll += v
+	}
+	st.ll[b] = ll
+}
+
+// responsibilities sets, for the rows i < rows of the scores L, g[k·stride
+// + off + i] = γ_ik (hard: one-hot at the largest score) and returns their
+// summed log-likelihood (0 when hard).
+func (wk *work) responsibilities(L *mat.Dense, rows int, hard bool, g []float64, stride, off int) float64 {
 	var ll float64
 	for i := range rows {
 		l := L.RawRowView(i)[:wk.K]
@@ -328,20 +380,98 @@ func (wk *work) accumulate(X *mat.Dense, c0, c1 int, sc *scorer, hard bool, nb, 
 		} else {
 			ll += logSumExpTo(wk.prob, l)
 		}
-		for k, g := range wk.prob {
-			wk.rT[k*wk.chunk+i] = g
+		for k, p := range wk.prob {
+			g[k*stride+off+i] = p
 		}
-	}
-	for k := range wk.K {
-		r := wk.rT[k*wk.chunk : k*wk.chunk+rows]
-		var s float64
-		for _, g := range r {
-			s += g
-		}
-		nb[k] += s
-		linalg.AddScaledRows(sb[k*d2:(k+1)*d2], r, wk.zrows[:rows])
 	}
 	return ll
+}
+
+// addMass adds Σ_i γ_ik to nb[k] for every component k, over the rows i
+// < rows whose responsibilities are g[k·stride + off + i].
+func addMass(nb, g []float64, stride, off, rows int) {
+	for k := range nb {
+		var s float64
+		for _, v := range g[k*stride+off : k*stride+off+rows] {
+			s += v
+		}
+		nb[k] += s
+	}
+}
+
+// sumTile is the number of features whose columns of Z addSums runs
+// through all components before moving on, so that they stay in cache.
+const sumTile = 64
+
+// addSums adds Σ_i γ_ik Z_ij to sb[k·2d + j] for every component k and
+// the columns j of the features f0 ≤ f < f1 (j = f and j = d+f), over
+// the rows Z_i of Z whose responsibilities are g[k·stride + off + i].
+// Every entry is summed over the rows in order (linalg.AddScaledRows),
+// skipping the rows whose γ_ik is exactly 0: in high dimension most
+// responsibilities underflow to 0, and adding 0·Z_ij (finite) to a sum
+// started at +0 leaves its bits unchanged.
+func (wk *work) addSums(g []float64, stride, off int, Z [][]float64, f0, f1 int, sb []float64) {
+	d, d2, rows := wk.d, 2*wk.d, len(Z)
+	for k := range wk.K {
+		wk.nz[k] = wk.compact(k, g[k*stride+off:k*stride+off+rows])
+	}
+	for t0 := f0; t0 < f1; t0 += sumTile {
+		t1 := min(t0+sumTile, f1)
+		cols := [][2]int{{t0, t1}, {d + t0, d + t1}}
+		if t0 == 0 && t1 == d {
+			cols = [][2]int{{0, d2}} // all of Z's columns at once
+		}
+		for _, c := range cols {
+			j0, j1 := c[0], c[1]
+			all := Z // the rows of Z cut to [j0, j1), made on first need
+			if j0 != 0 || j1 != d2 {
+				all = nil
+			}
+			for k, idx := range wk.nz {
+				switch {
+				case idx == nil: // every row
+					if all == nil {
+						all = wk.zall[:rows]
+						for i, z := range Z {
+							all[i] = z[j0:j1]
+						}
+					}
+					linalg.AddScaledRows(sb[k*d2+j0:k*d2+j1], g[k*stride+off:k*stride+off+rows], all)
+				case len(idx) > 0:
+					z := wk.ztile[:len(idx)]
+					for q, i := range idx {
+						z[q] = Z[i][j0:j1]
+					}
+					linalg.AddScaledRows(sb[k*d2+j0:k*d2+j1], wk.wz[k], z)
+				}
+			}
+		}
+	}
+}
+
+// compact returns nil when no entry of r (component k's responsibilities
+// of a chunk) is 0, and otherwise the indices of its non-zero entries,
+// their values going to wk.wz[k].
+func (wk *work) compact(k int, r []float64) []int {
+	zeros := 0
+	for _, v := range r {
+		if v == 0 {
+			zeros++
+		}
+	}
+	if zeros == 0 {
+		return nil
+	}
+	idx, w := wk.nzBuf[k*wk.chunk:][:len(r)], wk.wzBuf[k*wk.chunk:][:len(r)]
+	m := 0
+	for i, v := range r {
+		idx[m], w[m] = i, v // kept when v ≠ 0, overwritten otherwise
+		if v != 0 {
+			m++
+		}
+	}
+	wk.wz[k] = w[:m]
+	return idx[:m]
 }
 
 // mstep returns the mixture of the summed statistics of st. A component

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -90,30 +91,59 @@ func TestFitLogLikelihoodMonotone(t *testing.T) {
 	}
 }
 
+// TestFitBitIdenticalAcrossGOMAXPROCS fits data of several blocks (run in
+// parallel over blocks) and of one block (run in parallel within it, with
+// and without the cache of Z), and checks that the fits and their
+// log-likelihood traces have the same bits for any GOMAXPROCS and Workers,
+// and with or without the cache.
 func TestFitBitIdenticalAcrossGOMAXPROCS(t *testing.T) {
-	truth := randMixture(rand.New(rand.NewPCG(3, 3)), 4, 5, 0, 2, false)
-	X, _ := draw(t, truth, 2*blockRows+999, 3)
-	run := func(procs, workers int) *Result {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		r, err := Fit(X, &Settings{Components: 4, Seed: 11, MaxIter: 15, Workers: workers})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	ref := run(1, 0)
-	for _, tc := range []struct{ procs, workers int }{{2, 0}, {2, 3}, {4, 1}} {
-		r := run(tc.procs, tc.workers)
-		if !sameBits(r.Mixture.Means, ref.Mixture.Means) || !sameBits(r.Mixture.Std, ref.Mixture.Std) ||
-			!sameBits(mat.NewDense(1, 4, r.Mixture.Weights), mat.NewDense(1, 4, ref.Mixture.Weights)) {
-			t.Errorf("GOMAXPROCS %d, Workers %d: mixture differs from GOMAXPROCS 1", tc.procs, tc.workers)
-		}
-		for i, v := range r.LogLikelihood {
-			if math.Float64bits(v) != math.Float64bits(ref.LogLikelihood[i]) {
-				t.Errorf("GOMAXPROCS %d, Workers %d: log-likelihood %d is %v, want %v", tc.procs, tc.workers, i, v, ref.LogLikelihood[i])
-				break
+	defer func(b int) { zCacheBytes = b }(zCacheBytes)
+	var cached *Result
+	for _, tc := range []struct {
+		name    string
+		n, d, K int
+		cache   bool
+	}{
+		{"three blocks", 2*blockRows + 999, 5, 4, true},
+		{"one block", 1500, 300, 9, true},
+		{"one block, Z not cached", 1500, 300, 9, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			zCacheBytes = 0
+			if tc.cache {
+				zCacheBytes = 64 << 20
 			}
-		}
+			truth := randMixture(rand.New(rand.NewPCG(3, 3)), tc.K, tc.d, 0, 2, false)
+			X, _ := draw(t, truth, tc.n, 3)
+			run := func(procs, workers int) *Result {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				r, err := Fit(X, &Settings{Components: tc.K, Seed: 11, MaxIter: 15, Workers: workers})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			ref := run(1, 0)
+			switch {
+			case tc.n < blockRows && tc.cache:
+				cached = ref
+			case tc.n < blockRows && !slices.Equal(ref.LogLikelihood, cached.LogLikelihood):
+				t.Error("the fit differs from the fit with Z cached")
+			}
+			for _, c := range []struct{ procs, workers int }{{2, 0}, {2, 3}, {4, 1}, {4, 0}, {3, 2}} {
+				r := run(c.procs, c.workers)
+				if !sameBits(r.Mixture.Means, ref.Mixture.Means) || !sameBits(r.Mixture.Std, ref.Mixture.Std) ||
+					!slices.Equal(r.Mixture.Weights, ref.Mixture.Weights) {
+					t.Errorf("GOMAXPROCS %d, Workers %d: mixture differs from GOMAXPROCS 1", c.procs, c.workers)
+				}
+				for i, v := range r.LogLikelihood {
+					if math.Float64bits(v) != math.Float64bits(ref.LogLikelihood[i]) {
+						t.Errorf("GOMAXPROCS %d, Workers %d: log-likelihood %d is %v, want %v", c.procs, c.workers, i, v, ref.LogLikelihood[i])
+						break
+					}
+				}
+			}
+		})
 	}
 }
 

@@ -3,6 +3,7 @@ package gmm
 import (
 	"math"
 	"runtime"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -89,26 +90,84 @@ type engine struct {
 	X       *mat.Dense
 	n, d    int
 	center  []float64
-	workers int
+	procs   int // goroutines allowed
+	workers int // goroutines over blocks: min(procs, blocks)
 	blocks  int
-	pool    chan *work
+	K       int          // components of the work buffers
+	chunk   int          // rows per chunk of the work buffers
+	pool    chan *work   // work buffers not in use
+	made    atomic.Int32 // work buffers allocated, at most procs
+	// zc, when not nil, holds Z = [z∘z, z] of every row (n×2d, see
+	// cacheZ), zcRows its rows.
+	zc     *mat.Dense
+	zcRows [][]float64
+	g      []float64 // responsibilities of a block (passWithin)
 }
 
-// newEngine returns an engine over X with buffers for K components;
-// workers ≤ 0 means GOMAXPROCS.
+// zCacheBytes bounds the memory of an engine's cache of Z (cacheZ); a
+// variable for the tests.
+var zCacheBytes = 64 << 20
+
+// cacheZ computes Z = [z∘z, z], z = x − center, of every row once, when it
+// takes at most zCacheBytes, so that the passes of a fit (whose center
+// does not change) read it instead of recomputing it chunk by chunk.
+func (e *engine) cacheZ() {
+	if e.n*2*e.d*8 > zCacheBytes {
+		return
+	}
+	e.zc = mat.NewDense(e.n, 2*e.d, nil)
+	e.zcRows = make([][]float64, e.n)
+	for i := range e.zcRows {
+		e.zcRows[i] = e.zc.RawRowView(i)
+	}
+	e.forChunks(0, e.n, func(c0, c1 int, _ *work) { fillRows(e.zcRows[c0:c1], e.X, c0, e.center, 0, e.d) })
+}
+
+// z returns the rows [c0, c1) of Z (at most a chunk) restricted to the
+// features f0 ≤ f < f1 (columns f and d+f; the others are undefined when
+// not cached), as a matrix and as row slices: the cache's, or wk's
+// buffers filled.
+func (e *engine) z(wk *work, c0, c1, f0, f1 int) (*mat.Dense, [][]float64) {
+	rows, d2 := c1-c0, 2*e.d
+	if e.zc != nil {
+		return mat.NewDense(rows, d2, e.zc.RawMatrix().Data[c0*d2:c1*d2]), e.zcRows[c0:c1]
+	}
+	fillRows(wk.zrows[:rows], e.X, c0, e.center, f0, f1)
+	if rows == wk.chunk {
+		return wk.Z, wk.zrows
+	}
+	return mat.NewDense(rows, d2, wk.Z.RawMatrix().Data[:rows*d2]), wk.zrows[:rows]
+}
+
+// newEngine returns an engine over the rows of X with buffers for K
+// components; workers ≤ 0 means GOMAXPROCS.
 func newEngine(X *mat.Dense, center []float64, workers, K int) *engine {
 	n, d := X.Dims()
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	e := &engine{X: X, n: n, d: d, center: center, blocks: (n + blockRows - 1) / blockRows}
+	e := &engine{X: X, n: n, d: d, center: center, procs: workers, blocks: (n + blockRows - 1) / blockRows,
+		K: K, chunk: chunkSize(K, d), pool: make(chan *work, workers)}
 	e.workers = min(workers, e.blocks)
-	e.pool = make(chan *work, e.workers)
-	for range e.workers {
-		e.pool <- newWork(d, K)
-	}
 	return e
 }
+
+// take returns work buffers no other goroutine uses, allocating them on
+// first need (at most procs sets); give them back with put.
+func (e *engine) take() *work {
+	select {
+	case wk := <-e.pool:
+		return wk
+	default:
+	}
+	if e.made.Add(1) <= int32(e.procs) {
+		return newWork(e.d, e.K)
+	}
+	return <-e.pool
+}
+
+// put gives back buffers from take.
+func (e *engine) put(wk *work) { e.pool <- wk }
 
 // block returns the rows [r0, r1) of block b.
 func (e *engine) block(b int) (r0, r1 int) {
@@ -119,9 +178,28 @@ func (e *engine) block(b int) (r0, r1 int) {
 // call uses at the same time.
 func (e *engine) forBlocks(fn func(b int, wk *work)) {
 	par.ForEach(e.blocks, e.workers, func(b int) {
-		wk := <-e.pool
+		wk := e.take()
 		fn(b, wk)
-		e.pool <- wk
+		e.put(wk)
+	}, nil)
+}
+
+// eachBlock calls fn(b) for every block b, in parallel.
+func (e *engine) eachBlock(fn func(b int)) { par.ForEach(e.blocks, e.workers, fn, nil) }
+
+// within reports whether work is split within blocks rather than over
+// them: when there are fewer blocks than goroutines allowed.
+func (e *engine) within() bool { return e.procs > 1 && e.blocks < e.procs }
+
+// forChunks calls fn(c0, c1, wk) for the chunks [c0, c1) of rows r0 ≤ c0
+// < c1 ≤ r1, chunk sizes being those of the work buffers, on up to procs
+// goroutines.
+func (e *engine) forChunks(r0, r1 int, fn func(c0, c1 int, wk *work)) {
+	par.ForEach((r1-r0+e.chunk-1)/e.chunk, e.procs, func(c int) {
+		wk := e.take()
+		c0 := r0 + c*e.chunk
+		fn(c0, min(c0+e.chunk, r1), wk)
+		e.put(wk)
 	}, nil)
 }
 
@@ -136,34 +214,53 @@ type work struct {
 	rT    []float64
 	prob  []float64
 	zrows [][]float64
+	ztile [][]float64 // column slices of rows of Z (addSums)
+	zall  [][]float64 // the same for every row of a chunk
+	// nz[k] and wz[k] list the rows of a chunk whose responsibility of
+	// component k is not 0, and those responsibilities, or nz[k] is nil
+	// when there is no 0 (addSums); they live in nzBuf and wzBuf (K×chunk).
+	nz    [][]int
+	wz    [][]float64
+	nzBuf []int
+	wzBuf []float64
 }
 
 func newWork(d, K int) *work {
 	c := chunkSize(K, d)
 	wk := &work{K: K, d: d, chunk: c, Z: mat.NewDense(c, 2*d, nil), L: mat.NewDense(c, padComponents(K), nil),
-		rT: make([]float64, K*c), prob: make([]float64, K), zrows: make([][]float64, c)}
+		rT: make([]float64, K*c), prob: make([]float64, K), zrows: make([][]float64, c),
+		ztile: make([][]float64, c), zall: make([][]float64, c), nz: make([][]int, K), wz: make([][]float64, K),
+		nzBuf: make([]int, K*c), wzBuf: make([]float64, K*c)}
 	for i := range wk.zrows {
 		wk.zrows[i] = wk.Z.RawRowView(i)
 	}
 	return wk
 }
 
-// score fills Z with the rows [c0, c1) of X (at most wk.chunk) and
-// returns their scores under sc: row i of L, cut to its first K entries,
-// holds the K scores of row c0+i.
-func (wk *work) score(X *mat.Dense, c0, c1 int, sc *scorer) *mat.Dense {
-	rows, d := c1-c0, wk.d
-	for i := range rows {
-		x, z := X.RawRowView(c0+i), wk.zrows[i]
-		for j, v := range x {
-			u := v - sc.center[j]
-			z[j] = u * u
-			z[d+j] = u
+// fillRows sets the columns of the features f0 ≤ f < f1 of the rows dst
+// of Z, z∘z and z for z = x − center, from the rows c0, c0+1, … of r.
+func fillRows(dst [][]float64, X *mat.Dense, c0 int, center []float64, f0, f1 int) {
+	c := center[f0:f1]
+	for i, z := range dst {
+		d := len(z) / 2
+		x := X.RawRowView(c0 + i)[f0:f1]
+		sq, lin := z[f0:f1], z[d+f0:d+f1]
+		for j, v := range x[:len(c)] {
+			u := v - c[j]
+			sq[j] = u * u
+			lin[j] = u
 		}
 	}
-	Z, L := wk.Z, wk.L
+}
+
+// score returns the scores under sc of the rows [c0, c1) of e (at most a
+// chunk): row i of L, cut to its first K entries, holds the K scores of
+// row c0+i. It also returns the rows of Z. sc must be centred on e.center.
+func (e *engine) score(wk *work, c0, c1 int, sc *scorer) (*mat.Dense, [][]float64) {
+	rows := c1 - c0
+	Z, zr := e.z(wk, c0, c1, 0, e.d)
+	L := wk.L
 	if rows < wk.chunk {
-		Z = mat.NewDense(rows, 2*d, wk.Z.RawMatrix().Data[:rows*2*d])
 		kp := padComponents(wk.K)
 		L = mat.NewDense(rows, kp, wk.L.RawMatrix().Data[:rows*kp])
 	}
@@ -174,5 +271,5 @@ func (wk *work) score(X *mat.Dense, c0, c1 int, sc *scorer) *mat.Dense {
 			l[k] += c
 		}
 	}
-	return L
+	return L, zr
 }

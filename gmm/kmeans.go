@@ -30,25 +30,49 @@ func (e *engine) kmeansPP(K int, rng *rand.Rand) *mat.Dense {
 		if k == K-1 {
 			break
 		}
-		e.forBlocks(func(b int, _ *work) { bsum[b] = e.nearer(D, b, c) })
+		if e.within() {
+			for b := range e.blocks {
+				r0, r1 := e.block(b)
+				e.forChunks(r0, r1, func(c0, c1 int, _ *work) { e.nearer(D, c0, c1, c) })
+				bsum[b] = sumRange(D, r0, r1)
+			}
+		} else {
+			e.eachBlock(func(b int) {
+				r0, r1 := e.block(b)
+				e.nearer(D, r0, r1, c)
+				bsum[b] = sumRange(D, r0, r1)
+			})
+		}
 		pick = drawD2(D, bsum, rng, e)
 	}
 	return C
 }
 
 // nearer lowers D_i to the squared distance of row i (centred) to c for
-// the rows of block b, and returns the block's Σ D_i in row order.
-func (e *engine) nearer(D []float64, b int, c []float64) float64 {
-	r0, r1 := e.block(b)
-	var s float64
+// the rows r0 ≤ i < r1, each summed over the features in order.
+func (e *engine) nearer(D []float64, r0, r1 int, c []float64) {
 	for i := r0; i < r1; i++ {
 		var dist float64
-		for j, v := range e.X.RawRowView(i) {
-			u := v - e.center[j] - c[j]
-			dist += u * u
+		if e.zc != nil {
+			for j, v := range e.zcRows[i][e.d:] { // x − center
+				u := v - c[j]
+				dist += u * u
+			}
+		} else {
+			for j, v := range e.X.RawRowView(i) {
+				u := v - e.center[j] - c[j]
+				dist += u * u
+			}
 		}
 		D[i] = min(D[i], dist)
-		s += D[i]
+	}
+}
+
+// sumRange returns Σ D_i over r0 ≤ i < r1, in row order.
+func sumRange(D []float64, r0, r1 int) float64 {
+	var s float64
+	for _, v := range D[r0:r1] {
+		s += v
 	}
 	return s
 }

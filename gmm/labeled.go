@@ -1,9 +1,9 @@
 package gmm
 
 import (
-	"gonum.org/v1/gonum/mat"
+	"slices"
 
-	"github.com/dadil/dadil/internal/linalg"
+	"gonum.org/v1/gonum/mat"
 )
 
 // LabeledResult is the outcome of FitLabeled.
@@ -42,21 +42,30 @@ func FitLabeled(X *mat.Dense, y []int, classes int, s *Settings) (*LabeledResult
 	if classes < 1 {
 		return nil, errf("classes = %d must be positive", classes)
 	}
-	rows := make([][]int, classes)
+	count := make([]int, classes)
 	for i, c := range y {
 		if c < 0 || c >= classes {
 			return nil, errf("label y[%d] = %d is not in [0, %d)", i, c, classes)
 		}
-		rows[c] = append(rows[c], i)
+		count[c]++
 	}
+	set, err := s.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	// One buffer, as large as the largest class, takes each class's rows
+	// in turn: a class is fitted on contiguous rows (EM reads them many
+	// times) without a copy of the whole domain.
+	buf := make([]float64, slices.Max(count)*d)
 	res := &LabeledResult{Class: make([]*Result, classes), First: make([]int, classes)}
 	present, K := 0, 0
-	for c, idx := range rows {
+	for c, m := range count {
 		res.First[c] = -1
-		if len(idx) == 0 {
+		if m == 0 {
 			continue
 		}
-		r, err := fit(linalg.Rows(X, idx), s, uint64(c)+1)
+		Xc := classRows(mat.NewDense(m, d, buf[:m*d]), X, y, c)
+		r, err := fit(Xc, set, uint64(c)+1)
 		if err != nil {
 			return nil, errf("class %d: %s", c, trimPrefix(err))
 		}
@@ -66,6 +75,19 @@ func FitLabeled(X *mat.Dense, y []int, classes int, s *Settings) (*LabeledResult
 	}
 	res.Mixture = res.assemble(K, d, classes, present)
 	return res, nil
+}
+
+// classRows copies the rows of X with y_i = c, in order, to dst (as many
+// rows as class c has) and returns it.
+func classRows(dst, X *mat.Dense, y []int, c int) *mat.Dense {
+	r := 0
+	for i, v := range y {
+		if v == c {
+			copy(dst.RawRowView(r), X.RawRowView(i))
+			r++
+		}
+	}
+	return dst
 }
 
 // assemble returns the labeled mixture of the K components of the

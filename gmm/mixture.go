@@ -208,12 +208,9 @@ func (m *Mixture) Sample(dst *mat.Dense, rng *rand.Rand) ([]int, error) {
 func (m *Mixture) eval(X *mat.Dense, fn func(r0 int, L *mat.Dense)) {
 	sc := newScorer(m, m.Mean())
 	eng := newEngine(X, sc.center, 0, sc.K)
-	eng.forBlocks(func(b int, wk *work) {
-		r0, r1 := eng.block(b)
-		for c0 := r0; c0 < r1; c0 += wk.chunk {
-			c1 := min(c0+wk.chunk, r1)
-			fn(c0, wk.score(X, c0, c1, sc))
-		}
+	eng.forChunks(0, eng.n, func(c0, c1 int, wk *work) {
+		L, _ := eng.score(wk, c0, c1, sc)
+		fn(c0, L)
 	})
 }
 

@@ -182,7 +182,7 @@ func (t *Map) eachRow(X *mat.Dense, seed uint64, fn func(i int, x, g []float64, 
 		r0, r1 := eng.block(b)
 		for c0 := r0; c0 < r1; c0 += wk.chunk {
 			c1 := min(c0+wk.chunk, r1)
-			L := wk.score(X, c0, c1, sc)
+			L, _ := eng.score(wk, c0, c1, sc)
 			for i := range c1 - c0 {
 				logSumExpTo(wk.prob, L.RawRowView(i)[:sc.K])
 				fn(c0+i, X.RawRowView(c0+i), wk.prob, rng)

@@ -13,6 +13,9 @@
 //	dadil ot demo [--n N] [--seed s]
 //	dadil features fft --out FILE.npz (--input PATH [--label L] ... | --files MAP.csv --domain D) [--window 4096] [--coeffs 2048] [--windows 800]
 //	dadil analyze sweep|hull|stability --out DIR (--source PATH ... --target PATH | --bench office-caltech10 --data DIR) [flags]
+//	dadil federate serve --sites N [--nats URL | --listen HOST:PORT] [--token T] [--rounds R] [--local-epochs E] [--fraction C] [--aggregation avg|random]
+//	dadil federate join (--source PATH | --target PATH) [--nats URL] [--token T] [--name NAME] [--out FILE]
+//	dadil federate demo [--rounds R] [--local-epochs E] [--fraction C] [--aggregation avg|random]
 //	dadil bench emd [--sizes 200,1000,...] [--pot PYTHON] [--json FILE]
 //	dadil bench office-caltech10 --data DIR [--features surf|decaf] [--methods LIST] [--held-out-sources] [--json FILE]
 //	dadil bench cwru --data DIR [--methods LIST] [--targets 1772,1750,1730] [--seeds 5] [--held-out-sources] [--json FILE]
@@ -99,6 +102,11 @@ func groups() map[string]map[string]command {
 			"sweep":     {"accuracy, sparsity and density as K, n and n_b vary (paper Tables 7–11)", runAnalyzeSweep},
 			"hull":      {"reconstruction loss and accuracy over the Wasserstein hull of the atoms (Figures 4–6)", runAnalyzeHull},
 			"stability": {"loss curves over seeds and update magnitudes (Figures 7 and 8)", runAnalyzeStability},
+		},
+		"federate": {
+			"serve": {"coordinate federated DaDiL over NATS (sites share only atoms)", runFederateServe},
+			"join":  {"join a federation as a site", runFederateJoin},
+			"demo":  {"federated DaDiL on the generated problem", runFederateDemo},
 		},
 		"bench": {
 			"emd":              {"time EMD on Gaussian problems, side by side with POT when available", runBenchEMD},

@@ -19,7 +19,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	proctest.Main(map[string]func([]string) int{"dadil": helperDadil})
+	proctest.Main(map[string]func([]string) int{"dadil": helperDadil, "dadil-crash": helperCrash})
 	os.Exit(m.Run())
 }
 

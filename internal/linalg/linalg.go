@@ -278,15 +278,14 @@ func run(C, A, B *mat.Dense, m, k int, first func(i0 int) int) {
 		i1 := min(i0+rowBlock, m)
 		block(c, a, b, i0, i1, first(i0), n, k, kern, sc)
 	}
-	newScratch := func() *scratch {
-		return &scratch{acc: make([]float64, accLen), pad: make([]float64, kern.rows*k)}
-	}
+	newScratch := func() *scratch { return getScratch(accLen, kern.rows*k) }
 	workers := runtime.GOMAXPROCS(0)
 	if workers == 1 || blocks == 1 || float64(m)*float64(n)*float64(k) < parFlops {
 		sc := newScratch()
 		for blk := 0; blk < blocks; blk++ {
 			work(blk, sc)
 		}
+		scratchPool.Put(sc)
 		return
 	}
 	var next atomic.Int64
@@ -296,6 +295,7 @@ func run(C, A, B *mat.Dense, m, k int, first func(i0 int) int) {
 		go func() {
 			defer wg.Done()
 			sc := newScratch()
+			defer scratchPool.Put(sc)
 			for {
 				blk := int(next.Add(1)) - 1
 				if blk >= blocks {
@@ -312,6 +312,28 @@ func run(C, A, B *mat.Dense, m, k int, first func(i0 int) int) {
 // column tile, and a row group padded with zero rows.
 type scratch struct {
 	acc, pad []float64
+}
+
+// scratchPool recycles the buffers of products, which the many small
+// products of a loop (EM's chunks) would otherwise allocate each time.
+// Their contents never carry over: the kernels start the lanes at zero
+// (init) and the padded group is cleared before use.
+var scratchPool sync.Pool
+
+// getScratch returns a scratch with acc and pad of the given lengths.
+func getScratch(accLen, padLen int) *scratch {
+	sc, _ := scratchPool.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	if cap(sc.acc) < accLen {
+		sc.acc = make([]float64, accLen)
+	}
+	if cap(sc.pad) < padLen {
+		sc.pad = make([]float64, padLen)
+	}
+	sc.acc, sc.pad = sc.acc[:accLen], sc.pad[:padLen]
+	return sc
 }
 
 // kBlock is the length of the slices of k over which the kernel blocks of

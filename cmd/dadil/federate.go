@@ -1,0 +1,412 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"net"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/federate"
+	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/internal/clip"
+)
+
+// tokenEnv names the environment variable that holds the federation's
+// token when --token is not given.
+const tokenEnv = "DADIL_FEDERATE_TOKEN"
+
+// natsFlags are the connection flags of dadil federate serve and join.
+type natsFlags struct {
+	url, token, subject string
+}
+
+func (n *natsFlags) register(fs *flag.FlagSet, urlUsage, def string) {
+	fs.StringVar(&n.url, "nats", def, urlUsage)
+	fs.StringVar(&n.token, "token", "", "the federation's credential `T` (default: $"+tokenEnv+")")
+	fs.StringVar(&n.subject, "subject", federate.DefaultSubject, "`PREFIX` of the federation's NATS subjects")
+}
+
+// resolveToken fills the token from the environment.
+func (n *natsFlags) resolveToken() {
+	if n.token == "" {
+		n.token = os.Getenv(tokenEnv)
+	}
+}
+
+// roundFlags are the coordinator's settings, shared by serve and demo.
+type roundFlags struct {
+	rounds, epochs            int
+	fraction                  float64
+	aggregation               string
+	roundTimeout, joinTimeout time.Duration
+	seed                      uint64
+	atoms, samples, batch     int
+	lr                        float64
+}
+
+func (r *roundFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&r.rounds, "rounds", 20, "number of rounds")
+	fs.IntVar(&r.epochs, "local-epochs", 5, "epochs of DaDiL every chosen site runs per round")
+	fs.Float64Var(&r.fraction, "fraction", 1, "fraction `C` of the sites chosen every round (0 < C ≤ 1)")
+	fs.StringVar(&r.aggregation, "aggregation", "avg", "`avg` (element-wise mean of the atoms) or random (one site's atoms)")
+	fs.DurationVar(&r.roundTimeout, "round-timeout", time.Minute, "a chosen site that has not answered within this time misses the round")
+	fs.DurationVar(&r.joinTimeout, "join-timeout", 10*time.Minute, "how long to wait for the sites to join")
+	fs.Uint64Var(&r.seed, "seed", 1, "random seed (atoms, choice of sites, local updates)")
+	fs.IntVar(&r.atoms, "atoms", 0, "number of atoms `K` (default: the number of sources)")
+	fs.IntVar(&r.samples, "samples", 0, "support size `n` of every atom (default 100 per class)")
+	fs.IntVar(&r.batch, "batch", 0, "mini-batch size `n_b` (default 20 per class)")
+	fs.Float64Var(&r.lr, "lr", 0.1, "Adam learning rate `η` (for the features, scaled by each site's spread)")
+}
+
+// config checks the flags and returns the coordinator's configuration.
+func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
+	var cfg federate.Config
+	agg, err := federate.ParseAggregation(r.aggregation)
+	if err != nil {
+		return cfg, usageError{err}
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"rounds", r.rounds}, {"local-epochs", r.epochs}} {
+		if c.v < 1 {
+			return cfg, usageError{fmt.Errorf("--%s %d: need a positive number", c.name, c.v)}
+		}
+	}
+	for _, c := range []struct {
+		name, def string
+		v         int
+	}{{"atoms", "the number of sources", r.atoms}, {"samples", "100 per class", r.samples}, {"batch", "20 per class", r.batch}} {
+		if err := countFlag(fs, c.name, c.v, c.def); err != nil {
+			return cfg, err
+		}
+	}
+	switch {
+	case !(r.fraction > 0 && r.fraction <= 1):
+		return cfg, usageError{fmt.Errorf("--fraction %g: want 0 < C ≤ 1", r.fraction)}
+	case r.roundTimeout <= 0 || r.joinTimeout <= 0:
+		return cfg, usageError{errors.New("--round-timeout and --join-timeout must be positive")}
+	case !(r.lr > 0) || math.IsInf(r.lr, 0):
+		return cfg, usageError{fmt.Errorf("--lr %g: the learning rate must be positive", r.lr)}
+	}
+	return federate.Config{
+		Rounds: r.rounds, LocalEpochs: r.epochs, Fraction: r.fraction, Aggregation: agg,
+		RoundTimeout: r.roundTimeout, JoinTimeout: r.joinTimeout, Seed: r.seed,
+		Settings: dictionary.Settings{Atoms: r.atoms, Samples: r.samples, Batch: r.batch, LearningRate: r.lr},
+	}, nil
+}
+
+// roundLine is the coordinator's progress line of a round.
+func roundLine(st federate.RoundStats) string {
+	return fmt.Sprintf("round %d/%d: %d of %d sites answered, loss %.4g, %s out, %s in, %.2f s",
+		st.Round, st.Rounds, len(st.Answered), len(st.Chosen), st.Loss, byteSize(st.BytesOut), byteSize(st.BytesIn), st.Elapsed.Seconds())
+}
+
+// byteSize formats a number of bytes.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// serveReport is the JSON line dadil federate serve prints at the end.
+type serveReport struct {
+	Sites        []string      `json:"sites"`
+	Labels       []int         `json:"labels"`
+	Rounds       []roundReport `json:"rounds"`
+	Acknowledged int           `json:"acknowledged"`
+	Seconds      float64       `json:"seconds"`
+}
+
+type roundReport struct {
+	Round    int      `json:"round"`
+	Chosen   []int    `json:"chosen"`
+	Answered []int    `json:"answered"`
+	Loss     *float64 `json:"loss"`
+	BytesOut int64    `json:"bytes_out"`
+	BytesIn  int64    `json:"bytes_in"`
+	Seconds  float64  `json:"seconds"`
+}
+
+func newServeReport(res *federate.Result, elapsed time.Duration) serveReport {
+	r := serveReport{Sites: res.Sites, Labels: res.Labels, Acknowledged: res.Acknowledged, Seconds: elapsed.Seconds()}
+	for _, st := range res.Rounds {
+		rr := roundReport{Round: st.Round, Chosen: st.Chosen, Answered: st.Answered, BytesOut: st.BytesOut, BytesIn: st.BytesIn, Seconds: st.Elapsed.Seconds()}
+		if !math.IsNaN(st.Loss) {
+			l := st.Loss
+			rr.Loss = &l
+		}
+		r.Rounds = append(r.Rounds, rr)
+	}
+	return r
+}
+
+// runFederateServe is dadil federate serve.
+func runFederateServe(args []string, e *env) error {
+	fs := newFlags("dadil federate serve", e)
+	var nf natsFlags
+	var rf roundFlags
+	var sites int
+	var listen, report string
+	var maxPayload int
+	nf.register(fs, "`URL` of an existing NATS server or cluster (default: start one in this process on --listen)", "")
+	rf.register(fs)
+	fs.IntVar(&sites, "sites", 0, "number of sites that must join before round 1 (required)")
+	fs.StringVar(&listen, "listen", "127.0.0.1:4222", "`HOST:PORT` of the embedded NATS server (port 0: any free port)")
+	fs.IntVar(&maxPayload, "max-payload", 0, "largest NATS message of the embedded server, in `bytes` (default 1 MiB); atoms are sent in frames of this size")
+	fs.StringVar(&report, "report", "", "also write the JSON report to `FILE`")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: dadil federate serve --sites N [--nats URL | --listen HOST:PORT] [--token T] [flags]")
+		fmt.Fprintln(fs.Output(), "\nCoordinates federated DaDiL: waits for N sites (dadil federate join), runs the rounds")
+		fmt.Fprintln(fs.Output(), "and sends the final atoms. Without --nats it starts a NATS server in this process that")
+		fmt.Fprintln(fs.Output(), "admits only clients with the token (a random one, printed, unless given).")
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	cfg, err := rf.config(fs)
+	if err != nil {
+		return err
+	}
+	if sites < 1 {
+		return usageError{fmt.Errorf("--sites %d: give the number of sites that will join", sites)}
+	}
+	if err := checkMaxPayload(maxPayload); err != nil {
+		return err
+	}
+	cfg.Sites, cfg.Subject = sites, nf.subject
+	nf.resolveToken()
+	if nf.url == "" {
+		if nf.url, err = startEmbedded(e, &nf, listen, maxPayload); err != nil {
+			return err
+		}
+	}
+	nc, err := federate.Connect(nf.url, nf.token, "dadil federate serve")
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	cfg.Log = func(format string, a ...any) { fmt.Fprintf(e.stderr, format+"\n", a...) }
+	cfg.Progress = func(st federate.RoundStats) { fmt.Fprintln(e.stderr, roundLine(st)) }
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	start := time.Now()
+	res, err := federate.Serve(ctx, nc, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "final atoms acknowledged by %d of %d sites\n", res.Acknowledged, len(res.Sites))
+	return writeJSONReport(e, report, newServeReport(res, time.Since(start)))
+}
+
+// checkMaxPayload checks --max-payload of the embedded server: 0 (the
+// default) or room for a frame's header and one value, up to 64 MiB.
+func checkMaxPayload(n int) error {
+	if n < 0 || n > 64<<20 || (n > 0 && n < federate.HeaderSize+8) {
+		return usageError{fmt.Errorf("--max-payload %d: want %d … %d bytes, or 0 for the default", n, federate.HeaderSize+8, 64<<20)}
+	}
+	return nil
+}
+
+// startEmbedded starts the embedded NATS server on listen, with the token
+// of nf (a random one, printed, if none), and returns its URL. The server
+// stops with the process.
+func startEmbedded(e *env, nf *natsFlags, listen string, maxPayload int) (string, error) {
+	host, port, err := net.SplitHostPort(listen)
+	p, perr := strconv.Atoi(port)
+	if err != nil || perr != nil || p < 0 || p > 65535 {
+		return "", usageError{fmt.Errorf("--listen %s: want HOST:PORT", clip.Quote(listen))}
+	}
+	if nf.token == "" {
+		b := make([]byte, 16)
+		rand.Read(b)
+		nf.token = hex.EncodeToString(b)
+		fmt.Fprintf(e.stderr, "token: %s (give it to the sites with --token or $%s)\n", nf.token, tokenEnv)
+	}
+	srv, err := federate.StartServer(federate.ServerConfig{Host: host, Port: p, Token: nf.token, MaxPayload: int32(maxPayload)})
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(e.stderr, "NATS server listening on %s\n", srv.ClientURL())
+	return srv.ClientURL(), nil
+}
+
+// writeJSONReport prints v as one JSON line on stdout and, if path is not
+// "", writes it to path.
+func writeJSONReport(e *env, path string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, string(b))
+	if path == "" {
+		return nil
+	}
+	return atomicfile.Write(path, append(b, '\n'))
+}
+
+// federateLogHook, if not nil, sees every remark of a site (tests kill a
+// site on its way through a round with it).
+var federateLogHook func(msg string)
+
+// joinReport is the JSON line dadil federate join prints at the end.
+type joinReport struct {
+	Site      string    `json:"site"`
+	ID        int       `json:"id"`
+	Role      string    `json:"role"`
+	Labels    []int     `json:"labels"`
+	Trained   []int     `json:"trained"`
+	Loss      []float64 `json:"loss"`
+	Alpha     []float64 `json:"alpha"`
+	AccuracyR *float64  `json:"accuracy_r,omitempty"`
+	AccuracyE *float64  `json:"accuracy_e,omitempty"`
+}
+
+// runFederateJoin is dadil federate join.
+func runFederateJoin(args []string, e *env) error {
+	fs := newFlags("dadil federate join", e)
+	var nf natsFlags
+	var rf readerFlags
+	var source, target, name, scale, out, report, classifier string
+	var workers int
+	var joinTimeout, idle time.Duration
+	nf.register(fs, "`URL` of the federation's NATS server", "nats://127.0.0.1:4222")
+	rf.register(fs)
+	fs.StringVar(&source, "source", "", "this site's labeled domain `PATH` (.csv, .npy, .npz or .mat)")
+	fs.StringVar(&target, "target", "", "this site's unlabeled target domain `PATH`; its labels, if any, only score")
+	fs.StringVar(&name, "name", "", "the site's `NAME` in the federation (default: the file's base name)")
+	fs.StringVar(&scale, "scale", "none", "feature scaling of this site's rows alone: `none`, minmax or standard (no statistic leaves the site)")
+	fs.StringVar(&out, "out", "", "the target's predictions (DaDiL-R and DaDiL-E) as CSV to `FILE`")
+	fs.StringVar(&report, "report", "", "also write the JSON report to `FILE`")
+	fs.StringVar(&classifier, "classifier", defaultClassifier, "the target's final classifier `NAME`")
+	fs.IntVar(&workers, "workers", 0, "goroutines of the local updates (0: one per core)")
+	fs.DurationVar(&joinTimeout, "join-timeout", 10*time.Minute, "how long to wait for the federation to form")
+	fs.DurationVar(&idle, "idle-timeout", 10*time.Minute, "give up when the coordinator sends nothing for this long")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: dadil federate join (--source FILE | --target FILE) [--nats URL] [--token T] [--name NAME] [flags]")
+		fmt.Fprintln(fs.Output(), "\nJoins a federation as a site: trains on the atoms of every round it is chosen for and")
+		fmt.Fprintln(fs.Output(), "sends back only the atoms (and its local loss). Its rows, labels and α stay here. A target")
+		fmt.Fprintln(fs.Output(), "classifies its rows at the end with DaDiL-R and DaDiL-E.")
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if (source == "") == (target == "") {
+		return usageError{errors.New("give exactly one of --source and --target")}
+	}
+	kind, err := dataset.ParseScaling(scale)
+	if err != nil {
+		return usageError{err}
+	}
+	if err := checkWorkers(workers); err != nil {
+		return err
+	}
+	trainer, err := (&dictFlags{classifier: classifier}).trainer(fs)
+	if err != nil {
+		return err
+	}
+	path := source + target
+	if out != "" && source != "" {
+		return usageError{errors.New("--out: only a target site predicts")}
+	}
+	if name == "" {
+		name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	f, err := readSite(path, kind, rf.options())
+	if err != nil {
+		return err
+	}
+	sc := federate.SiteConfig{Subject: nf.subject, Name: name, Target: target != "", X: f.X, Workers: workers,
+		JoinTimeout: joinTimeout, Idle: idle, Classifier: trainer,
+		Log: func(format string, a ...any) {
+			msg := fmt.Sprintf(format, a...)
+			if federateLogHook != nil {
+				federateLogHook(msg)
+			}
+			fmt.Fprintln(e.stderr, msg)
+		}}
+	if sc.Target {
+		sc.TestLabels = f.Labels
+	} else if sc.Labels = f.Labels; sc.Labels == nil {
+		return fmt.Errorf("%s: a source needs labels (see --label-column, --labels-var)", path)
+	}
+	nf.resolveToken()
+	nc, err := federate.Connect(nf.url, nf.token, "dadil federate join "+name)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := federate.Join(ctx, nc, sc)
+	if err != nil {
+		return err
+	}
+	return finishJoin(e, res, sc, out, report)
+}
+
+// readSite reads a site's file and scales its rows alone.
+func readSite(path string, kind dataset.Scaling, opt *dataset.ReadOptions) (*dataset.File, error) {
+	f, err := dataset.Read(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	r, _ := f.X.Dims()
+	for i := range r {
+		for q, v := range f.X.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("%s: row %d, feature %d is missing or not finite (%g); a site does not impute: fill it in first", path, i+1, q+1, v)
+			}
+		}
+	}
+	sc, err := dataset.FitScaler(kind, f)
+	if err != nil {
+		return nil, err
+	}
+	return sc.TransformFile(f)
+}
+
+// finishJoin prints the site's report and writes the target's
+// predictions.
+func finishJoin(e *env, res *federate.SiteResult, sc federate.SiteConfig, out, report string) error {
+	rep := joinReport{Site: sc.Name, ID: res.ID, Role: federate.RoleSource, Labels: res.Labels, Trained: res.Trained, Loss: res.Loss, Alpha: res.Alpha}
+	if sc.Target {
+		rep.Role = federate.RoleTarget
+		if !math.IsNaN(res.AccuracyR) {
+			r, en := 100*res.AccuracyR, 100*res.AccuracyE
+			rep.AccuracyR, rep.AccuracyE = &r, &en
+			fmt.Fprintf(e.stderr, "target accuracy: DaDiL-R %.2f%%, DaDiL-E %.2f%%\n", r, en)
+		}
+	}
+	if out != "" {
+		var b bytes.Buffer
+		b.WriteString("dadil_r,dadil_e\n")
+		for i := range res.PredictR {
+			fmt.Fprintf(&b, "%d,%d\n", res.PredictR[i], res.PredictE[i])
+		}
+		if err := atomicfile.Write(out, b.Bytes()); err != nil {
+			return err
+		}
+	}
+	return writeJSONReport(e, report, rep)
+}

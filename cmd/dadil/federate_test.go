@@ -1,0 +1,255 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dadil/dadil/federate"
+	"github.com/dadil/dadil/internal/proctest"
+)
+
+// helperCrash runs the command line args[1:] and kills itself with
+// SIGKILL when a site remark contains args[0].
+func helperCrash(args []string) int {
+	federateLogHook = func(msg string) {
+		if strings.Contains(msg, args[0]) {
+			proctest.KillSelf()
+		}
+	}
+	return run(args[1:], &env{stdout: os.Stdout, stderr: os.Stderr})
+}
+
+// lockedBuffer is a bytes.Buffer safe for a process's writes and the
+// test's reads.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// proc is a dadil process started by a test.
+type proc struct {
+	cmd            *exec.Cmd
+	stdout, stderr *lockedBuffer
+	done           chan error
+}
+
+// startDadil starts the test binary as helper with args, killed at the
+// end of the test if still running.
+func startDadil(t *testing.T, helper string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: proctest.Command(t, helper, args...), stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, done: make(chan error, 1)}
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	t.Cleanup(func() {
+		p.cmd.Process.Kill()
+		<-p.done
+	})
+	return p
+}
+
+// wait waits for the process to end, at most d.
+func (p *proc) wait(t *testing.T, d time.Duration) error {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		p.done <- err
+		return err
+	case <-time.After(d):
+		t.Fatalf("%v still running after %v; stderr:\n%s", p.cmd.Args, d, p.stderr)
+	}
+	return nil
+}
+
+// waitFor waits, at most 20 s, for re to match the process's stderr and
+// returns the first submatch.
+func (p *proc) waitFor(t *testing.T, re *regexp.Regexp) string {
+	t.Helper()
+	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if m := re.FindStringSubmatch(p.stderr.String()); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatalf("no %v in the stderr of %v:\n%s", re, p.cmd.Args, p.stderr)
+	return ""
+}
+
+var listening = regexp.MustCompile(`listening on (nats://\S+)`)
+
+// startServe starts dadil federate serve for 4 sites on a free port with
+// the token "tok" and returns it and the server's URL.
+func startServe(t *testing.T, extra ...string) (*proc, string) {
+	t.Helper()
+	args := []string{"", "federate", "serve", "--sites", "4", "--listen", "127.0.0.1:0", "--token", "tok",
+		"--local-epochs", "5", "--samples", "90", "--batch", "30", "--join-timeout", "30s", "--max-payload", "4096"}
+	s := startDadil(t, "dadil", append(args, extra...)...)
+	return s, s.waitFor(t, listening)
+}
+
+// joinArgs returns the arguments of dadil federate join for a file.
+func joinArgs(url, role, path string, extra ...string) []string {
+	return append([]string{"", "federate", "join", "--" + role, path, "--nats", url, "--token", "tok", "--workers", "1", "--idle-timeout", "60s"}, extra...)
+}
+
+// serveResult decodes the report serve printed.
+func serveResult(t *testing.T, p *proc) serveReport {
+	t.Helper()
+	var r serveReport
+	if err := json.Unmarshal(bytes.TrimSpace([]byte(p.stdout.String())), &r); err != nil {
+		t.Fatalf("serve's report %q: %v; stderr:\n%s", p.stdout, err, p.stderr)
+	}
+	return r
+}
+
+// TestFederateProcesses runs a coordinator and four sites as processes on
+// 127.0.0.1, with a fifth process presenting a wrong token and the test
+// sending hostile frames to the coordinator throughout.
+func TestFederateProcesses(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	serve, url := startServe(t, "--rounds", "12", "--round-timeout", "20s")
+	intruder := startDadil(t, "dadil", joinArgs(url, "source", src[0], "--token", "wrong")...)
+	stop := make(chan struct{})
+	defer close(stop)
+	go hostile(t, url, stop)
+	var sites []*proc
+	for _, s := range src {
+		sites = append(sites, startDadil(t, "dadil", joinArgs(url, "source", s)...))
+	}
+	pred := filepath.Join(dir, "pred.csv")
+	sites = append(sites, startDadil(t, "dadil", joinArgs(url, "target", tgt, "--out", pred)...))
+	if err := serve.wait(t, 60*time.Second); err != nil {
+		t.Fatalf("serve: %v\n%s", err, serve.stderr)
+	}
+	for _, s := range sites {
+		if err := s.wait(t, 20*time.Second); err != nil {
+			t.Fatalf("%v: %v\n%s", s.cmd.Args, err, s.stderr)
+		}
+	}
+	if err := intruder.wait(t, 20*time.Second); err == nil || !strings.Contains(intruder.stderr.String(), "Authorization Violation") {
+		t.Errorf("a wrong token: %v, %s", err, intruder.stderr)
+	}
+	r := serveResult(t, serve)
+	if len(r.Rounds) != 12 || r.Acknowledged != 4 || strings.Join(r.Sites, " ") != "s1 s2 s3 t" {
+		t.Errorf("%d rounds, %d acknowledgements, sites %v", len(r.Rounds), r.Acknowledged, r.Sites)
+	}
+	for _, rr := range r.Rounds {
+		if len(rr.Answered) != 4 || rr.BytesOut < 4*90*5*8 {
+			t.Errorf("round %d: answered %v, %d bytes", rr.Round, rr.Answered, rr.BytesOut)
+		}
+	}
+	if !strings.Contains(serve.stderr.String(), "rejected a frame") || !strings.Contains(serve.stderr.String(), "round 12/12: 4 of 4 sites answered") {
+		t.Errorf("serve's stderr:\n%s", serve.stderr)
+	}
+	var rep joinReport
+	if err := json.Unmarshal(bytes.TrimSpace([]byte(sites[3].stdout.String())), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.AccuracyR == nil || *rep.AccuracyR < 90 || len(rep.Trained) != 12 || strings.Join(intStrings(rep.Labels), ",") != "10,20,30" {
+		t.Errorf("target report %+v", rep)
+	}
+	if b, err := os.ReadFile(pred); err != nil || !strings.HasPrefix(string(b), "dadil_r,dadil_e\n") || strings.Count(string(b), "\n") != 301 {
+		t.Errorf("predictions: %v %.40q", err, b)
+	}
+}
+
+// TestFederateSiteKilled kills a source site on its way through round 2;
+// the round completes with the others after the timeout, the site rejoins
+// and the federation finishes with every site.
+func TestFederateSiteKilled(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	serve, url := startServe(t, "--rounds", "8", "--round-timeout", "4s")
+	crash := startDadil(t, "dadil-crash", append([]string{"round 2: training"}, joinArgs(url, "source", src[0])[1:]...)...)
+	var sites []*proc
+	for _, s := range src[1:] {
+		sites = append(sites, startDadil(t, "dadil", joinArgs(url, "source", s)...))
+	}
+	sites = append(sites, startDadil(t, "dadil", joinArgs(url, "target", tgt)...))
+	if err := crash.wait(t, 30*time.Second); !proctest.Killed(err) {
+		t.Fatalf("the site was not killed: %v\n%s", err, crash.stderr)
+	}
+	sites = append(sites, startDadil(t, "dadil", joinArgs(url, "source", src[0])...))
+	if err := serve.wait(t, 60*time.Second); err != nil {
+		t.Fatalf("serve: %v\n%s", err, serve.stderr)
+	}
+	for _, s := range sites {
+		if err := s.wait(t, 20*time.Second); err != nil {
+			t.Fatalf("%v: %v\n%s", s.cmd.Args, err, s.stderr)
+		}
+	}
+	r := serveResult(t, serve)
+	if got := r.Rounds[1].Answered; len(got) != 3 || got[0] != 1 {
+		t.Errorf("round 2 answered by %v, want the 3 sites alive", got)
+	}
+	if got := r.Rounds[7].Answered; len(got) != 4 || r.Acknowledged != 4 {
+		t.Errorf("round 8 answered by %v, %d acknowledgements; want the rejoined site too", got, r.Acknowledged)
+	}
+	if !strings.Contains(serve.stderr.String(), "site s1 missed the round") {
+		t.Errorf("serve's stderr:\n%s", serve.stderr)
+	}
+	var rep joinReport
+	if err := json.Unmarshal(bytes.TrimSpace([]byte(sites[2].stdout.String())), &rep); err != nil || rep.AccuracyR == nil {
+		t.Fatalf("target report %q: %v", sites[2].stdout, err)
+	}
+	t.Logf("target accuracy after a crash: DaDiL-R %.2f%%, DaDiL-E %.2f%%", *rep.AccuracyR, *rep.AccuracyE)
+}
+
+// hostile sends malformed frames to the coordinator's upload subject every
+// 20 ms until stop is closed.
+func hostile(t *testing.T, url string, stop chan struct{}) {
+	nc, err := federate.Connect(url, "tok", "hostile")
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer nc.Close()
+	huge := make([]byte, federate.HeaderSize)
+	copy(huge, federate.Magic+"\x01\x00\x02\x00")
+	for i := 16; i < 32; i++ {
+		huge[i] = 0xff
+	}
+	for {
+		for _, b := range [][]byte{[]byte(strings.Repeat("garbage!", 20)), huge, huge[:20]} {
+			nc.Publish(federate.DefaultSubject+".up", b)
+		}
+		select {
+		case <-stop:
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func intStrings(v []int) []string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return s
+}

@@ -1,0 +1,117 @@
+package dictionary
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/dataset"
+)
+
+// LocalStart is where FitLocal starts from: given atoms and the domain's
+// coordinates.
+type LocalStart struct {
+	// Atoms are the K atoms to start from, every one n×d points and n×c
+	// label logits with the same n. FitLocal copies them and never
+	// modifies them.
+	Atoms []Atom
+	// Alpha is the domain's α ∈ Δ_K to start from; nil starts uniform.
+	Alpha []float64
+	// FixAtoms learns α only, the atoms held fixed (as WBR does with the
+	// sources).
+	FixAtoms bool
+}
+
+// FitLocal runs paper Algorithm 2 on the single domain dm from the atoms
+// and coordinates of start instead of initialising them (line 1): the loop
+// of lines 2–18 with N = 1, for at most Settings.Epochs epochs of ⌈n/n_b⌉
+// batches (the plateau rule applies as in Fit; a negative
+// Settings.PlateauTol runs exactly Epochs epochs), the optimisers' states
+// starting afresh. It is the local update of a site in federated DaDiL
+// (Castellon, Montesuma et al., ICASSP 2024): the domain's loss is
+// W_c(Q̂_ℓ, B(α_ℓ; P)) with the label term of eq. 9 if dm is labeled, W_2²
+// if it is not (the atoms' labels then receive no gradient).
+//
+// Settings.Atoms and Settings.Samples are taken from the atoms and
+// Settings.Init is ignored; with the default Settings.FeatureScale the
+// features' learning rate is scaled by the spread of dm alone. The result
+// holds the updated atoms, one row of coordinates (α_ℓ) and the
+// history of this call; the same seed gives the same result whatever the
+// number of goroutines.
+func FitLocal(dm dataset.Domain, classes int, start LocalStart, s *Settings) (*Dictionary, error) {
+	var ss Settings
+	if s != nil {
+		ss = *s
+	}
+	K := len(start.Atoms)
+	if K == 0 {
+		return nil, errors.New("dictionary: FitLocal: no atoms to start from")
+	}
+	if dm.X == nil || dm.X.IsEmpty() {
+		return nil, fmt.Errorf("dictionary: FitLocal: domain %s is empty", dm.Name)
+	}
+	_, d := dm.X.Dims()
+	n, err := checkStartAtoms(start.Atoms, d, classes)
+	if err != nil {
+		return nil, err
+	}
+	if start.Alpha != nil {
+		if err := checkWeights(start.Alpha, K); err != nil {
+			return nil, fmt.Errorf("dictionary: FitLocal: starting α: %w", err)
+		}
+	}
+	ss.Atoms, ss.Samples = K, n
+	domains := []dataset.Domain{dm}
+	set, err := validateDomains(domains, classes, &ss, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMemory(SizesOf(domains, classes), &set, MemoryEstimate.Learning); err != nil {
+		return nil, err
+	}
+	f := newFitter(domains, classes, set)
+	f.fixed = start.FixAtoms
+	f.alpha0 = start.Alpha
+	for _, a := range start.Atoms {
+		f.X = append(f.X, mat.DenseCopyOf(a.X))
+		f.Z = append(f.Z, mat.DenseCopyOf(a.Logits))
+	}
+	if err := f.run(); err != nil {
+		return nil, err
+	}
+	return f.dict, nil
+}
+
+// checkStartAtoms checks that the atoms all hold the same number n of
+// points, of d features, with n×classes finite label logits, and returns
+// n.
+func checkStartAtoms(atoms []Atom, d, classes int) (int, error) {
+	var n int
+	for k, a := range atoms {
+		if a.X == nil || a.X.IsEmpty() || a.Logits == nil || a.Logits.IsEmpty() {
+			return 0, fmt.Errorf("dictionary: FitLocal: atom %d is empty", k)
+		}
+		r, dk := a.X.Dims()
+		if k == 0 {
+			n = r
+		}
+		if r != n || dk != d {
+			return 0, fmt.Errorf("dictionary: FitLocal: atom %d has %d×%d points, want %d×%d", k, r, dk, n, d)
+		}
+		if rz, c := a.Logits.Dims(); rz != n || c != classes {
+			return 0, fmt.Errorf("dictionary: FitLocal: atom %d has %d×%d label logits, want %d×%d", k, rz, c, n, classes)
+		}
+		for _, m := range []*mat.Dense{a.X, a.Logits} {
+			for i := range n {
+				for _, v := range m.RawRowView(i) {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						return 0, fmt.Errorf("dictionary: FitLocal: atom %d holds the value %g", k, v)
+					}
+				}
+			}
+		}
+	}
+	return n, nil
+}

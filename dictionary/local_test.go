@@ -1,0 +1,115 @@
+package dictionary
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/dataset"
+)
+
+// localDomain returns a two-class domain of n points in the plane.
+func localDomain(seed uint64, n int, labeled bool) dataset.Domain {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	X := mat.NewDense(n, 2, nil)
+	y := make([]int, n)
+	for i := range n {
+		y[i] = i % 2
+		X.Set(i, 0, 3*float64(y[i])+0.3*rng.NormFloat64())
+		X.Set(i, 1, 1+0.3*rng.NormFloat64())
+	}
+	if !labeled {
+		y = nil
+	}
+	return dataset.Domain{Name: "d", X: X, Y: y}
+}
+
+// localAtoms returns K Gaussian atoms of n points, balanced classes.
+func localAtoms(K, n, d, c int) []Atom {
+	rng := rand.New(rand.NewPCG(7, 7))
+	atoms := make([]Atom, K)
+	for k := range atoms {
+		X := mat.NewDense(n, d, nil)
+		Z := mat.NewDense(n, c, nil)
+		for i := range n {
+			for q := range d {
+				X.Set(i, q, rng.NormFloat64())
+			}
+			Z.Set(i, i%c, 2)
+		}
+		atoms[k] = Atom{X: X, Logits: Z}
+	}
+	return atoms
+}
+
+func TestFitLocal(t *testing.T) {
+	set := &Settings{Batch: 10, Epochs: 3, PlateauTol: -1, Seed: 3, Workers: 1}
+	atoms := localAtoms(2, 20, 2, 2)
+	orig := mat.DenseCopyOf(atoms[0].X)
+	alpha := []float64{0.25, 0.75}
+	run := func(dm dataset.Domain, st LocalStart, workers int) *Dictionary {
+		t.Helper()
+		s := *set
+		s.Workers = workers
+		d, err := FitLocal(dm, 2, st, &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	lab := localDomain(1, 60, true)
+	d := run(lab, LocalStart{Atoms: atoms, Alpha: alpha}, 1)
+	if !mat.Equal(atoms[0].X, orig) {
+		t.Error("FitLocal modified the starting atoms")
+	}
+	if r, c := d.Alpha.Dims(); r != 1 || c != 2 || len(d.History.Loss) != 3 {
+		t.Fatalf("α %d×%d, %d epochs; want 1×2, 3", r, c, len(d.History.Loss))
+	}
+	if mat.Equal(d.Atoms[0].X, orig) || mat.Equal(d.Atoms[0].Logits, atoms[0].Logits) {
+		t.Error("a labeled domain moved neither the features nor the labels of atom 0")
+	}
+	if d.Alpha.At(0, 0) == 0.5 {
+		t.Error("α did not start from the given coordinates")
+	}
+	if d2 := run(lab, LocalStart{Atoms: atoms, Alpha: alpha}, 4); !mat.Equal(d.Atoms[1].X, d2.Atoms[1].X) || !mat.Equal(d.Alpha, d2.Alpha) {
+		t.Error("the result depends on the number of goroutines")
+	}
+	un := run(localDomain(2, 60, false), LocalStart{Atoms: atoms}, 1)
+	if !mat.Equal(un.Atoms[0].Logits, atoms[0].Logits) || mat.Equal(un.Atoms[0].X, atoms[0].X) {
+		t.Error("an unlabeled domain must move the features and leave the labels")
+	}
+	fixed := run(localDomain(2, 60, false), LocalStart{Atoms: atoms, FixAtoms: true}, 1)
+	if !mat.Equal(fixed.Atoms[1].X, atoms[1].X) || mat.Equal(fixed.Alpha, mat.NewDense(1, 2, []float64{0.5, 0.5})) {
+		t.Error("FixAtoms must move α only")
+	}
+}
+
+func TestFitLocalErrors(t *testing.T) {
+	dm := localDomain(1, 40, true)
+	good := localAtoms(2, 10, 2, 2)
+	bad := localAtoms(2, 10, 3, 2)
+	short := localAtoms(2, 10, 2, 2)
+	short[1].X = mat.NewDense(5, 2, nil)
+	nan := localAtoms(2, 10, 2, 2)
+	nan[0].Logits.Set(1, 1, math.Inf(1))
+	for _, c := range []struct {
+		name string
+		st   LocalStart
+		want string
+	}{
+		{"no atoms", LocalStart{}, "no atoms"},
+		{"features", LocalStart{Atoms: bad}, "want 10×2"},
+		{"rows", LocalStart{Atoms: short}, "atom 1 has 5×2"},
+		{"infinite", LocalStart{Atoms: nan}, "+Inf"},
+		{"alpha length", LocalStart{Atoms: good, Alpha: []float64{1}}, "1 weights for 2 atoms"},
+		{"alpha simplex", LocalStart{Atoms: good, Alpha: []float64{0.7, 0.7}}, "simplex"},
+	} {
+		_, err := FitLocal(dm, 2, c.st, &Settings{Batch: 10, Epochs: 1})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error with %q", c.name, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,496 @@
+package federate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/dadil/dadil/dictionary"
+)
+
+// Config configures the coordinator (Serve).
+type Config struct {
+	// Subject is the prefix of the federation's subjects (default
+	// DefaultSubject).
+	Subject string
+	// Sites is the number of sites that must join before round 1.
+	Sites int
+	// Rounds is the number of rounds, LocalEpochs the epochs of
+	// Algorithm 2 every chosen site runs per round, and Fraction the
+	// fraction C ∈ (0, 1] of the sites chosen every round (⌈C·N⌉, at
+	// least one).
+	Rounds, LocalEpochs int
+	Fraction            float64
+	Aggregation         Aggregation
+	// RoundTimeout bounds the wait for the chosen sites' updates: a site
+	// that has not answered by then misses the round. JoinTimeout bounds
+	// the wait for the Sites sites to join.
+	RoundTimeout, JoinTimeout time.Duration
+	// Seed seeds the initial atoms, the choice of sites, the Random
+	// aggregation and every local update.
+	Seed uint64
+	// Settings are the settings of the local updates (K, n, n_b, η, β,
+	// …; zero fields take dictionary's defaults, K the number of
+	// sources). Epochs, PlateauTol, Seed and Init are set by the
+	// coordinator. The atoms start as the paper's N(0, I) (Algorithm 2,
+	// line 1), since no data leaves a site to start them from.
+	Settings dictionary.Settings
+	// Progress, if not nil, receives every finished round.
+	Progress func(RoundStats)
+	// Log, if not nil, receives remarks: sites joining, rejected frames,
+	// sites missing a round.
+	Log func(format string, a ...any)
+}
+
+// RoundStats describes one finished round.
+type RoundStats struct {
+	Round, Rounds int
+	// Chosen are the ids of the sites sent the atoms, Answered those
+	// whose update was aggregated, both in increasing order.
+	Chosen, Answered []int
+	// Loss is the mean over the answering sites of their local loss in
+	// their last local epoch; NaN if none answered (the atoms then stay
+	// as they were).
+	Loss float64
+	// BytesOut and BytesIn count the frames' bytes sent and received in
+	// the round.
+	BytesOut, BytesIn int64
+	Elapsed           time.Duration
+}
+
+// Result is the outcome of a federation.
+type Result struct {
+	Atoms []dictionary.Atom
+	// Sites are the sites' names, by id; Targets the ids of the targets.
+	Sites   []string
+	Targets []int
+	Labels  []int // the federation's label values: class k is Labels[k]
+	Rounds  []RoundStats
+	// Acknowledged counts the sites that acknowledged the final atoms.
+	Acknowledged int
+}
+
+// site is the coordinator's record of one site.
+type site struct {
+	hello
+	pending *nats.Msg // its join request, answered once the federation forms
+}
+
+type coordinator struct {
+	nc         *nats.Conn
+	cfg        Config
+	sites      []*site
+	byName     map[string]int
+	labels     []int
+	shape      Shape
+	local      dictionary.Settings
+	atoms      []float64
+	maxPayload int
+	joins, ups chan *nats.Msg
+	acks       chan *nats.Msg
+}
+
+// Serve runs the coordinator of a federation on the connection nc: it
+// waits for Config.Sites sites to join, runs Config.Rounds rounds and
+// sends the final atoms to every site. Every round it sends the atoms to
+// ⌈C·N⌉ sites chosen at random, waits for their updates at most
+// Config.RoundTimeout, and aggregates those that arrived, in site-id
+// order: given the seed, the atoms depend only on which sites answered.
+// A frame that does not parse, or an update of the wrong shape or with
+// non-finite values, is logged and costs its site the round; frames of
+// other rounds, of sites not chosen and repeated frames are ignored.
+func Serve(ctx context.Context, nc *nats.Conn, cfg Config) (*Result, error) {
+	c, err := newCoordinator(nc, cfg)
+	if err != nil {
+		return nil, err
+	}
+	subs, err := c.subscribe()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, s := range subs {
+			s.Unsubscribe()
+		}
+	}()
+	if err := c.form(ctx); err != nil {
+		return nil, err
+	}
+	res := &Result{Labels: c.labels}
+	for id, s := range c.sites {
+		res.Sites = append(res.Sites, s.Name)
+		if s.Role == RoleTarget {
+			res.Targets = append(res.Targets, id)
+		}
+	}
+	for r := 1; r <= c.cfg.Rounds; r++ {
+		st, err := c.round(ctx, uint32(r))
+		if err != nil {
+			return nil, err
+		}
+		res.Rounds = append(res.Rounds, st)
+		if c.cfg.Progress != nil {
+			c.cfg.Progress(st)
+		}
+	}
+	if res.Acknowledged, err = c.final(ctx); err != nil {
+		return nil, err
+	}
+	atoms, err := Unpack(c.atoms, c.shape)
+	res.Atoms = atoms
+	return res, err
+}
+
+func newCoordinator(nc *nats.Conn, cfg Config) (*coordinator, error) {
+	if cfg.Subject == "" {
+		cfg.Subject = DefaultSubject
+	}
+	switch {
+	case !validPrefix(cfg.Subject):
+		return nil, protocolErr("subject prefix %q", cfg.Subject)
+	case cfg.Sites < 1 || cfg.Sites > math.MaxInt32:
+		return nil, protocolErr("%d sites expected", cfg.Sites)
+	case cfg.Rounds < 1 || cfg.LocalEpochs < 1:
+		return nil, protocolErr("%d rounds of %d local epochs", cfg.Rounds, cfg.LocalEpochs)
+	case !(cfg.Fraction > 0 && cfg.Fraction <= 1):
+		return nil, protocolErr("client fraction %g (want 0 < C ≤ 1)", cfg.Fraction)
+	case cfg.RoundTimeout <= 0 || cfg.JoinTimeout <= 0:
+		return nil, protocolErr("timeouts must be positive")
+	}
+	if cfg.Log == nil {
+		cfg.Log = func(string, ...any) {}
+	}
+	return &coordinator{nc: nc, cfg: cfg, byName: map[string]int{}, maxPayload: int(nc.MaxPayload()),
+		joins: make(chan *nats.Msg, 256), ups: make(chan *nats.Msg, 4096), acks: make(chan *nats.Msg, 256)}, nil
+}
+
+func (c *coordinator) subscribe() ([]*nats.Subscription, error) {
+	p := c.cfg.Subject
+	var subs []*nats.Subscription
+	for _, s := range []struct {
+		subj string
+		ch   chan *nats.Msg
+	}{{joinSubject(p), c.joins}, {upSubject(p), c.ups}, {ackSubject(p), c.acks}} {
+		sub, err := c.nc.ChanSubscribe(s.subj, s.ch)
+		if err != nil {
+			for _, o := range subs {
+				o.Unsubscribe()
+			}
+			return nil, fmt.Errorf("federate: subscribe %s: %w", s.subj, err)
+		}
+		subs = append(subs, sub)
+	}
+	return subs, c.nc.Flush()
+}
+
+// form waits for Config.Sites sites to join, then shapes and starts the
+// atoms and answers every join.
+func (c *coordinator) form(ctx context.Context) error {
+	timer := time.NewTimer(c.cfg.JoinTimeout)
+	defer timer.Stop()
+	for len(c.sites) < c.cfg.Sites {
+		select {
+		case m := <-c.joins:
+			c.join(m)
+		case <-timer.C:
+			c.refuseAll("the federation did not form")
+			return protocolErr("%d of %d sites joined within %v", len(c.sites), c.cfg.Sites, c.cfg.JoinTimeout)
+		case <-ctx.Done():
+			c.refuseAll("the coordinator stopped")
+			return ctx.Err()
+		}
+	}
+	// Ids follow the names, not the order of arrival, so that
+	// aggregation in id order does not depend on timing.
+	slices.SortFunc(c.sites, func(a, b *site) int { return strings.Compare(a.Name, b.Name) })
+	for id, s := range c.sites {
+		c.byName[s.Name] = id
+	}
+	if err := c.shapeAtoms(); err != nil {
+		c.refuseAll(err.Error())
+		return err
+	}
+	for id, s := range c.sites {
+		c.welcome(s.pending, id)
+		s.pending = nil
+	}
+	return nil
+}
+
+// join handles a join request: a new site before the federation forms,
+// or a known one (by name) rejoining at any time.
+func (c *coordinator) join(m *nats.Msg) {
+	var h hello
+	err := decodeControl(m.Data, &h)
+	if err == nil {
+		err = h.check(c.cfg.Subject)
+	}
+	if err == nil && len(c.sites) > 0 && h.Features != c.sites[0].Features {
+		err = protocolErr("site %s has %d features, site %s %d", h.Name, h.Features, c.sites[0].Name, c.sites[0].Features)
+	}
+	id, known := c.byName[h.Name]
+	formed := c.shape.K > 0
+	switch {
+	case err != nil:
+	case known && c.sites[id].Role != h.Role:
+		err = protocolErr("site %s joined as a %s and rejoins as a %s", h.Name, c.sites[id].Role, h.Role)
+	case known && formed && !slices.Equal(c.sites[id].Labels, h.Labels):
+		err = protocolErr("site %s rejoins with other label values", h.Name)
+	case !known && formed:
+		err = protocolErr("the federation of %d sites is complete; %s is not one of them", len(c.sites), h.Name)
+	}
+	if err != nil {
+		c.cfg.Log("join refused: %v", err)
+		c.reply(m, welcome{Error: err.Error()})
+		return
+	}
+	if !known {
+		id = len(c.sites)
+		c.byName[h.Name] = id
+		c.sites = append(c.sites, &site{})
+	}
+	s := c.sites[id]
+	if s.pending != nil { // a second join before the federation formed
+		c.reply(s.pending, welcome{Error: "superseded by a later join of the same site"})
+	}
+	s.hello, s.pending = h, m
+	c.cfg.Log("site %s (%s) joined", h.Name, h.Role)
+	if formed {
+		c.welcome(m, id)
+		s.pending = nil
+	}
+}
+
+func (c *coordinator) welcome(m *nats.Msg, id int) {
+	c.reply(m, welcome{ID: id, Rounds: c.cfg.Rounds, Labels: c.labels, Shape: c.shape, Settings: c.local})
+}
+
+func (c *coordinator) reply(m *nats.Msg, w welcome) {
+	b, err := json.Marshal(w)
+	if err == nil {
+		err = m.Respond(b)
+	}
+	if err != nil {
+		c.cfg.Log("reply to a join: %v", err)
+	}
+}
+
+func (c *coordinator) refuseAll(why string) {
+	for _, s := range c.sites {
+		if s.pending != nil {
+			c.reply(s.pending, welcome{Error: why})
+		}
+	}
+}
+
+// shapeAtoms sets the federation's label values (the union of the
+// sources'), the settings of the local updates, the atoms' shape, and the
+// initial atoms N(0, I) with balanced one-hot label logits (Algorithm 2,
+// line 1).
+func (c *coordinator) shapeAtoms() error {
+	sources := 0
+	for _, s := range c.sites {
+		if s.Role == RoleSource {
+			sources++
+			c.labels = append(c.labels, s.Labels...)
+		}
+	}
+	if sources == 0 {
+		return errors.New("federate: no source site joined")
+	}
+	slices.Sort(c.labels)
+	c.labels = slices.Compact(c.labels)
+	ncls := len(c.labels)
+	set := c.cfg.Settings
+	set.Progress = nil
+	if set.Atoms == 0 {
+		set.Atoms = sources
+	}
+	if set.Samples == 0 {
+		set.Samples = 100 * ncls
+	}
+	set.Epochs, set.PlateauTol, set.Seed, set.Init = c.cfg.LocalEpochs, -1, c.cfg.Seed, dictionary.InitGaussian
+	c.local = set
+	c.shape = Shape{K: set.Atoms, N: set.Samples, D: c.sites[0].Features, C: ncls}
+	v, err := c.shape.Values()
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(c.cfg.Seed, 0x1417))
+	c.atoms = make([]float64, v)
+	atoms, _ := Unpack(c.atoms, c.shape)
+	for _, a := range atoms {
+		raw := a.X.RawMatrix().Data
+		for i := range raw {
+			raw[i] = rng.NormFloat64()
+		}
+		for i := range c.shape.N {
+			a.Logits.Set(i, i%ncls, 1)
+		}
+	}
+	return nil
+}
+
+// round runs round r: it sends the atoms to the chosen sites, gathers
+// their updates and aggregates them.
+func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
+	start := time.Now()
+	st := RoundStats{Round: int(r), Rounds: c.cfg.Rounds, Chosen: choose(c.cfg.Seed, r, len(c.sites), c.cfg.Fraction), Loss: math.NaN()}
+	for _, id := range st.Chosen {
+		n, err := c.send(KindRound, r, id, siteSeed(c.cfg.Seed, r, id))
+		st.BytesOut += n
+		if err != nil {
+			c.cfg.Log("round %d: site %s: %v", r, c.sites[id].Name, err)
+		}
+	}
+	if err := c.nc.Flush(); err != nil {
+		c.cfg.Log("round %d: %v", r, err)
+	}
+	got, in, err := c.gather(ctx, r, st.Chosen)
+	st.BytesIn = in
+	if err != nil {
+		return st, err
+	}
+	var updates [][]float64
+	st.Loss = 0
+	for _, id := range st.Chosen {
+		if m := got[id]; m != nil {
+			st.Answered = append(st.Answered, id)
+			updates = append(updates, m.Data)
+			st.Loss += math.Float64frombits(m.Aux)
+		}
+	}
+	if len(updates) == 0 {
+		st.Loss = math.NaN()
+		c.cfg.Log("round %d: no site answered; the atoms stay", r)
+	} else {
+		st.Loss /= float64(len(updates))
+		aggregate(c.atoms, updates, c.cfg.Aggregation, roundRand(c.cfg.Seed, r, 0xa99))
+	}
+	st.Elapsed = time.Since(start)
+	return st, nil
+}
+
+// send sends the atoms to site id in a message of kind k and round r, and
+// returns the bytes sent.
+func (c *coordinator) send(k Kind, r uint32, id int, aux uint64) (int64, error) {
+	frames, err := Encode(&Message{Kind: k, Round: r, Client: uint32(id), Shape: c.shape, Aux: aux, Data: c.atoms}, c.maxPayload)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, f := range frames {
+		if err := c.nc.Publish(c.sites[id].Inbox, f); err != nil {
+			return n, err
+		}
+		n += int64(len(f))
+	}
+	return n, nil
+}
+
+// gather collects the updates of round r from the chosen sites until all
+// of them answered or failed, or the round's time is up. It returns the
+// complete updates by site id and the bytes received. Joins are answered
+// meanwhile.
+func (c *coordinator) gather(ctx context.Context, r uint32, chosen []int) (map[int]*Message, int64, error) {
+	timer := time.NewTimer(c.cfg.RoundTimeout)
+	defer timer.Stop()
+	asm := map[int]*Assembler{}
+	for _, id := range chosen {
+		asm[id] = NewAssembler(KindUpdate, r, uint32(id), c.shape)
+	}
+	got := map[int]*Message{}
+	var in int64
+	for open := len(chosen); open > 0; {
+		select {
+		case m := <-c.ups:
+			in += int64(len(m.Data))
+			id, done := c.frame(r, m.Data, asm)
+			if done {
+				got[id] = asm[id].Message()
+			}
+			if id >= 0 && (done || asm[id] == nil) {
+				open--
+			}
+		case m := <-c.joins:
+			c.join(m)
+		case <-c.acks:
+		case <-timer.C:
+			for _, id := range chosen {
+				if got[id] == nil && asm[id] != nil {
+					c.cfg.Log("round %d: site %s missed the round (no update within %v)", r, c.sites[id].Name, c.cfg.RoundTimeout)
+				}
+			}
+			return got, in, nil
+		case <-ctx.Done():
+			return nil, in, ctx.Err()
+		}
+	}
+	return got, in, nil
+}
+
+// frame handles one frame of round r's updates. It returns the site whose
+// update the frame completed or failed (whose assembler it then removes),
+// else -1.
+func (c *coordinator) frame(r uint32, b []byte, asm map[int]*Assembler) (int, bool) {
+	h, data, err := ParseFrame(b)
+	if err != nil {
+		c.cfg.Log("round %d: rejected a frame: %v", r, err)
+		return -1, false
+	}
+	id := int(h.Client)
+	a := asm[id]
+	if h.Kind != KindUpdate || h.Round != r || a == nil || a.Message() != nil {
+		return -1, false // late, early, repeated or not ours
+	}
+	done, err := a.Add(h, data)
+	if err != nil {
+		c.cfg.Log("round %d: site %s: rejected its update: %v", r, c.sites[id].Name, err)
+		asm[id] = nil
+		return id, false
+	}
+	return id, done
+}
+
+// final sends the final atoms to every site and waits, at most
+// Config.RoundTimeout, for their acknowledgements, which it counts.
+func (c *coordinator) final(ctx context.Context) (int, error) {
+	r := uint32(c.cfg.Rounds)
+	for id, s := range c.sites {
+		if _, err := c.send(KindFinal, r, id, 0); err != nil {
+			c.cfg.Log("final atoms to site %s: %v", s.Name, err)
+		}
+	}
+	if err := c.nc.Flush(); err != nil {
+		c.cfg.Log("final atoms: %v", err)
+	}
+	timer := time.NewTimer(c.cfg.RoundTimeout)
+	defer timer.Stop()
+	acked := map[int]bool{}
+	for len(acked) < len(c.sites) {
+		select {
+		case m := <-c.acks:
+			var a ack
+			if err := decodeControl(m.Data, &a); err != nil || a.Round != r || a.ID < 0 || a.ID >= len(c.sites) {
+				continue
+			}
+			acked[a.ID] = true
+		case m := <-c.joins:
+			c.join(m)
+		case <-c.ups:
+		case <-timer.C:
+			return len(acked), nil
+		case <-ctx.Done():
+			return len(acked), ctx.Err()
+		}
+	}
+	return len(acked), nil
+}

@@ -1,0 +1,105 @@
+package federate
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/synth"
+)
+
+// startServer starts an embedded server for the test.
+func startServer(t *testing.T, token string) string {
+	t.Helper()
+	s, err := StartServer(ServerConfig{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Shutdown)
+	return s.ClientURL()
+}
+
+// testConfig is a small federation of the synthetic problem's domains.
+func testConfig(rounds int) Config {
+	return Config{
+		Subject: "test.fed", Rounds: rounds, LocalEpochs: 5, Fraction: 1,
+		RoundTimeout: 20 * time.Second, JoinTimeout: 10 * time.Second, Seed: 5,
+		Settings: dictionary.Settings{Samples: 90, Batch: 30},
+	}
+}
+
+func TestRunProblem(t *testing.T) {
+	url := startServer(t, "secret")
+	p := synth.Generate(synth.Default(), 1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run := func() (*Result, []*SiteResult) {
+		res, sites, err := RunProblem(ctx, url, "secret", p, testConfig(15), SiteConfig{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, sites
+	}
+	res, sites := run()
+	if len(res.Rounds) != 15 || res.Acknowledged != 4 || len(res.Targets) != 1 || res.Targets[0] != 3 {
+		t.Fatalf("%d rounds, %d acknowledgements, targets %v", len(res.Rounds), res.Acknowledged, res.Targets)
+	}
+	for _, st := range res.Rounds {
+		if len(st.Answered) != 4 || st.BytesOut <= 0 || st.BytesIn != st.BytesOut {
+			t.Errorf("round %d: answered %v, %d bytes out, %d in", st.Round, st.Answered, st.BytesOut, st.BytesIn)
+		}
+	}
+	tg := sites[3]
+	t.Logf("loss %v; target α %v; accuracy R %.3f E %.3f", lossCurve(res), tg.Alpha, tg.AccuracyR, tg.AccuracyE)
+	if tg.Model == nil || !(tg.AccuracyR > 0.9) {
+		t.Errorf("target accuracy R %.3f", tg.AccuracyR)
+	}
+	for i, s := range sites {
+		if len(s.Trained) != 15 || !atomsEqual(s.Atoms, res.Atoms) {
+			t.Errorf("site %d trained in rounds %v; final atoms equal: %v", i, s.Trained, atomsEqual(s.Atoms, res.Atoms))
+		}
+	}
+	res2, _ := run()
+	if !atomsEqual(res.Atoms, res2.Atoms) {
+		t.Error("two runs with the same seed and the same sites gave different atoms")
+	}
+}
+
+func lossCurve(r *Result) []float64 {
+	var l []float64
+	for _, st := range r.Rounds {
+		l = append(l, st.Loss)
+	}
+	return l
+}
+
+func atomsEqual(a, b []dictionary.Atom) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !mat.Equal(a[k].X, b[k].X) || !mat.Equal(a[k].Logits, b[k].Logits) {
+			return false
+		}
+	}
+	return true
+}
+
+// runWithExtra runs RunProblem's sites with cfg.Sites counting extra sites
+// started by the test.
+func runWithExtra(t *testing.T, url string, p *dataset.Problem, cfg Config, extra int) (*Result, []*SiteResult, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return runProblemSites(ctx, url, "secret", p, cfg, SiteConfig{Workers: 1}, cfg.Sites)
+}
+
+var sprintf = fmt.Sprintf
+
+type natsMsg = nats.Msg

@@ -1,0 +1,209 @@
+package federate
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/dadil/dadil/dictionary"
+)
+
+// DefaultSubject is the default prefix of the federation's subjects.
+const DefaultSubject = "dadil.federate"
+
+// The subjects under the prefix P:
+//
+//	P.join         a site's hello (JSON), request–reply: the welcome
+//	P.site.<token> frames from the coordinator to one site (its inbox)
+//	P.up           frames from the sites to the coordinator
+//	P.ack          a site's acknowledgement of the final atoms (JSON)
+func joinSubject(p string) string          { return p + ".join" }
+func upSubject(p string) string            { return p + ".up" }
+func ackSubject(p string) string           { return p + ".ack" }
+func inboxPrefix(p string) string          { return p + ".site." }
+func validPrefix(p string) bool            { return p != "" && !strings.ContainsAny(p, "*> \t\r\n") }
+func protocolErr(f string, a ...any) error { return fmt.Errorf("federate: "+f, a...) }
+
+// The roles of a site.
+const (
+	RoleSource = "source"
+	RoleTarget = "target"
+)
+
+// Limits of the JSON control messages.
+const (
+	maxControl = 1 << 16 // bytes of a hello, welcome or ack
+	maxName    = 64      // characters of a site's name
+)
+
+// hello is a site's request to join: what the coordinator needs to shape
+// the atoms. A source sends its distinct label values (the classes it
+// holds, not its rows' labels); a target sends none.
+type hello struct {
+	Version  int    `json:"version"`
+	Name     string `json:"name"`
+	Role     string `json:"role"`
+	Features int    `json:"features"`
+	Labels   []int  `json:"labels,omitempty"`
+	Inbox    string `json:"inbox"`
+}
+
+// welcome is the coordinator's reply to a hello: the site's id, the
+// federation's label values (class k is Labels[k]), the atoms' shape and
+// the settings of the local updates (Settings.Epochs local epochs).
+type welcome struct {
+	Error    string              `json:"error,omitempty"`
+	ID       int                 `json:"id"`
+	Rounds   int                 `json:"rounds"`
+	Labels   []int               `json:"labels"`
+	Shape    Shape               `json:"shape"`
+	Settings dictionary.Settings `json:"settings"`
+}
+
+// ack acknowledges the final atoms.
+type ack struct {
+	ID    int    `json:"id"`
+	Round uint32 `json:"round"`
+}
+
+// decodeControl decodes a JSON control message of at most maxControl
+// bytes, refusing unknown fields.
+func decodeControl(b []byte, v any) error {
+	if len(b) > maxControl {
+		return protocolErr("control message of %d bytes (at most %d)", len(b), maxControl)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return protocolErr("control message: %v", err)
+	}
+	return nil
+}
+
+// check verifies a hello received under prefix p.
+func (h *hello) check(p string) error {
+	switch {
+	case h.Version != Version:
+		return protocolErr("protocol version %d (the coordinator speaks %d)", h.Version, Version)
+	case h.Name == "" || len([]rune(h.Name)) > maxName || strings.IndexFunc(h.Name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0:
+		return protocolErr("site name %q: want 1 to %d printable characters", h.Name, maxName)
+	case h.Role != RoleSource && h.Role != RoleTarget:
+		return protocolErr("site %s: role %q (want source or target)", h.Name, h.Role)
+	case h.Features < 1 || h.Features > math.MaxInt32:
+		return protocolErr("site %s: %d features", h.Name, h.Features)
+	case !strings.HasPrefix(h.Inbox, inboxPrefix(p)) || !validPrefix(h.Inbox) || len(h.Inbox) > len(p)+64:
+		return protocolErr("site %s: inbox %q is not a subject under %s", h.Name, h.Inbox, inboxPrefix(p))
+	case h.Role == RoleTarget && len(h.Labels) > 0:
+		return protocolErr("site %s: a target sends no labels", h.Name)
+	case h.Role == RoleSource && len(h.Labels) < 2:
+		return protocolErr("site %s: a source needs at least 2 label values, got %d", h.Name, len(h.Labels))
+	case !slices.IsSorted(h.Labels) || len(slices.Compact(slices.Clone(h.Labels))) != len(h.Labels):
+		return protocolErr("site %s: label values are not sorted and distinct", h.Name)
+	}
+	return nil
+}
+
+// check verifies a welcome for a site of d features whose label values
+// are own (nil for a target).
+func (w *welcome) check(d int, own []int) error {
+	if w.Error != "" {
+		return protocolErr("refused by the coordinator: %s", w.Error)
+	}
+	if _, err := w.Shape.Values(); err != nil {
+		return err
+	}
+	switch {
+	case w.ID < 0 || w.ID > math.MaxInt32:
+		return protocolErr("site id %d", w.ID)
+	case w.Shape.D != d:
+		return protocolErr("the atoms have %d features, the data %d", w.Shape.D, d)
+	case w.Shape.C != len(w.Labels) || !slices.IsSorted(w.Labels) || len(slices.Compact(slices.Clone(w.Labels))) != len(w.Labels):
+		return protocolErr("%d classes but label values %v", w.Shape.C, w.Labels)
+	case w.Settings.Epochs < 1:
+		return protocolErr("%d local epochs", w.Settings.Epochs)
+	}
+	for _, l := range own {
+		if _, ok := slices.BinarySearch(w.Labels, l); !ok {
+			return protocolErr("the federation's label values %v miss this site's %d", w.Labels, l)
+		}
+	}
+	return nil
+}
+
+// Aggregation is how the coordinator merges the sites' atoms.
+type Aggregation int
+
+const (
+	// Average takes the element-wise mean of the answering sites' atoms
+	// (features and label logits), summed in site-id order.
+	Average Aggregation = iota
+	// Random keeps one answering site's atoms, chosen by the seeded
+	// generator.
+	Random
+)
+
+// ParseAggregation returns the aggregation named "avg" or "random".
+func ParseAggregation(s string) (Aggregation, error) {
+	switch s {
+	case "avg":
+		return Average, nil
+	case "random":
+		return Random, nil
+	}
+	return 0, fmt.Errorf("federate: unknown aggregation %q (want avg or random)", s)
+}
+
+func (a Aggregation) String() string {
+	if a == Random {
+		return "random"
+	}
+	return "avg"
+}
+
+// aggregate merges the values of the updates, given in site-id order,
+// into dst: their mean (Average) or one of them (Random, drawn by rng).
+func aggregate(dst []float64, updates [][]float64, a Aggregation, rng *rand.Rand) error {
+	if len(updates) == 0 {
+		return errors.New("federate: no update to aggregate")
+	}
+	if a == Random {
+		copy(dst, updates[rng.IntN(len(updates))])
+		return nil
+	}
+	clear(dst)
+	for _, u := range updates {
+		for i, v := range u {
+			dst[i] += v
+		}
+	}
+	inv := 1 / float64(len(updates))
+	for i := range dst {
+		dst[i] *= inv
+	}
+	return nil
+}
+
+// roundRand returns the generator of round r's random choices (the sites
+// chosen, the Random aggregation), seeded by seed.
+func roundRand(seed uint64, r uint32, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, stream<<32|uint64(r)))
+}
+
+// siteSeed returns the seed of site id's local update in round r.
+func siteSeed(seed uint64, r uint32, id int) uint64 {
+	return roundRand(seed, r, 0x5eed+uint64(id)).Uint64()
+}
+
+// choose returns, in increasing order, the ⌈C·N⌉ (at least 1) sites of N
+// chosen at random for round r.
+func choose(seed uint64, r uint32, N int, C float64) []int {
+	m := max(1, min(N, int(math.Ceil(C*float64(N)-1e-9))))
+	ids := roundRand(seed, r, 0xc4015e).Perm(N)[:m]
+	slices.Sort(ids)
+	return ids
+}

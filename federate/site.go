@@ -1,0 +1,344 @@
+package federate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nuid"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
+)
+
+// SiteConfig configures a site (Join).
+type SiteConfig struct {
+	// Subject is the prefix of the federation's subjects (default
+	// DefaultSubject).
+	Subject string
+	// Name identifies the site to the coordinator: a site that rejoins
+	// under its name takes its place again.
+	Name string
+	// Target marks the target site, whose rows are unlabeled; a source's
+	// rows carry Labels.
+	Target bool
+	// X holds the site's rows and Labels their label values (any
+	// integers; nil for a target).
+	X      *mat.Dense
+	Labels []int
+	// TestLabels, for a target only, are the label values of its rows
+	// used to score its predictions; they never leave the site.
+	TestLabels []int
+	// Workers bounds the goroutines of the local updates (0: one per
+	// core).
+	Workers int
+	// JoinTimeout bounds the wait for the federation to form; Idle the
+	// wait for the coordinator's next message once it has.
+	JoinTimeout, Idle time.Duration
+	// Classifier trains the target's DaDiL-R and DaDiL-E classifiers
+	// (nil: a softmax regression).
+	Classifier classify.Trainer
+	// Log, if not nil, receives remarks: rounds trained, frames rejected.
+	Log func(format string, a ...any)
+}
+
+// SiteResult is what a site keeps of a federation. Nothing of it but the
+// atoms of the rounds (and their losses) was ever sent.
+type SiteResult struct {
+	ID      int
+	Labels  []int     // the federation's label values
+	Trained []int     // the rounds in which the site trained
+	Loss    []float64 // its local loss in each of them
+	// Alpha is the site's barycentric coordinates α_ℓ, Atoms the final
+	// atoms.
+	Alpha []float64
+	Atoms []dictionary.Atom
+	// For a target: its DaDiL-R/E model on the final atoms and its own α,
+	// the predicted label values of its rows, and their accuracies
+	// against TestLabels (NaN without them).
+	Model                *dictionary.Model
+	PredictR, PredictE   []int
+	AccuracyR, AccuracyE float64
+}
+
+type siteRun struct {
+	nc     *nats.Conn
+	cfg    SiteConfig
+	w      welcome
+	inbox  string
+	dom    dataset.Domain
+	res    *SiteResult
+	frames chan *nats.Msg
+	// The message being assembled and its key (round·2, +1 for the
+	// final one), and the key of the last one completed or failed.
+	asm       *Assembler
+	cur, done uint64
+}
+
+// Join runs a site on the connection nc: it joins the federation, then
+// trains on the atoms of every round it is chosen for (Config.LocalEpochs
+// epochs of dictionary.FitLocal, from its own α, which stays here) and
+// sends back the atoms, until the final atoms arrive. A target then fits
+// its α to the final atoms (the atoms fixed, as many epochs), trains
+// DaDiL-R and DaDiL-E (dictionary.NewModel) and classifies its rows.
+func Join(ctx context.Context, nc *nats.Conn, cfg SiteConfig) (*SiteResult, error) {
+	s, err := newSite(nc, cfg)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := nc.ChanSubscribe(s.inbox, s.frames)
+	if err != nil {
+		return nil, fmt.Errorf("federate: subscribe %s: %w", s.inbox, err)
+	}
+	defer sub.Unsubscribe()
+	if err := s.join(ctx); err != nil {
+		return nil, err
+	}
+	return s.loop(ctx)
+}
+
+func newSite(nc *nats.Conn, cfg SiteConfig) (*siteRun, error) {
+	if cfg.Subject == "" {
+		cfg.Subject = DefaultSubject
+	}
+	if !validPrefix(cfg.Subject) {
+		return nil, protocolErr("subject prefix %q", cfg.Subject)
+	}
+	if cfg.X == nil || cfg.X.IsEmpty() {
+		return nil, protocolErr("site %s has no rows", cfg.Name)
+	}
+	r, _ := cfg.X.Dims()
+	switch {
+	case cfg.Target && cfg.Labels != nil:
+		return nil, protocolErr("target site %s: its labels may only be TestLabels", cfg.Name)
+	case !cfg.Target && len(cfg.Labels) != r:
+		return nil, protocolErr("source site %s: %d rows, %d labels", cfg.Name, r, len(cfg.Labels))
+	case cfg.TestLabels != nil && len(cfg.TestLabels) != r:
+		return nil, protocolErr("site %s: %d rows, %d test labels", cfg.Name, r, len(cfg.TestLabels))
+	}
+	if cfg.JoinTimeout <= 0 {
+		cfg.JoinTimeout = 10 * time.Minute
+	}
+	if cfg.Idle <= 0 {
+		cfg.Idle = 10 * time.Minute
+	}
+	if cfg.Log == nil {
+		cfg.Log = func(string, ...any) {}
+	}
+	return &siteRun{nc: nc, cfg: cfg, inbox: inboxPrefix(cfg.Subject) + nuid.Next(), frames: make(chan *nats.Msg, 1024)}, nil
+}
+
+// join sends the hello and waits for the welcome, then encodes the rows'
+// labels as the federation's classes.
+func (s *siteRun) join(ctx context.Context) error {
+	var labels []int
+	if !s.cfg.Target {
+		labels = slices.Compact(slices.Sorted(slices.Values(s.cfg.Labels)))
+	}
+	role := RoleSource
+	if s.cfg.Target {
+		role = RoleTarget
+	}
+	_, d := s.cfg.X.Dims()
+	b, err := json.Marshal(hello{Version: Version, Name: s.cfg.Name, Role: role, Features: d, Labels: labels, Inbox: s.inbox})
+	if err != nil {
+		return err
+	}
+	jctx, cancel := context.WithTimeout(ctx, s.cfg.JoinTimeout)
+	defer cancel()
+	m, err := request(jctx, s.nc, joinSubject(s.cfg.Subject), b)
+	if err != nil {
+		return fmt.Errorf("federate: site %s: join: %w", s.cfg.Name, err)
+	}
+	if err := decodeControl(m.Data, &s.w); err != nil {
+		return err
+	}
+	if err := s.w.check(d, labels); err != nil {
+		return fmt.Errorf("federate: site %s: %w", s.cfg.Name, err)
+	}
+	s.dom = dataset.Domain{Name: s.cfg.Name, X: s.cfg.X}
+	if !s.cfg.Target {
+		if s.dom.Y, err = (&dataset.Classes{Values: s.w.Labels}).Encode(s.cfg.Labels); err != nil {
+			return err
+		}
+	}
+	s.res = &SiteResult{ID: s.w.ID, Labels: s.w.Labels, AccuracyR: math.NaN(), AccuracyE: math.NaN()}
+	s.cfg.Log("site %s: joined as site %d of a federation of %v atoms", s.cfg.Name, s.w.ID, s.w.Shape)
+	return nil
+}
+
+// loop handles the coordinator's frames until the final atoms.
+func (s *siteRun) loop(ctx context.Context) (*SiteResult, error) {
+	idle := time.NewTimer(s.cfg.Idle)
+	defer idle.Stop()
+	for {
+		select {
+		case m := <-s.frames:
+			idle.Reset(s.cfg.Idle)
+			msg := s.frame(m.Data)
+			if msg == nil {
+				continue
+			}
+			if msg.Kind == KindFinal {
+				return s.finish(msg)
+			}
+			s.cfg.Log("site %s: round %d: training", s.cfg.Name, msg.Round)
+			if err := s.train(msg); err != nil {
+				s.cfg.Log("site %s: round %d: %v", s.cfg.Name, msg.Round, err)
+			}
+		case <-idle.C:
+			return nil, protocolErr("site %s: no message from the coordinator for %v", s.cfg.Name, s.cfg.Idle)
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// frame adds a frame to the message being assembled, and returns the
+// message it completes. Messages are ordered by round, the final one after
+// the last round's: a frame of a later message than the one being
+// assembled starts it, frames of earlier or completed messages are
+// ignored.
+func (s *siteRun) frame(b []byte) *Message {
+	h, data, err := ParseFrame(b)
+	if err != nil {
+		s.cfg.Log("site %s: rejected a frame: %v", s.cfg.Name, err)
+		return nil
+	}
+	if h.Client != uint32(s.w.ID) || h.Kind == KindUpdate {
+		return nil
+	}
+	key := uint64(h.Round) << 1
+	if h.Kind == KindFinal {
+		key |= 1
+	}
+	switch {
+	case key <= s.done || (s.asm != nil && key < s.cur):
+		return nil
+	case s.asm == nil || key > s.cur:
+		s.asm, s.cur = NewAssembler(h.Kind, h.Round, h.Client, s.w.Shape), key
+	}
+	done, err := s.asm.Add(h, data)
+	if err != nil {
+		s.cfg.Log("site %s: rejected the %v message of round %d: %v", s.cfg.Name, h.Kind, h.Round, err)
+		s.asm, s.done = nil, key
+		return nil
+	}
+	if !done {
+		return nil
+	}
+	m := s.asm.Message()
+	s.asm, s.done = nil, key
+	return m
+}
+
+// train runs the local epochs of round m and sends the atoms back.
+func (s *siteRun) train(m *Message) error {
+	atoms, err := Unpack(m.Data, m.Shape)
+	if err != nil {
+		return err
+	}
+	set := s.w.Settings
+	set.Seed, set.Workers = m.Aux, s.cfg.Workers
+	d, err := dictionary.FitLocal(s.dom, m.Shape.C, dictionary.LocalStart{Atoms: atoms, Alpha: s.res.Alpha}, &set)
+	if err != nil {
+		return err
+	}
+	s.res.Alpha = mat.Row(nil, 0, d.Alpha)
+	loss := d.History.Loss[len(d.History.Loss)-1]
+	data, _, err := Pack(d.Atoms)
+	if err != nil {
+		return err
+	}
+	frames, err := Encode(&Message{Kind: KindUpdate, Round: m.Round, Client: m.Client, Shape: m.Shape, Aux: math.Float64bits(loss), Data: data}, int(s.nc.MaxPayload()))
+	if err != nil {
+		return err
+	}
+	for _, f := range frames {
+		if err := s.nc.Publish(upSubject(s.cfg.Subject), f); err != nil {
+			return err
+		}
+	}
+	s.res.Trained = append(s.res.Trained, int(m.Round))
+	s.res.Loss = append(s.res.Loss, loss)
+	s.cfg.Log("site %s: round %d: local loss %.6g", s.cfg.Name, m.Round, loss)
+	return s.nc.Flush()
+}
+
+// finish keeps the final atoms, acknowledges them and, for a target,
+// fits α, trains the model and classifies the rows.
+func (s *siteRun) finish(m *Message) (*SiteResult, error) {
+	atoms, err := Unpack(m.Data, m.Shape)
+	if err != nil {
+		return nil, err
+	}
+	s.res.Atoms = atoms
+	if b, err := json.Marshal(ack{ID: s.w.ID, Round: m.Round}); err == nil {
+		s.nc.Publish(ackSubject(s.cfg.Subject), b)
+		s.nc.Flush()
+	}
+	if !s.cfg.Target {
+		return s.res, nil
+	}
+	set := s.w.Settings
+	set.Workers = s.cfg.Workers
+	d, err := dictionary.FitLocal(s.dom, m.Shape.C, dictionary.LocalStart{Atoms: atoms, Alpha: s.res.Alpha, FixAtoms: true}, &set)
+	if err != nil {
+		return nil, fmt.Errorf("federate: site %s: final α: %w", s.cfg.Name, err)
+	}
+	s.res.Alpha = mat.Row(nil, 0, d.Alpha)
+	if s.res.Model, err = dictionary.NewModel(d, 0, s.cfg.Classifier, set.Seed); err != nil {
+		return nil, fmt.Errorf("federate: site %s: %w", s.cfg.Name, err)
+	}
+	return s.res, s.classify()
+}
+
+// classify predicts the target's rows with DaDiL-R and DaDiL-E and scores
+// them against TestLabels.
+func (s *siteRun) classify() error {
+	for _, p := range []struct {
+		predict func(*mat.Dense) ([]int, error)
+		out     *[]int
+		acc     *float64
+	}{{s.res.Model.PredictR, &s.res.PredictR, &s.res.AccuracyR}, {s.res.Model.PredictE, &s.res.PredictE, &s.res.AccuracyE}} {
+		idx, err := p.predict(s.cfg.X)
+		if err != nil {
+			return err
+		}
+		*p.out = make([]int, len(idx))
+		ok := 0
+		for i, k := range idx {
+			(*p.out)[i] = s.w.Labels[k]
+			if s.cfg.TestLabels != nil && s.cfg.TestLabels[i] == (*p.out)[i] {
+				ok++
+			}
+		}
+		if s.cfg.TestLabels != nil {
+			*p.acc = float64(ok) / float64(len(idx))
+		}
+	}
+	return nil
+}
+
+// request sends a request on subj and returns the reply, retrying every
+// 200 ms while no coordinator listens (it may start after the site).
+func request(ctx context.Context, nc *nats.Conn, subj string, b []byte) (*nats.Msg, error) {
+	for {
+		m, err := nc.RequestWithContext(ctx, subj, b)
+		if !errors.Is(err, nats.ErrNoResponders) {
+			return m, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("no coordinator answered on %s: %w", subj, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
