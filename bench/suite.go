@@ -352,6 +352,10 @@ type SuiteOptions struct {
 	// (SuiteResult.Selection; SummarizeSelection). Their refits run in
 	// the fit's job, after it.
 	Scorers []selection.Scorer
+	// Standard scales the features of every problem to zero mean and
+	// unit variance over all its domains together (dadil adapt --scale
+	// standard) instead of to [0, 1] (its default, SuiteSet.Problem).
+	Standard bool
 	// Progress, if not nil, receives a line per finished fit.
 	Progress func(done, total int, what string, elapsed time.Duration)
 }
@@ -390,7 +394,11 @@ func RunSuite(sets []*SuiteSet, opt SuiteOptions) ([]SuiteResult, error) {
 	var jobs []suiteJob
 	for _, s := range sets {
 		for t := range s.Domains {
-			p, err := s.Problem(t)
+			sc := dataset.ScaleMinMax
+			if opt.Standard {
+				sc = dataset.ScaleStandard
+			}
+			p, err := s.problem(t, sc)
 			if err != nil {
 				return nil, err
 			}

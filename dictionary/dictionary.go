@@ -133,6 +133,16 @@ type Settings struct {
 	// of DaDiL fits both classifiers this way; the paper's presets
 	// (Paper, PaperCWRU, dadil fit --paper) set it.
 	HardLabels bool
+	// FixedPenalty keeps the penalty of the trainer given to FitModel for
+	// the DaDiL-R and DaDiL-E classifiers. Without it, a trainer that is
+	// the default softmax regression (nil, or a classify.SoftmaxTrainer
+	// without Settings) has its penalty λ chosen by FitModel: DaDiL-R's
+	// among classify.DefaultL2Grid by how well it classifies the labeled
+	// sources (classify.ChoosePenalty, the one-standard-error rule), and
+	// DaDiL-E's classifiers take the same λ. No best λ holds for every
+	// data set (docs/defaults.md). It does not change learning; the
+	// paper's presets set it.
+	FixedPenalty bool `json:",omitempty"`
 	// ReconstructionBlock is the largest support of one barycenter in
 	// Reconstruct (DaDiL-R's training set): larger atoms are reconstructed
 	// in blocks of at most this many points (see Reconstruct). Zero

@@ -356,3 +356,46 @@ func TestEnsembleOnReconstruction(t *testing.T) {
 		}
 	}
 }
+
+// TestFitModelChoosesPenalty: with the default trainer, FitModel chooses
+// DaDiL-R's penalty on the sources (Model.Penalty, R is the chosen
+// regression) and trains DaDiL-E's classifiers with it; with
+// Settings.FixedPenalty or a trainer of its own it keeps the trainer's.
+func TestFitModelChoosesPenalty(t *testing.T) {
+	_, p := synthDomains(4)
+	base := Settings{Atoms: 3, Epochs: 3, PlateauTol: -1, Seed: 4, EnsembleTransport: TransportNone}
+	m, err := FitModel(p, &base, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Penalty == nil || !slices.Contains(classify.DefaultL2Grid, m.Penalty.L2) || m.R != classify.Classifier(m.Penalty.Model) {
+		t.Fatalf("penalty choice %+v: want one of the default grid, whose model is R", m.Penalty)
+	}
+	// DaDiL-E's atom 0 classifier is the regression of λ on its atom.
+	a := m.Dict.Atoms[0]
+	want, _, err := classify.Fit(a.X, a.Labels(), nil, &classify.Settings{L2: m.Penalty.L2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.E[0].(*classify.Softmax); !mat.Equal(got.W, want.W) || !floats.Equal(got.B, want.B) {
+		t.Fatalf("DaDiL-E's classifier of atom 0 is not trained with the chosen λ = %g", m.Penalty.L2)
+	}
+	fixed := base
+	fixed.FixedPenalty = true
+	for name, c := range map[string]struct {
+		s *Settings
+		t classify.Trainer
+	}{
+		"FixedPenalty":   {&fixed, nil},
+		"given settings": {&base, &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: 1e-3}}},
+		"other trainer":  {&base, &classify.KNN{}},
+	} {
+		m, err := FitModel(p, c.s, c.t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Penalty != nil {
+			t.Errorf("%s: FitModel chose λ = %g", name, m.Penalty.L2)
+		}
+	}
+}

@@ -136,7 +136,7 @@ type dictFlags struct {
 func (f *dictFlags) register(fs *flag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.classifier, "classifier", defaultClassifier, "the final classifier of every method: `NAME` among "+strings.Join(adapt.ClassifierNames(), ", ")+" (--paper: softmax unless given)")
-	fs.Float64Var(&f.l2, "l2", classify.DefaultL2, "penalty `λ` of the softmax classifier (--classifier softmax) on its squared weights")
+	fs.Float64Var(&f.l2, "l2", classify.DefaultL2, "penalty `λ` of the softmax classifier (--classifier softmax) on its squared weights, for every method; without it DaDiL-R and DaDiL-E choose theirs on the sources (--paper: 0.001)")
 	fs.IntVar(&f.atoms, "atoms", 0, "number of atoms `K` (default: the number of sources)")
 	fs.IntVar(&f.samples, "samples", 0, "support size `n` of every atom (default 100 per class; rounded to a multiple of the number of classes)")
 	fs.IntVar(&f.batch, "batch", 0, "mini-batch size `n_b` (default 20 per class; rounded to a multiple of the number of classes)")
