@@ -23,6 +23,9 @@ type PenaltyChoice struct {
 	// (Fit's model for that penalty, bit for bit).
 	L2    float64  `json:"l2"`
 	Model *Softmax `json:"-"`
+	// Anchor is λ₀, the penalty kept unless the validation sets show
+	// that another is better.
+	Anchor float64 `json:"anchor"`
 	// Grid holds the penalties tried, largest first; Score the mean
 	// balanced accuracy of each over the validation sets, and SE its
 	// standard error.
@@ -33,26 +36,42 @@ type PenaltyChoice struct {
 
 // ChoosePenalty trains a softmax regression on the features X with the
 // soft targets T and the sample weights w (as Fit) for every penalty λ of
-// grid (nil: DefaultL2Grid), and chooses λ by how well the regression
-// classifies other labeled data, val, by the one-standard-error rule:
+// grid (nil: DefaultL2Grid) and for the penalty λ₀ of s (its L2; zero:
+// DefaultL2), and chooses λ by how well the regression classifies other
+// labeled data, val. With the mean balanced accuracy on the V sets and its
+// standard error,
 //
-//	S(λ)  = (1/V) Σ_v BA_v(λ),                  the mean balanced accuracy on the V sets,
+//	S(λ)  = (1/V) Σ_v BA_v(λ),
 //	SE(λ) = (1/V) √(Σ_v SE_v(λ)²),  SE_v = (1/C_v) √(Σ_c r_c (1 − r_c) / n_c),
 //
-// with r_c the recall of class c among the n_c rows of set v that hold it
-// and C_v the number of such classes; the choice is the largest λ with
-// S(λ) ≥ S(λ*) − SE(λ*), λ* the penalty of the best score (the largest
-// among ties). The rule prefers the smoothest classifier that validates
-// as well as the best one within the noise of the validation sets.
+// r_c the recall of class c among the n_c rows of set v that hold it and
+// C_v the number of such classes, and λ* the penalty of the best score
+// (the largest among ties), the choice is λ₀ if S(λ₀) ≥ S(λ*) − SE(λ*),
+// and otherwise, by the one-standard-error rule, the largest λ with
+// S(λ) ≥ S(λ*) − SE(λ*): the penalty moves from λ₀ only when the
+// validation sets show, beyond their noise, that another classifies them
+// better, and then to the smoothest one that does as well as the best
+// within that noise.
 //
 // DaDiL-R trains on a reconstruction of the target whose classes are
 // cleaner than real data: validated on itself (SoftmaxCV), it keeps
 // preferring weaker penalties that transfer badly. Validated on the
 // labeled sources, real rows of other domains, it measures how a
-// classifier of the reconstruction carries over to real data. s sets
-// MaxIter, GradTol and Workers of every fit; its L2 and NoPenalty are
+// classifier of the reconstruction carries over to real data; a source
+// far from the target can mislead it, which the anchor λ₀ guards against.
+// s sets MaxIter, GradTol and Workers of every fit; its NoPenalty is
 // ignored. The choice is deterministic and does not depend on Workers.
 func ChoosePenalty(X, T *mat.Dense, w []float64, val []Labeled, grid []float64, s *Settings) (*PenaltyChoice, error) {
+	l0 := DefaultL2
+	if s != nil && s.L2 != 0 {
+		l0 = s.L2
+	}
+	if grid == nil {
+		grid = DefaultL2Grid
+	}
+	if len(grid) > 0 && !slices.Contains(grid, l0) {
+		grid = append(slices.Clone(grid), l0)
+	}
 	grid, _, err := (&SoftmaxCV{L2s: grid, Folds: 2}).grid()
 	if err != nil {
 		return nil, fmt.Errorf("classify: ChoosePenalty: %w", err)
@@ -69,7 +88,7 @@ func ChoosePenalty(X, T *mat.Dense, w []float64, val []Labeled, grid []float64, 
 		}
 	}
 	fs := (&SoftmaxCV{Settings: s}).fitSettings(0)
-	c := &PenaltyChoice{Grid: grid, Score: make([]float64, len(grid)), SE: make([]float64, len(grid))}
+	c := &PenaltyChoice{Anchor: l0, Grid: grid, Score: make([]float64, len(grid)), SE: make([]float64, len(grid))}
 	models := make([]*Softmax, len(grid))
 	best := 0
 	for j, l2 := range grid {
@@ -86,11 +105,10 @@ func ChoosePenalty(X, T *mat.Dense, w []float64, val []Labeled, grid []float64, 
 			best = j
 		}
 	}
-	chosen := best
-	for j := range best {
-		if c.Score[j] >= c.Score[best]-c.SE[best] {
-			chosen = j
-			break
+	floor := c.Score[best] - c.SE[best]
+	chosen := slices.Index(grid, l0)
+	if c.Score[chosen] < floor {
+		for chosen = 0; c.Score[chosen] < floor; chosen++ { // the largest λ over the floor
 		}
 	}
 	c.L2, c.Model = grid[chosen], models[chosen]

@@ -53,15 +53,23 @@ func TestChoosePenaltyRule(t *testing.T) {
 					best = j
 				}
 			}
-			chosen := slices.Index(got.Grid, got.L2)
-			if chosen < 0 || chosen > best || got.Score[chosen] < got.Score[best]-got.SE[best] {
+			chosen, anchor := slices.Index(got.Grid, got.L2), slices.Index(got.Grid, DefaultL2)
+			floor := got.Score[best] - got.SE[best]
+			switch {
+			case got.Anchor != DefaultL2:
+				t.Fatalf("anchor %g, want DefaultL2", got.Anchor)
+			case chosen < 0 || got.Score[chosen] < floor:
 				t.Fatalf("chose λ = %g (score %g), best %g (score %g ± %g)", got.L2, got.Score[chosen], got.Grid[best], got.Score[best], got.SE[best])
-			}
-			for j := range chosen {
-				if got.Score[j] >= got.Score[best]-got.SE[best] {
-					t.Fatalf("λ = %g (score %g) is within one SE of the best and larger than the choice %g", got.Grid[j], got.Score[j], got.L2)
+			case got.Score[anchor] >= floor && chosen != anchor:
+				t.Fatalf("the anchor scores %g, within one SE of the best (%g ± %g), but λ = %g was chosen", got.Score[anchor], got.Score[best], got.SE[best], got.L2)
+			case got.Score[anchor] < floor:
+				for j := range chosen {
+					if got.Score[j] >= floor {
+						t.Fatalf("λ = %g (score %g) is within one SE of the best and larger than the choice %g", got.Grid[j], got.Score[j], got.L2)
+					}
 				}
 			}
+			t.Logf("scores %.3f, SE %.3f: chose λ = %g", got.Score, got.SE, got.L2)
 			want, _, err := Fit(X, T, nil, &Settings{L2: got.L2, Workers: 1})
 			if err != nil {
 				t.Fatal(err)
@@ -149,5 +157,19 @@ func TestChoosePenaltyErrors(t *testing.T) {
 				t.Fatalf("error %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestChoosePenaltyAnchor: the anchor is s.L2, added to a grid that lacks
+// it, and sorted with the rest.
+func TestChoosePenaltyAnchor(t *testing.T) {
+	rng := newRand(5)
+	_, X, y := clusters(rng, 60, 3, 2, 3)
+	got, err := ChoosePenalty(X, OneHot(y, 2), nil, []Labeled{{X: X, Y: y}}, []float64{1e-5, 1e-1}, &Settings{L2: 3e-3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Anchor != 3e-3 || !slices.Equal(got.Grid, []float64{1e-1, 3e-3, 1e-5}) {
+		t.Fatalf("anchor %g, grid %v", got.Anchor, got.Grid)
 	}
 }

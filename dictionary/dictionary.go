@@ -137,9 +137,9 @@ type Settings struct {
 	// the DaDiL-R and DaDiL-E classifiers. Without it, a trainer that is
 	// the default softmax regression (nil, or a classify.SoftmaxTrainer
 	// without Settings) has its penalty λ chosen by FitModel: DaDiL-R's
-	// among classify.DefaultL2Grid by how well it classifies the labeled
-	// sources (classify.ChoosePenalty, the one-standard-error rule), and
-	// DaDiL-E's classifiers take the same λ. No best λ holds for every
+	// keeps classify.DefaultL2 unless another of classify.DefaultL2Grid
+	// classifies the labeled sources better beyond their noise
+	// (classify.ChoosePenalty), and DaDiL-E's classifiers take the same λ. No best λ holds for every
 	// data set (docs/defaults.md). It does not change learning; the
 	// paper's presets set it.
 	FixedPenalty bool `json:",omitempty"`
