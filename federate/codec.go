@@ -18,7 +18,8 @@ import (
 //	offset  size  field
 //	     0     4  magic "DDLF"
 //	     4     2  version (Version)
-//	     6     1  kind (KindRound, KindUpdate, KindFinal)
+//	     6     1  kind (KindRound, KindUpdate, KindFinal, KindSummary,
+//	                   KindScale)
 //	     7     1  reserved, 0
 //	     8     4  round
 //	    12     4  client id
@@ -27,16 +28,18 @@ import (
 //	    36     4  chunks
 //	    40     8  offset of the chunk's first value in the message
 //	    48     8  aux: the site's seed (KindRound), its loss as float64
-//	              bits (KindUpdate), 0 (KindFinal)
+//	              bits (KindUpdate), 0 (the other kinds)
 //
 // followed by the chunk's float64 values, little-endian. A message's values
 // are the K atoms in order, each its n×d features then its n×c label
 // logits, row-major: K·n·(d+c) values, cut into chunks of
 // ⌈values/chunks⌉ values (the last one shorter) so that every frame fits
-// the server's maximal payload.
+// the server's maximal payload. A site's summary (KindSummary) and the
+// federation's scaling (KindScale) travel in the same format as one "atom"
+// of the shapes SummaryShape and ScaleShape give.
 const (
 	Magic      = "DDLF"
-	Version    = 1
+	Version    = 2
 	HeaderSize = 56
 )
 
@@ -54,6 +57,13 @@ const (
 	// KindFinal carries the final atoms from the coordinator to every
 	// site.
 	KindFinal Kind = 3
+	// KindSummary carries a site's summary statistics (see SummaryShape)
+	// to the coordinator, once, before the first round.
+	KindSummary Kind = 4
+	// KindScale carries the federation's feature scaling (see
+	// ScaleShape) from the coordinator to a site, before its first
+	// round.
+	KindScale Kind = 5
 )
 
 func (k Kind) String() string {
@@ -64,6 +74,10 @@ func (k Kind) String() string {
 		return "update"
 	case KindFinal:
 		return "final"
+	case KindSummary:
+		return "summary"
+	case KindScale:
+		return "scale"
 	}
 	return fmt.Sprintf("kind %d", uint8(k))
 }
@@ -188,7 +202,7 @@ func ParseFrame(b []byte) (Header, []byte, error) {
 		return h, nil, fmt.Errorf("%w %d (this program reads version %d)", ErrVersion, v, Version)
 	}
 	h.Kind = Kind(b[6])
-	if h.Kind < KindRound || h.Kind > KindFinal || b[7] != 0 {
+	if h.Kind < KindRound || h.Kind > KindScale || b[7] != 0 {
 		return h, nil, fmt.Errorf("%w: unknown kind %d or reserved byte %d", ErrFrame, b[6], b[7])
 	}
 	h.Round, h.Client = le.Uint32(b[8:]), le.Uint32(b[12:])

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 )
 
@@ -40,9 +40,18 @@ type Config struct {
 	// Settings are the settings of the local updates (K, n, n_b, η, β,
 	// …; zero fields take dictionary's defaults, K the number of
 	// sources). Epochs, PlateauTol, Seed and Init are set by the
-	// coordinator. The atoms start as the paper's N(0, I) (Algorithm 2,
-	// line 1), since no data leaves a site to start them from.
+	// coordinator.
 	Settings dictionary.Settings
+	// Start selects how the atoms start: from the sources' class
+	// summaries (StartSummary, the default) or from N(0, I)
+	// (StartGaussian).
+	Start Start
+	// Scaling is the scaling of the features every site applies before
+	// the first round: dataset.ScaleNone (the default) or
+	// dataset.ScaleMinMax, the min-max scaling of all the sites' rows
+	// together, computed from every site's per-feature minimum and
+	// maximum.
+	Scaling dataset.Scaling
 	// Progress, if not nil, receives every finished round.
 	Progress func(RoundStats)
 	// Log, if not nil, receives remarks: sites joining, rejected frames,
@@ -76,6 +85,13 @@ type Result struct {
 	Rounds  []RoundStats
 	// Acknowledged counts the sites that acknowledged the final atoms.
 	Acknowledged int
+	// Summarized lists the ids of the sites whose summary arrived before
+	// the first round (none when no summary was asked), SummaryBytes the
+	// bytes of their frames; Scaler is the federation's scaling (nil for
+	// dataset.ScaleNone).
+	Summarized   []int
+	SummaryBytes int64
+	Scaler       *dataset.Scaler
 }
 
 // site is the coordinator's record of one site.
@@ -93,6 +109,8 @@ type coordinator struct {
 	shape      Shape
 	local      dictionary.Settings
 	atoms      []float64
+	started    bool            // the atoms have started (after the summaries)
+	scaler     *dataset.Scaler // the federation's scaling, nil for none
 	maxPayload int
 	joins, ups chan *nats.Msg
 	acks       chan *nats.Msg
@@ -131,6 +149,9 @@ func Serve(ctx context.Context, nc *nats.Conn, cfg Config) (*Result, error) {
 			res.Targets = append(res.Targets, id)
 		}
 	}
+	if err := c.start(ctx, res); err != nil {
+		return nil, err
+	}
 	for r := 1; r <= c.cfg.Rounds; r++ {
 		st, err := c.round(ctx, uint32(r))
 		if err != nil {
@@ -164,6 +185,10 @@ func newCoordinator(nc *nats.Conn, cfg Config) (*coordinator, error) {
 		return nil, protocolErr("client fraction %g (want 0 < C ≤ 1)", cfg.Fraction)
 	case cfg.RoundTimeout <= 0 || cfg.JoinTimeout <= 0:
 		return nil, protocolErr("timeouts must be positive")
+	case cfg.Scaling != dataset.ScaleNone && cfg.Scaling != dataset.ScaleMinMax:
+		return nil, protocolErr("scaling %v (want none or minmax)", cfg.Scaling)
+	case cfg.Start != StartSummary && cfg.Start != StartGaussian:
+		return nil, protocolErr("start %v", cfg.Start)
 	}
 	if cfg.Log == nil {
 		cfg.Log = func(string, ...any) {}
@@ -214,7 +239,7 @@ func (c *coordinator) form(ctx context.Context) error {
 	for id, s := range c.sites {
 		c.byName[s.Name] = id
 	}
-	if err := c.shapeAtoms(); err != nil {
+	if err := c.shapeUp(); err != nil {
 		c.refuseAll(err.Error())
 		return err
 	}
@@ -269,8 +294,20 @@ func (c *coordinator) join(m *nats.Msg) {
 	}
 }
 
+// welcome answers site id's join: before the atoms start it asks for the
+// summary the start needs; after, it sends the site the federation's
+// scaling.
 func (c *coordinator) welcome(m *nats.Msg, id int) {
-	c.reply(m, welcome{ID: id, Rounds: c.cfg.Rounds, Labels: c.labels, Shape: c.shape, Settings: c.local})
+	w := welcome{ID: id, Rounds: c.cfg.Rounds, Labels: c.labels, Shape: c.shape, Settings: c.local,
+		Scaled: c.cfg.Scaling != dataset.ScaleNone}
+	if !c.started {
+		w.Ranges = w.Scaled
+		w.Classes = c.cfg.Start == StartSummary && c.sites[id].Role == RoleSource
+	}
+	c.reply(m, w)
+	if c.started && c.scaler != nil {
+		c.sendScale(id)
+	}
 }
 
 func (c *coordinator) reply(m *nats.Msg, w welcome) {
@@ -291,11 +328,9 @@ func (c *coordinator) refuseAll(why string) {
 	}
 }
 
-// shapeAtoms sets the federation's label values (the union of the
-// sources'), the settings of the local updates, the atoms' shape, and the
-// initial atoms N(0, I) with balanced one-hot label logits (Algorithm 2,
-// line 1).
-func (c *coordinator) shapeAtoms() error {
+// shapeUp sets the federation's label values (the union of the
+// sources'), the settings of the local updates and the atoms' shape.
+func (c *coordinator) shapeUp() error {
 	sources := 0
 	for _, s := range c.sites {
 		if s.Role == RoleSource {
@@ -321,22 +356,8 @@ func (c *coordinator) shapeAtoms() error {
 	c.local = set
 	c.shape = Shape{K: set.Atoms, N: set.Samples, D: c.sites[0].Features, C: ncls}
 	v, err := c.shape.Values()
-	if err != nil {
-		return err
-	}
-	rng := rand.New(rand.NewPCG(c.cfg.Seed, 0x1417))
 	c.atoms = make([]float64, v)
-	atoms, _ := Unpack(c.atoms, c.shape)
-	for _, a := range atoms {
-		raw := a.X.RawMatrix().Data
-		for i := range raw {
-			raw[i] = rng.NormFloat64()
-		}
-		for i := range c.shape.N {
-			a.Logits.Set(i, i%ncls, 1)
-		}
-	}
-	return nil
+	return err
 }
 
 // round runs round r: it sends the atoms to the chosen sites, gathers
@@ -354,7 +375,7 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 	if err := c.nc.Flush(); err != nil {
 		c.cfg.Log("round %d: %v", r, err)
 	}
-	got, in, err := c.gather(ctx, r, st.Chosen)
+	got, in, err := c.gather(ctx, KindUpdate, r, st.Chosen, c.shape)
 	st.BytesIn = in
 	if err != nil {
 		return st, err
@@ -382,7 +403,12 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 // send sends the atoms to site id in a message of kind k and round r, and
 // returns the bytes sent.
 func (c *coordinator) send(k Kind, r uint32, id int, aux uint64) (int64, error) {
-	frames, err := Encode(&Message{Kind: k, Round: r, Client: uint32(id), Shape: c.shape, Aux: aux, Data: c.atoms}, c.maxPayload)
+	return c.sendMessage(id, &Message{Kind: k, Round: r, Client: uint32(id), Shape: c.shape, Aux: aux, Data: c.atoms})
+}
+
+// sendMessage sends m to site id and returns the bytes sent.
+func (c *coordinator) sendMessage(id int, m *Message) (int64, error) {
+	frames, err := Encode(m, c.maxPayload)
 	if err != nil {
 		return 0, err
 	}
@@ -396,16 +422,16 @@ func (c *coordinator) send(k Kind, r uint32, id int, aux uint64) (int64, error) 
 	return n, nil
 }
 
-// gather collects the updates of round r from the chosen sites until all
-// of them answered or failed, or the round's time is up. It returns the
-// complete updates by site id and the bytes received. Joins are answered
-// meanwhile.
-func (c *coordinator) gather(ctx context.Context, r uint32, chosen []int) (map[int]*Message, int64, error) {
+// gather collects the messages of kind k (KindUpdate or KindSummary) and
+// shape sh of round r from the chosen sites until all of them answered or
+// failed, or the round's time is up. It returns the complete messages by
+// site id and the bytes received. Joins are answered meanwhile.
+func (c *coordinator) gather(ctx context.Context, k Kind, r uint32, chosen []int, sh Shape) (map[int]*Message, int64, error) {
 	timer := time.NewTimer(c.cfg.RoundTimeout)
 	defer timer.Stop()
 	asm := map[int]*Assembler{}
 	for _, id := range chosen {
-		asm[id] = NewAssembler(KindUpdate, r, uint32(id), c.shape)
+		asm[id] = NewAssembler(k, r, uint32(id), sh)
 	}
 	got := map[int]*Message{}
 	var in int64
@@ -413,7 +439,7 @@ func (c *coordinator) gather(ctx context.Context, r uint32, chosen []int) (map[i
 		select {
 		case m := <-c.ups:
 			in += int64(len(m.Data))
-			id, done := c.frame(r, m.Data, asm)
+			id, done := c.frame(k, r, m.Data, asm)
 			if done {
 				got[id] = asm[id].Message()
 			}
@@ -426,7 +452,7 @@ func (c *coordinator) gather(ctx context.Context, r uint32, chosen []int) (map[i
 		case <-timer.C:
 			for _, id := range chosen {
 				if got[id] == nil && asm[id] != nil {
-					c.cfg.Log("round %d: site %s missed the round (no update within %v)", r, c.sites[id].Name, c.cfg.RoundTimeout)
+					c.cfg.Log("round %d: site %s missed the round (no %v within %v)", r, c.sites[id].Name, k, c.cfg.RoundTimeout)
 				}
 			}
 			return got, in, nil
@@ -437,10 +463,10 @@ func (c *coordinator) gather(ctx context.Context, r uint32, chosen []int) (map[i
 	return got, in, nil
 }
 
-// frame handles one frame of round r's updates. It returns the site whose
-// update the frame completed or failed (whose assembler it then removes),
-// else -1.
-func (c *coordinator) frame(r uint32, b []byte, asm map[int]*Assembler) (int, bool) {
+// frame handles one frame of round r's messages of kind k. It returns the
+// site whose message the frame completed or failed (whose assembler it
+// then removes), else -1.
+func (c *coordinator) frame(k Kind, r uint32, b []byte, asm map[int]*Assembler) (int, bool) {
 	h, data, err := ParseFrame(b)
 	if err != nil {
 		c.cfg.Log("round %d: rejected a frame: %v", r, err)
@@ -448,12 +474,12 @@ func (c *coordinator) frame(r uint32, b []byte, asm map[int]*Assembler) (int, bo
 	}
 	id := int(h.Client)
 	a := asm[id]
-	if h.Kind != KindUpdate || h.Round != r || a == nil || a.Message() != nil {
+	if h.Kind != k || h.Round != r || a == nil || a.Message() != nil {
 		return -1, false // late, early, repeated or not ours
 	}
 	done, err := a.Add(h, data)
 	if err != nil {
-		c.cfg.Log("round %d: site %s: rejected its update: %v", r, c.sites[id].Name, err)
+		c.cfg.Log("round %d: site %s: rejected its %v: %v", r, c.sites[id].Name, k, err)
 		asm[id] = nil
 		return id, false
 	}

@@ -51,7 +51,7 @@ func (n *natsFlags) resolveToken() {
 type roundFlags struct {
 	rounds, epochs            int
 	fraction                  float64
-	aggregation               string
+	aggregation, scale, start string
 	roundTimeout, joinTimeout time.Duration
 	seed                      uint64
 	atoms, samples, batch     int
@@ -63,6 +63,8 @@ func (r *roundFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.epochs, "local-epochs", 5, "epochs of DaDiL every chosen site runs per round")
 	fs.Float64Var(&r.fraction, "fraction", 1, "fraction `C` of the sites chosen every round (0 < C ≤ 1)")
 	fs.StringVar(&r.aggregation, "aggregation", "avg", "`avg` (element-wise mean of the atoms) or random (one site's atoms)")
+	fs.StringVar(&r.scale, "scale", "minmax", "feature scaling every site applies: `minmax` (over all sites, from each site's per-feature minimum and maximum) or none")
+	fs.StringVar(&r.start, "start", "summary", "atoms' start: `summary` (drawn from the sources' per-class feature means and deviations) or gaussian (N(0, I), no statistic leaves a site)")
 	fs.DurationVar(&r.roundTimeout, "round-timeout", time.Minute, "a chosen site that has not answered within this time misses the round")
 	fs.DurationVar(&r.joinTimeout, "join-timeout", 10*time.Minute, "how long to wait for the sites to join")
 	fs.Uint64Var(&r.seed, "seed", 1, "random seed (atoms, choice of sites, local updates)")
@@ -78,6 +80,14 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 	agg, err := federate.ParseAggregation(r.aggregation)
 	if err != nil {
 		return cfg, usageError{err}
+	}
+	start, err := federate.ParseStart(r.start)
+	if err != nil {
+		return cfg, usageError{err}
+	}
+	scale, err := dataset.ParseScaling(r.scale)
+	if err != nil || scale == dataset.ScaleStandard {
+		return cfg, usageError{fmt.Errorf("--scale %s: want minmax or none", clip.Quote(r.scale))}
 	}
 	for _, c := range []struct {
 		name string
@@ -105,7 +115,7 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 	}
 	return federate.Config{
 		Rounds: r.rounds, LocalEpochs: r.epochs, Fraction: r.fraction, Aggregation: agg,
-		RoundTimeout: r.roundTimeout, JoinTimeout: r.joinTimeout, Seed: r.seed,
+		RoundTimeout: r.roundTimeout, JoinTimeout: r.joinTimeout, Seed: r.seed, Start: start, Scaling: scale,
 		Settings: dictionary.Settings{Atoms: r.atoms, Samples: r.samples, Batch: r.batch, LearningRate: r.lr},
 	}, nil
 }
@@ -294,7 +304,7 @@ func runFederateJoin(args []string, e *env) error {
 	fs.StringVar(&source, "source", "", "this site's labeled domain `PATH` (.csv, .npy, .npz or .mat)")
 	fs.StringVar(&target, "target", "", "this site's unlabeled target domain `PATH`; its labels, if any, only score")
 	fs.StringVar(&name, "name", "", "the site's `NAME` in the federation (default: the file's base name)")
-	fs.StringVar(&scale, "scale", "none", "feature scaling of this site's rows alone: `none`, minmax or standard (no statistic leaves the site)")
+	fs.StringVar(&scale, "scale", "none", "feature scaling of this site's rows alone, before the federation's (serve --scale): `none`, minmax or standard")
 	fs.StringVar(&out, "out", "", "the target's predictions (DaDiL-R and DaDiL-E) as CSV to `FILE`")
 	fs.StringVar(&report, "report", "", "also write the JSON report to `FILE`")
 	fs.StringVar(&classifier, "classifier", defaultClassifier, "the target's final classifier `NAME`")
