@@ -230,7 +230,7 @@ func (s summary) check() error {
 			return protocolErr("summary points %d and %d: one sent without the other", i, i+1)
 		}
 		for j := range s.d {
-			a, b := s.point(i)[j], s.point(i+1)[j]
+			a, b := s.point(i)[j], s.point(i + 1)[j]
 			switch {
 			case !s.sent(i) && (a != 0 || b != 0):
 				return protocolErr("summary points %d and %d are not sent but hold values", i, i+1)
