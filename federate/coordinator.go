@@ -52,6 +52,14 @@ type Config struct {
 	// together, computed from every site's per-feature minimum and
 	// maximum.
 	Scaling dataset.Scaling
+	// State, if not empty, names a JetStream object store bucket on the
+	// server where the coordinator keeps its state (the federation, the
+	// atoms and the last completed round) after the atoms start and
+	// after every round; a coordinator started with a saved state of its
+	// subject prefix resumes from the round after it, sending its atoms to
+	// the sites, which have kept running. The state is deleted once the
+	// federation has finished.
+	State string
 	// Progress, if not nil, receives every finished round.
 	Progress func(RoundStats)
 	// Log, if not nil, receives remarks: sites joining, rejected frames,
@@ -85,6 +93,9 @@ type Result struct {
 	Rounds  []RoundStats
 	// Acknowledged counts the sites that acknowledged the final atoms.
 	Acknowledged int
+	// FirstRound is the first round run by this call: 1, or the round
+	// after a saved state's (Config.State).
+	FirstRound int
 	// Summarized lists the ids of the sites whose summary arrived before
 	// the first round (none when no summary was asked), SummaryBytes the
 	// bytes of their frames; Scaler is the federation's scaling (nil for
@@ -139,24 +150,33 @@ func Serve(ctx context.Context, nc *nats.Conn, cfg Config) (*Result, error) {
 			s.Unsubscribe()
 		}
 	}()
-	if err := c.form(ctx); err != nil {
+	res := &Result{FirstRound: 1}
+	store, err := c.open(ctx, res)
+	if err != nil {
 		return nil, err
 	}
-	res := &Result{Labels: c.labels}
+	if !c.started {
+		if err := c.form(ctx); err != nil {
+			return nil, err
+		}
+		if err := c.start(ctx, res); err != nil {
+			return nil, err
+		}
+		c.save(ctx, store, 0)
+	}
+	res.Labels = c.labels
 	for id, s := range c.sites {
 		res.Sites = append(res.Sites, s.Name)
 		if s.Role == RoleTarget {
 			res.Targets = append(res.Targets, id)
 		}
 	}
-	if err := c.start(ctx, res); err != nil {
-		return nil, err
-	}
-	for r := 1; r <= c.cfg.Rounds; r++ {
+	for r := res.FirstRound; r <= c.cfg.Rounds; r++ {
 		st, err := c.round(ctx, uint32(r))
 		if err != nil {
 			return nil, err
 		}
+		c.save(ctx, store, r)
 		res.Rounds = append(res.Rounds, st)
 		if c.cfg.Progress != nil {
 			c.cfg.Progress(st)
@@ -165,9 +185,50 @@ func Serve(ctx context.Context, nc *nats.Conn, cfg Config) (*Result, error) {
 	if res.Acknowledged, err = c.final(ctx); err != nil {
 		return nil, err
 	}
+	if store != nil {
+		if err := store.obs.Delete(ctx, store.name); err != nil {
+			c.cfg.Log("delete the finished federation's state: %v", err)
+		}
+	}
 	atoms, err := Unpack(c.atoms, c.shape)
 	res.Atoms = atoms
 	return res, err
+}
+
+// open opens the state store of Config.State, if any, and resumes from
+// the state saved there, if any, setting res.FirstRound.
+func (c *coordinator) open(ctx context.Context, res *Result) (*stateStore, error) {
+	if c.cfg.State == "" {
+		return nil, nil
+	}
+	store, err := openState(ctx, c.nc, c.cfg.State, c.cfg.Subject)
+	if err != nil {
+		return nil, err
+	}
+	saved, atoms, err := store.load(ctx)
+	if err != nil || saved == nil {
+		return store, err
+	}
+	if err := c.resume(saved, atoms); err != nil {
+		return nil, err
+	}
+	res.FirstRound = saved.Round + 1
+	if c.scaler != nil {
+		res.Scaler = c.scaler
+	}
+	c.cfg.Log("resumed the federation of %d sites after round %d from the state in %s", len(c.sites), saved.Round, c.cfg.State)
+	return store, nil
+}
+
+// save saves the state after round r, if there is a store; a failure is
+// logged, and a restart then resumes from an earlier round.
+func (c *coordinator) save(ctx context.Context, store *stateStore, r int) {
+	if store == nil {
+		return
+	}
+	if err := store.save(ctx, c.snapshot(r), c.atoms); err != nil {
+		c.cfg.Log("%v", err)
+	}
 }
 
 func newCoordinator(nc *nats.Conn, cfg Config) (*coordinator, error) {
@@ -299,7 +360,7 @@ func (c *coordinator) join(m *nats.Msg) {
 // scaling.
 func (c *coordinator) welcome(m *nats.Msg, id int) {
 	w := welcome{ID: id, Rounds: c.cfg.Rounds, Labels: c.labels, Shape: c.shape, Settings: c.local,
-		Scaled: c.cfg.Scaling != dataset.ScaleNone}
+		Scaled: c.scaler != nil || (!c.started && c.cfg.Scaling != dataset.ScaleNone)}
 	if !c.started {
 		w.Ranges = w.Scaled
 		w.Classes = c.cfg.Start == StartSummary && c.sites[id].Role == RoleSource

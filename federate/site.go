@@ -3,8 +3,10 @@ package federate
 import (
 	"context"
 	"encoding/json"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
 	"time"
@@ -82,6 +84,12 @@ type siteRun struct {
 	cur, done uint64
 	// scaled: the federation's scaling has been applied to dom.X.
 	scaled bool
+	// The frames of the last update sent, its round and a hash of the
+	// atoms it was computed from: a restarted coordinator that sends
+	// these atoms again gets the same update back.
+	lastUp    [][]byte
+	lastRound uint32
+	lastIn    uint64
 }
 
 // Join runs a site on the connection nc: it joins the federation, then
@@ -198,6 +206,10 @@ func (s *siteRun) loop(ctx context.Context) (*SiteResult, error) {
 				s.scale(msg)
 				continue
 			}
+			if msg.Round == s.lastRound && s.lastUp != nil && hashValues(msg.Data) == s.lastIn {
+				s.resend()
+				continue
+			}
 			if s.w.Scaled && !s.scaled {
 				s.cfg.Log("site %s: round %d: the federation's scaling has not arrived; the site misses the round", s.cfg.Name, msg.Round)
 				continue
@@ -240,8 +252,11 @@ func (s *siteRun) frame(b []byte) *Message {
 	case h.Kind == KindScale:
 		shape = ScaleShape(s.w.Shape.D)
 	}
+	// A round's atoms sent again (by a restarted coordinator) after the
+	// site trained on them are assembled again.
+	again := key == s.done && h.Kind == KindRound && h.Round == s.lastRound
 	switch {
-	case key <= s.done || (s.asm != nil && key < s.cur):
+	case (key <= s.done && !again) || (s.asm != nil && key < s.cur):
 		return nil
 	case s.asm == nil || key > s.cur:
 		s.asm, s.cur = NewAssembler(h.Kind, h.Round, h.Client, shape), key
@@ -287,6 +302,7 @@ func (s *siteRun) train(m *Message) error {
 			return err
 		}
 	}
+	s.lastUp, s.lastRound, s.lastIn = frames, m.Round, hashValues(m.Data)
 	s.res.Trained = append(s.res.Trained, int(m.Round))
 	s.res.Loss = append(s.res.Loss, loss)
 	s.cfg.Log("site %s: round %d: local loss %.6g", s.cfg.Name, m.Round, loss)
@@ -407,4 +423,27 @@ func (s *siteRun) scale(m *Message) {
 	}
 	s.dom.X, s.scaled = &X, true
 	s.cfg.Log("site %s: scaled its features", s.cfg.Name)
+}
+
+// resend sends the last update again.
+func (s *siteRun) resend() {
+	s.cfg.Log("site %s: round %d: the same atoms again; sending the same update again", s.cfg.Name, s.lastRound)
+	for _, f := range s.lastUp {
+		if err := s.nc.Publish(upSubject(s.cfg.Subject), f); err != nil {
+			s.cfg.Log("site %s: round %d: %v", s.cfg.Name, s.lastRound, err)
+			return
+		}
+	}
+	s.nc.Flush()
+}
+
+// hashValues returns the FNV-1a hash of the values' bits.
+func hashValues(v []float64) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, x := range v {
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
+		h.Write(b[:])
+	}
+	return h.Sum64()
 }
