@@ -217,6 +217,11 @@ func (c *coordinator) open(ctx context.Context, res *Result) (*stateStore, error
 		res.Scaler = c.scaler
 	}
 	c.cfg.Log("resumed the federation of %d sites after round %d from the state in %s", len(c.sites), saved.Round, c.cfg.State)
+	all := make([]int, len(c.sites))
+	for id := range all {
+		all[id] = id
+	}
+	c.cfg.Log("%d of %d sites reachable", len(c.reach(ctx, all)), len(all))
 	return store, nil
 }
 
@@ -426,16 +431,7 @@ func (c *coordinator) shapeUp() error {
 func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 	start := time.Now()
 	st := RoundStats{Round: int(r), Rounds: c.cfg.Rounds, Chosen: choose(c.cfg.Seed, r, len(c.sites), c.cfg.Fraction), Loss: math.NaN()}
-	for _, id := range st.Chosen {
-		n, err := c.send(KindRound, r, id, siteSeed(c.cfg.Seed, r, id))
-		st.BytesOut += n
-		if err != nil {
-			c.cfg.Log("round %d: site %s: %v", r, c.sites[id].Name, err)
-		}
-	}
-	if err := c.nc.Flush(); err != nil {
-		c.cfg.Log("round %d: %v", r, err)
-	}
+	st.BytesOut = c.sendRound(r, st.Chosen)
 	got, in, err := c.gather(ctx, KindUpdate, r, st.Chosen, c.shape)
 	st.BytesIn = in
 	if err != nil {
@@ -443,8 +439,11 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 	}
 	var updates [][]float64
 	st.Loss = 0
+	base := HashValues(c.atoms)
 	for _, id := range st.Chosen {
-		if m := got[id]; m != nil {
+		if m := got[id]; m != nil && m.Base != base {
+			c.cfg.Log("round %d: site %s: rejected an update computed from other atoms", r, c.sites[id].Name)
+		} else if m != nil {
 			st.Answered = append(st.Answered, id)
 			updates = append(updates, m.Data)
 			st.Loss += math.Float64frombits(m.Aux)
@@ -459,6 +458,49 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 	}
 	st.Elapsed = time.Since(start)
 	return st, nil
+}
+
+// sendRound sends the atoms of round r to the sites ids and returns the
+// bytes sent.
+func (c *coordinator) sendRound(r uint32, ids []int) int64 {
+	var out int64
+	for _, id := range ids {
+		n, err := c.send(KindRound, r, id, siteSeed(c.cfg.Seed, r, id))
+		out += n
+		if err != nil {
+			c.cfg.Log("round %d: site %s: %v", r, c.sites[id].Name, err)
+		}
+	}
+	if err := c.nc.Flush(); err != nil {
+		c.cfg.Log("round %d: %v", r, err)
+	}
+	return out
+}
+
+// reach waits, at most Config.RoundTimeout in all, until the sites ids
+// answer a request on their inbox, so that after a restart of the
+// coordinator or of the NATS server the atoms are not sent before the
+// sites have reconnected. It returns the sites that answered.
+func (c *coordinator) reach(ctx context.Context, ids []int) []int {
+	deadline := time.Now().Add(c.cfg.RoundTimeout)
+	var ok []int
+	for _, id := range ids {
+		for {
+			_, err := c.nc.Request(c.sites[id].Inbox, nil, 250*time.Millisecond)
+			if err == nil {
+				ok = append(ok, id)
+				break
+			}
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				c.cfg.Log("site %s is not reachable: %v", c.sites[id].Name, err)
+				break
+			}
+			if errors.Is(err, nats.ErrNoResponders) {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+	}
+	return ok
 }
 
 // send sends the atoms to site id in a message of kind k and round r, and
@@ -496,8 +538,25 @@ func (c *coordinator) gather(ctx context.Context, k Kind, r uint32, chosen []int
 	}
 	got := map[int]*Message{}
 	var in int64
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	reconnects := c.nc.Stats().Reconnects
 	for open := len(chosen); open > 0; {
 		select {
+		case <-tick.C:
+			if n := c.nc.Stats().Reconnects; n != reconnects && k == KindUpdate {
+				// Frames may have been lost while the server was away:
+				// the sites that have not answered get the atoms again.
+				reconnects = n
+				var waiting []int
+				for _, id := range chosen {
+					if got[id] == nil && asm[id] != nil && asm[id].Message() == nil {
+						waiting = append(waiting, id)
+					}
+				}
+				c.cfg.Log("round %d: reconnected to the NATS server; sending the atoms again to %d sites", r, len(waiting))
+				c.sendRound(r, c.reach(ctx, waiting))
+			}
 		case m := <-c.ups:
 			in += int64(len(m.Data))
 			id, done := c.frame(k, r, m.Data, asm)

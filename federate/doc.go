@@ -33,7 +33,7 @@
 //     target fits its α to them (atoms fixed), trains DaDiL-R and DaDiL-E
 //     (dictionary.NewModel) and classifies its rows.
 //
-// Atoms travel in a versioned binary format (see Encode): a 56-byte header
+// Atoms travel in a versioned binary format (see Encode): a 64-byte header
 // (magic, version, kind, round, client id, shape, chunk) and float64
 // values, cut into frames that fit the server's maximal payload. Every
 // size is checked against the expected shape before anything is allocated

@@ -150,7 +150,7 @@ func TestHostileFrames(t *testing.T) {
 			t.Errorf("round %d: answered %v", st.Round, st.Answered)
 		}
 	}
-	for _, want := range []string{"shorter than the 56-byte header", "bad magic", "more than", "unsupported message version 9", "site a-hostile: rejected its update: federate: chunk 0: value 7 is NaN",
+	for _, want := range []string{"shorter than the 64-byte header", "bad magic", "more than", "unsupported message version 9", "site a-hostile: rejected its update: federate: chunk 0: value 7 is NaN",
 		"site a-hostile: rejected its summary: federate: class 0: feature 1 has deviation -1", "summaries from 4 of 5 sites"} {
 		if !rec.has(want) {
 			t.Errorf("no remark %q in %q", want, rec.lines)

@@ -2,11 +2,9 @@ package federate
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"slices"
 	"time"
@@ -191,10 +189,27 @@ func (s *siteRun) join(ctx context.Context) error {
 func (s *siteRun) loop(ctx context.Context) (*SiteResult, error) {
 	idle := time.NewTimer(s.cfg.Idle)
 	defer idle.Stop()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	reconnects := s.nc.Stats().Reconnects
 	for {
 		select {
+		case <-tick.C:
+			// The last update may have been lost while the server was
+			// away; the coordinator takes it only for the round under
+			// way and from the atoms of that round.
+			if n := s.nc.Stats().Reconnects; n != reconnects {
+				reconnects = n
+				if s.lastUp != nil {
+					s.resend()
+				}
+			}
 		case m := <-s.frames:
 			idle.Reset(s.cfg.Idle)
+			if m.Reply != "" { // the coordinator checks that the site is reachable
+				m.Respond(nil)
+				continue
+			}
 			msg := s.frame(m.Data)
 			if msg == nil {
 				continue
@@ -206,7 +221,7 @@ func (s *siteRun) loop(ctx context.Context) (*SiteResult, error) {
 				s.scale(msg)
 				continue
 			}
-			if msg.Round == s.lastRound && s.lastUp != nil && hashValues(msg.Data) == s.lastIn {
+			if msg.Round == s.lastRound && s.lastUp != nil && HashValues(msg.Data) == s.lastIn {
 				s.resend()
 				continue
 			}
@@ -293,7 +308,8 @@ func (s *siteRun) train(m *Message) error {
 	if err != nil {
 		return err
 	}
-	frames, err := Encode(&Message{Kind: KindUpdate, Round: m.Round, Client: m.Client, Shape: m.Shape, Aux: math.Float64bits(loss), Data: data}, int(s.nc.MaxPayload()))
+	base := HashValues(m.Data)
+	frames, err := Encode(&Message{Kind: KindUpdate, Round: m.Round, Client: m.Client, Shape: m.Shape, Aux: math.Float64bits(loss), Base: base, Data: data}, int(s.nc.MaxPayload()))
 	if err != nil {
 		return err
 	}
@@ -302,7 +318,7 @@ func (s *siteRun) train(m *Message) error {
 			return err
 		}
 	}
-	s.lastUp, s.lastRound, s.lastIn = frames, m.Round, hashValues(m.Data)
+	s.lastUp, s.lastRound, s.lastIn = frames, m.Round, base
 	s.res.Trained = append(s.res.Trained, int(m.Round))
 	s.res.Loss = append(s.res.Loss, loss)
 	s.cfg.Log("site %s: round %d: local loss %.6g", s.cfg.Name, m.Round, loss)
@@ -427,7 +443,7 @@ func (s *siteRun) scale(m *Message) {
 
 // resend sends the last update again.
 func (s *siteRun) resend() {
-	s.cfg.Log("site %s: round %d: the same atoms again; sending the same update again", s.cfg.Name, s.lastRound)
+	s.cfg.Log("site %s: round %d: sending its update again", s.cfg.Name, s.lastRound)
 	for _, f := range s.lastUp {
 		if err := s.nc.Publish(upSubject(s.cfg.Subject), f); err != nil {
 			s.cfg.Log("site %s: round %d: %v", s.cfg.Name, s.lastRound, err)
@@ -435,15 +451,4 @@ func (s *siteRun) resend() {
 		}
 	}
 	s.nc.Flush()
-}
-
-// hashValues returns the FNV-1a hash of the values' bits.
-func hashValues(v []float64) uint64 {
-	h := fnv.New64a()
-	var b [8]byte
-	for _, x := range v {
-		binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
-		h.Write(b[:])
-	}
-	return h.Sum64()
 }

@@ -55,8 +55,9 @@ type savedState struct {
 
 // stateStore saves and loads a coordinator's state.
 type stateStore struct {
-	obs  jetstream.ObjectStore
-	name string
+	obs   jetstream.ObjectStore
+	name  string
+	chunk uint32 // bytes of the object's chunks: they fit the server's maximal payload
 }
 
 // openState opens (creating it if needed) the object store bucket on the
@@ -76,7 +77,7 @@ func openState(ctx context.Context, nc *nats.Conn, bucket, name string) (*stateS
 	if err != nil {
 		return nil, fmt.Errorf("federate: state bucket %s (does the NATS server run JetStream?): %w", bucket, err)
 	}
-	return &stateStore{obs: obs, name: name}, nil
+	return &stateStore{obs: obs, name: name, chunk: uint32(min(128<<10, max(nc.MaxPayload()-1024, 1024)))}, nil
 }
 
 // encodeState returns the object of the state s with the atoms.
@@ -97,7 +98,8 @@ func (st *stateStore) save(ctx context.Context, s *savedState, atoms []float64) 
 	b := encodeState(s, atoms)
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if _, err := st.obs.PutBytes(ctx, st.name, b); err != nil {
+	meta := jetstream.ObjectMeta{Name: st.name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: st.chunk}}
+	if _, err := st.obs.Put(ctx, meta, bytes.NewReader(b)); err != nil {
 		return fmt.Errorf("federate: save the state of round %d: %w", s.Round, err)
 	}
 	return nil

@@ -144,6 +144,9 @@ type serveReport struct {
 	Rounds       []roundReport `json:"rounds"`
 	Acknowledged int           `json:"acknowledged"`
 	Seconds      float64       `json:"seconds"`
+	FirstRound   int           `json:"first_round"`
+	Summarized   []int         `json:"summarized"`
+	SummaryBytes int64         `json:"summary_bytes"`
 }
 
 type roundReport struct {
@@ -157,7 +160,8 @@ type roundReport struct {
 }
 
 func newServeReport(res *federate.Result, elapsed time.Duration) serveReport {
-	r := serveReport{Sites: res.Sites, Labels: res.Labels, Acknowledged: res.Acknowledged, Seconds: elapsed.Seconds()}
+	r := serveReport{Sites: res.Sites, Labels: res.Labels, Acknowledged: res.Acknowledged, Seconds: elapsed.Seconds(),
+		FirstRound: res.FirstRound, Summarized: res.Summarized, SummaryBytes: res.SummaryBytes}
 	for _, st := range res.Rounds {
 		rr := roundReport{Round: st.Round, Chosen: st.Chosen, Answered: st.Answered, BytesOut: st.BytesOut, BytesIn: st.BytesIn, Seconds: st.Elapsed.Seconds()}
 		if !math.IsNaN(st.Loss) {
@@ -175,7 +179,7 @@ func runFederateServe(args []string, e *env) error {
 	var nf natsFlags
 	var rf roundFlags
 	var sites int
-	var listen, report string
+	var listen, report, stateDir, bucket string
 	var maxPayload int
 	nf.register(fs, "`URL` of an existing NATS server or cluster (default: start one in this process on --listen)", "")
 	rf.register(fs)
@@ -183,8 +187,10 @@ func runFederateServe(args []string, e *env) error {
 	fs.StringVar(&listen, "listen", "127.0.0.1:4222", "`HOST:PORT` of the embedded NATS server (port 0: any free port)")
 	fs.IntVar(&maxPayload, "max-payload", 0, "largest NATS message of the embedded server, in `bytes` (default 1 MiB); atoms are sent in frames of this size")
 	fs.StringVar(&report, "report", "", "also write the JSON report to `FILE`")
+	fs.StringVar(&stateDir, "state", "", "keep the coordinator's state in the embedded server's JetStream, stored in `DIR`: a serve restarted with the same --state and --subject resumes after the last completed round")
+	fs.StringVar(&bucket, "state-bucket", "", "JetStream object store `NAME` of the state (default dadil-federate with --state; with --nats, giving it keeps the state on that server)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: dadil federate serve --sites N [--nats URL | --listen HOST:PORT] [--token T] [flags]")
+		fmt.Fprintln(fs.Output(), "usage: dadil federate serve --sites N [--nats URL | --listen HOST:PORT] [--token T] [--state DIR] [flags]")
 		fmt.Fprintln(fs.Output(), "\nCoordinates federated DaDiL: waits for N sites (dadil federate join), runs the rounds")
 		fmt.Fprintln(fs.Output(), "and sends the final atoms. Without --nats it starts a NATS server in this process that")
 		fmt.Fprintln(fs.Output(), "admits only clients with the token (a random one, printed, unless given).")
@@ -203,10 +209,16 @@ func runFederateServe(args []string, e *env) error {
 	if err := checkMaxPayload(maxPayload); err != nil {
 		return err
 	}
-	cfg.Sites, cfg.Subject = sites, nf.subject
+	cfg.Sites, cfg.Subject, cfg.State = sites, nf.subject, bucket
+	if stateDir != "" && nf.url != "" {
+		return usageError{errors.New("--state: the state of a coordinator on an existing server (--nats) goes to its JetStream with --state-bucket NAME")}
+	}
+	if stateDir != "" && bucket == "" {
+		cfg.State = "dadil-federate"
+	}
 	nf.resolveToken()
 	if nf.url == "" {
-		if nf.url, err = startEmbedded(e, &nf, listen, maxPayload); err != nil {
+		if nf.url, err = startEmbedded(e, &nf, listen, maxPayload, stateDir); err != nil {
 			return err
 		}
 	}
@@ -224,6 +236,9 @@ func runFederateServe(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
+	if res.FirstRound > 1 {
+		fmt.Fprintf(e.stderr, "resumed at round %d from the saved state\n", res.FirstRound)
+	}
 	fmt.Fprintf(e.stderr, "final atoms acknowledged by %d of %d sites\n", res.Acknowledged, len(res.Sites))
 	return writeJSONReport(e, report, newServeReport(res, time.Since(start)))
 }
@@ -240,7 +255,7 @@ func checkMaxPayload(n int) error {
 // startEmbedded starts the embedded NATS server on listen, with the token
 // of nf (a random one, printed, if none), and returns its URL. The server
 // stops with the process.
-func startEmbedded(e *env, nf *natsFlags, listen string, maxPayload int) (string, error) {
+func startEmbedded(e *env, nf *natsFlags, listen string, maxPayload int, stateDir string) (string, error) {
 	host, port, err := net.SplitHostPort(listen)
 	p, perr := strconv.Atoi(port)
 	if err != nil || perr != nil || p < 0 || p > 65535 {
@@ -252,7 +267,7 @@ func startEmbedded(e *env, nf *natsFlags, listen string, maxPayload int) (string
 		nf.token = hex.EncodeToString(b)
 		fmt.Fprintf(e.stderr, "token: %s (give it to the sites with --token or $%s)\n", nf.token, tokenEnv)
 	}
-	srv, err := federate.StartServer(federate.ServerConfig{Host: host, Port: p, Token: nf.token, MaxPayload: int32(maxPayload)})
+	srv, err := federate.StartServer(federate.ServerConfig{Host: host, Port: p, Token: nf.token, MaxPayload: int32(maxPayload), StoreDir: stateDir})
 	if err != nil {
 		return "", err
 	}

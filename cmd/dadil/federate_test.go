@@ -220,6 +220,58 @@ func TestFederateSiteKilled(t *testing.T) {
 	t.Logf("target accuracy after a crash: DaDiL-R %.2f%%, DaDiL-E %.2f%%", *rep.AccuracyR, *rep.AccuracyE)
 }
 
+// TestFederateCoordinatorKilled kills the coordinator (and the embedded
+// NATS server in its process) with SIGKILL once the target trains in
+// round 4, and starts it again on the same port and state: it resumes
+// after the last round it completed (3 or later), the sites reconnect and
+// send the updates of the round under way (again), and the federation
+// finishes with every site, every round trained once.
+func TestFederateCoordinatorKilled(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	args := []string{"--rounds", "12", "--round-timeout", "10s", "--state", filepath.Join(dir, "state")}
+	serve, url := startServe(t, args...)
+	var sites []*proc
+	for _, s := range src {
+		sites = append(sites, startDadil(t, "dadil", joinArgs(url, "source", s)...))
+	}
+	sites = append(sites, startDadil(t, "dadil", joinArgs(url, "target", tgt)...))
+	sites[3].waitFor(t, regexp.MustCompile(`(round 4): training`))
+	serve.cmd.Process.Kill()
+	if err := serve.wait(t, 10*time.Second); !proctest.Killed(err) {
+		t.Fatalf("the coordinator was not killed: %v", err)
+	}
+	serve, _ = startServe(t, append(args, "--listen", strings.TrimPrefix(url, "nats://"))...)
+	if err := serve.wait(t, 60*time.Second); err != nil {
+		t.Fatalf("serve: %v\n%s", err, serve.stderr)
+	}
+	for _, s := range sites {
+		if err := s.wait(t, 20*time.Second); err != nil {
+			t.Fatalf("%v: %v\n%s", s.cmd.Args, err, s.stderr)
+		}
+	}
+	r := serveResult(t, serve)
+	if r.FirstRound < 4 || r.FirstRound > 12 || len(r.Rounds) != 13-r.FirstRound || r.Acknowledged != 4 {
+		t.Fatalf("resumed at round %d, ran %d rounds, %d acknowledgements\n%s", r.FirstRound, len(r.Rounds), r.Acknowledged, serve.stderr)
+	}
+	for _, rr := range r.Rounds {
+		if len(rr.Answered) != 4 {
+			t.Errorf("round %d answered by %v", rr.Round, rr.Answered)
+		}
+	}
+	if !strings.Contains(serve.stderr.String(), "resumed the federation of 4 sites after round "+strconv.Itoa(r.FirstRound-1)) {
+		t.Errorf("serve's stderr:\n%s", serve.stderr)
+	}
+	var rep joinReport
+	if err := json.Unmarshal(bytes.TrimSpace([]byte(sites[3].stdout.String())), &rep); err != nil || rep.AccuracyR == nil {
+		t.Fatalf("target report %q: %v", sites[3].stdout, err)
+	}
+	if strings.Join(intStrings(rep.Trained), ",") != "1,2,3,4,5,6,7,8,9,10,11,12" || *rep.AccuracyR < 90 {
+		t.Errorf("the target trained in rounds %v, accuracy %.2f%%", rep.Trained, *rep.AccuracyR)
+	}
+	t.Logf("resumed at round %d; target accuracy after a coordinator crash: DaDiL-R %.2f%%, DaDiL-E %.2f%%", r.FirstRound, *rep.AccuracyR, *rep.AccuracyE)
+}
+
 // hostile sends malformed frames to the coordinator's upload subject every
 // 20 ms until stop is closed.
 func hostile(t *testing.T, url string, stop chan struct{}) {
