@@ -123,6 +123,7 @@ type coordinator struct {
 	started    bool            // the atoms have started (after the summaries)
 	scaler     *dataset.Scaler // the federation's scaling, nil for none
 	maxPayload int
+	reconnects uint64 // the connection's reconnections seen so far
 	joins, ups chan *nats.Msg
 	acks       chan *nats.Msg
 }
@@ -259,7 +260,7 @@ func newCoordinator(nc *nats.Conn, cfg Config) (*coordinator, error) {
 	if cfg.Log == nil {
 		cfg.Log = func(string, ...any) {}
 	}
-	return &coordinator{nc: nc, cfg: cfg, byName: map[string]int{}, maxPayload: int(nc.MaxPayload()),
+	return &coordinator{nc: nc, cfg: cfg, byName: map[string]int{}, maxPayload: int(nc.MaxPayload()), reconnects: nc.Stats().Reconnects,
 		joins: make(chan *nats.Msg, 256), ups: make(chan *nats.Msg, 4096), acks: make(chan *nats.Msg, 256)}, nil
 }
 
@@ -540,14 +541,13 @@ func (c *coordinator) gather(ctx context.Context, k Kind, r uint32, chosen []int
 	var in int64
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
-	reconnects := c.nc.Stats().Reconnects
 	for open := len(chosen); open > 0; {
 		select {
 		case <-tick.C:
-			if n := c.nc.Stats().Reconnects; n != reconnects && k == KindUpdate {
+			if n := c.nc.Stats().Reconnects; n != c.reconnects && k == KindUpdate {
 				// Frames may have been lost while the server was away:
 				// the sites that have not answered get the atoms again.
-				reconnects = n
+				c.reconnects = n
 				var waiting []int
 				for _, id := range chosen {
 					if got[id] == nil && asm[id] != nil && asm[id].Message() == nil {

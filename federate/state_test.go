@@ -2,6 +2,7 @@ package federate
 
 import (
 	"context"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -177,4 +178,56 @@ func FuzzParseState(f *testing.F) {
 			t.Fatalf("accepted %d values for shape %v", len(atoms), s.Shape)
 		}
 	})
+}
+
+// TestServerRestart shuts the NATS server down after round 3 and starts
+// another on the same port: the coordinator and the sites reconnect, the
+// atoms of the round under way are sent again to the sites that have not
+// answered, and every round has every site's update.
+func TestServerRestart(t *testing.T) {
+	srv, err := StartServer(ServerConfig{Token: "secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := srv.Addr().(*net.TCPAddr).Port
+	url := srv.ClientURL()
+	defer func() { srv.Shutdown() }()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := testConfig(8)
+	cfg.Sites, cfg.RoundTimeout = 4, 5*time.Second
+	rec := &logRecorder{}
+	cfg.Log = rec.log
+	wait := runSites(t, ctx, url, cfg.Subject)
+	nc, err := Connect(url, "secret", "coordinator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	cfg.Progress = func(st RoundStats) {
+		if st.Round != 3 {
+			return
+		}
+		srv.Shutdown()
+		srv.WaitForShutdown()
+		if srv, err = StartServer(ServerConfig{Token: "secret", Port: port}); err != nil {
+			t.Error(err)
+		}
+	}
+	start := time.Now()
+	res, err := Serve(ctx, nc, cfg)
+	if err != nil {
+		t.Fatal(err, rec.lines)
+	}
+	sites := wait()
+	if len(res.Rounds) != 8 || res.Acknowledged != 4 || len(res.Rounds[7].Answered) != 4 || sites[3].Model == nil || !(sites[3].AccuracyR > 0.9) {
+		t.Errorf("%d rounds, %d acknowledgements, the last answered by %v, target accuracy %.3f; remarks %q",
+			len(res.Rounds), res.Acknowledged, res.Rounds[len(res.Rounds)-1].Answered, sites[3].AccuracyR, rec.lines)
+	}
+	for _, st := range res.Rounds {
+		if len(st.Answered) != 4 {
+			t.Errorf("round %d answered by %v; remarks %q", st.Round, st.Answered, rec.lines)
+		}
+	}
+	t.Logf("%.1f s", time.Since(start).Seconds())
 }
