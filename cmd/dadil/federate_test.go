@@ -116,6 +116,21 @@ func joinArgs(url, role, path string, extra ...string) []string {
 	return append([]string{"", "federate", "join", "--" + role, path, "--nats", url, "--token", "tok", "--workers", "1", "--idle-timeout", "60s"}, extra...)
 }
 
+// finishFederation waits for serve and the sites to end successfully and returns
+// serve's report.
+func finishFederation(t *testing.T, serve *proc, sites []*proc) serveReport {
+	t.Helper()
+	if err := serve.wait(t, 60*time.Second); err != nil {
+		t.Fatalf("serve: %v\n%s", err, serve.stderr)
+	}
+	for _, s := range sites {
+		if err := s.wait(t, 20*time.Second); err != nil {
+			t.Fatalf("%v: %v\n%s", s.cmd.Args, err, s.stderr)
+		}
+	}
+	return serveResult(t, serve)
+}
+
 // serveResult decodes the report serve printed.
 func serveResult(t *testing.T, p *proc) serveReport {
 	t.Helper()
@@ -143,18 +158,10 @@ func TestFederateProcesses(t *testing.T) {
 	}
 	pred := filepath.Join(dir, "pred.csv")
 	sites = append(sites, startDadil(t, "dadil", joinArgs(url, "target", tgt, "--out", pred)...))
-	if err := serve.wait(t, 60*time.Second); err != nil {
-		t.Fatalf("serve: %v\n%s", err, serve.stderr)
-	}
-	for _, s := range sites {
-		if err := s.wait(t, 20*time.Second); err != nil {
-			t.Fatalf("%v: %v\n%s", s.cmd.Args, err, s.stderr)
-		}
-	}
+	r := finishFederation(t, serve, sites)
 	if err := intruder.wait(t, 20*time.Second); err == nil || !strings.Contains(intruder.stderr.String(), "Authorization Violation") {
 		t.Errorf("a wrong token: %v, %s", err, intruder.stderr)
 	}
-	r := serveResult(t, serve)
 	if len(r.Rounds) != 12 || r.Acknowledged != 4 || strings.Join(r.Sites, " ") != "s1 s2 s3 t" {
 		t.Errorf("%d rounds, %d acknowledgements, sites %v", len(r.Rounds), r.Acknowledged, r.Sites)
 	}
@@ -195,15 +202,7 @@ func TestFederateSiteKilled(t *testing.T) {
 		t.Fatalf("the site was not killed: %v\n%s", err, crash.stderr)
 	}
 	sites = append(sites, startDadil(t, "dadil", joinArgs(url, "source", src[0])...))
-	if err := serve.wait(t, 60*time.Second); err != nil {
-		t.Fatalf("serve: %v\n%s", err, serve.stderr)
-	}
-	for _, s := range sites {
-		if err := s.wait(t, 20*time.Second); err != nil {
-			t.Fatalf("%v: %v\n%s", s.cmd.Args, err, s.stderr)
-		}
-	}
-	r := serveResult(t, serve)
+	r := finishFederation(t, serve, sites)
 	if got := r.Rounds[1].Answered; len(got) != 3 || got[0] != 1 {
 		t.Errorf("round 2 answered by %v, want the 3 sites alive", got)
 	}
@@ -242,15 +241,7 @@ func TestFederateCoordinatorKilled(t *testing.T) {
 		t.Fatalf("the coordinator was not killed: %v", err)
 	}
 	serve, _ = startServe(t, append(args, "--listen", strings.TrimPrefix(url, "nats://"))...)
-	if err := serve.wait(t, 60*time.Second); err != nil {
-		t.Fatalf("serve: %v\n%s", err, serve.stderr)
-	}
-	for _, s := range sites {
-		if err := s.wait(t, 20*time.Second); err != nil {
-			t.Fatalf("%v: %v\n%s", s.cmd.Args, err, s.stderr)
-		}
-	}
-	r := serveResult(t, serve)
+	r := finishFederation(t, serve, sites)
 	if r.FirstRound < 4 || r.FirstRound > 12 || len(r.Rounds) != 13-r.FirstRound || r.Acknowledged != 4 {
 		t.Fatalf("resumed at round %d, ran %d rounds, %d acknowledgements\n%s", r.FirstRound, len(r.Rounds), r.Acknowledged, serve.stderr)
 	}
