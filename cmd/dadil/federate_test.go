@@ -296,3 +296,20 @@ func intStrings(v []int) []string {
 	}
 	return s
 }
+
+func TestFederateUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"federate", "serve", "--sites", "2", "--nats", "nats://127.0.0.1:1", "--state", "x"}, "--state-bucket"},
+		{[]string{"federate", "serve", "--sites", "2", "--scale", "standard"}, `--scale "standard": want minmax or none`},
+		{[]string{"federate", "serve", "--sites", "2", "--start", "rows"}, `unknown start "rows"`},
+		{[]string{"federate", "demo", "--start", "rows"}, `unknown start "rows"`},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
