@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"strings"
 
@@ -18,7 +19,8 @@ import (
 //	offset  size  field
 //	     0     4  magic "DDLF"
 //	     4     2  version (Version)
-//	     6     1  kind (KindRound, KindUpdate, KindFinal)
+//	     6     1  kind (KindRound, KindUpdate, KindFinal, KindSummary,
+//	                   KindScale)
 //	     7     1  reserved, 0
 //	     8     4  round
 //	    12     4  client id
@@ -27,17 +29,21 @@ import (
 //	    36     4  chunks
 //	    40     8  offset of the chunk's first value in the message
 //	    48     8  aux: the site's seed (KindRound), its loss as float64
-//	              bits (KindUpdate), 0 (KindFinal)
+//	              bits (KindUpdate), 0 (the other kinds)
+//	    56     8  base: for KindUpdate, the hash (HashValues) of the
+//	              atoms the update was computed from; 0 otherwise
 //
 // followed by the chunk's float64 values, little-endian. A message's values
 // are the K atoms in order, each its n×d features then its n×c label
 // logits, row-major: K·n·(d+c) values, cut into chunks of
 // ⌈values/chunks⌉ values (the last one shorter) so that every frame fits
-// the server's maximal payload.
+// the server's maximal payload. A site's summary (KindSummary) and the
+// federation's scaling (KindScale) travel in the same format as one "atom"
+// of the shapes SummaryShape and ScaleShape give.
 const (
 	Magic      = "DDLF"
-	Version    = 1
-	HeaderSize = 56
+	Version    = 2
+	HeaderSize = 64
 )
 
 // Kind is the kind of a message.
@@ -54,6 +60,13 @@ const (
 	// KindFinal carries the final atoms from the coordinator to every
 	// site.
 	KindFinal Kind = 3
+	// KindSummary carries a site's summary statistics (see SummaryShape)
+	// to the coordinator, once, before the first round.
+	KindSummary Kind = 4
+	// KindScale carries the federation's feature scaling (see
+	// ScaleShape) from the coordinator to a site, before its first
+	// round.
+	KindScale Kind = 5
 )
 
 func (k Kind) String() string {
@@ -64,6 +77,10 @@ func (k Kind) String() string {
 		return "update"
 	case KindFinal:
 		return "final"
+	case KindSummary:
+		return "summary"
+	case KindScale:
+		return "scale"
 	}
 	return fmt.Sprintf("kind %d", uint8(k))
 }
@@ -102,6 +119,7 @@ type Message struct {
 	Client uint32
 	Shape  Shape
 	Aux    uint64
+	Base   uint64
 	Data   []float64
 }
 
@@ -112,7 +130,7 @@ type Header struct {
 	Shape         Shape
 	Chunk, Chunks uint32
 	Offset        uint64
-	Aux           uint64
+	Aux, Base     uint64
 }
 
 // Encode cuts m into frames of at most maxPayload bytes each.
@@ -137,7 +155,7 @@ func Encode(m *Message, maxPayload int) ([][]byte, error) {
 	for i := range chunks {
 		lo, hi := i*per, min((i+1)*per, v)
 		h := Header{Kind: m.Kind, Round: m.Round, Client: m.Client, Shape: m.Shape,
-			Chunk: uint32(i), Chunks: uint32(chunks), Offset: uint64(lo), Aux: m.Aux}
+			Chunk: uint32(i), Chunks: uint32(chunks), Offset: uint64(lo), Aux: m.Aux, Base: m.Base}
 		b := make([]byte, HeaderSize+8*(hi-lo))
 		putHeader(b, &h)
 		for j, x := range m.Data[lo:hi] {
@@ -162,6 +180,7 @@ func putHeader(b []byte, h *Header) {
 	le.PutUint32(b[36:], h.Chunks)
 	le.PutUint64(b[40:], h.Offset)
 	le.PutUint64(b[48:], h.Aux)
+	le.PutUint64(b[56:], h.Base)
 }
 
 // Errors of frames. A frame that fails with ErrFrame carries no client id
@@ -188,13 +207,13 @@ func ParseFrame(b []byte) (Header, []byte, error) {
 		return h, nil, fmt.Errorf("%w %d (this program reads version %d)", ErrVersion, v, Version)
 	}
 	h.Kind = Kind(b[6])
-	if h.Kind < KindRound || h.Kind > KindFinal || b[7] != 0 {
+	if h.Kind < KindRound || h.Kind > KindScale || b[7] != 0 {
 		return h, nil, fmt.Errorf("%w: unknown kind %d or reserved byte %d", ErrFrame, b[6], b[7])
 	}
 	h.Round, h.Client = le.Uint32(b[8:]), le.Uint32(b[12:])
 	h.Shape = Shape{int(le.Uint32(b[16:])), int(le.Uint32(b[20:])), int(le.Uint32(b[24:])), int(le.Uint32(b[28:]))}
 	h.Chunk, h.Chunks = le.Uint32(b[32:]), le.Uint32(b[36:])
-	h.Offset, h.Aux = le.Uint64(b[40:]), le.Uint64(b[48:])
+	h.Offset, h.Aux, h.Base = le.Uint64(b[40:]), le.Uint64(b[48:]), le.Uint64(b[56:])
 	v, err := h.Shape.Values()
 	if err != nil {
 		return h, nil, fmt.Errorf("%w: %s", ErrFrame, strings.TrimPrefix(err.Error(), "federate: "))
@@ -243,11 +262,11 @@ func (a *Assembler) Add(h Header, data []byte) (bool, error) {
 	}
 	if a.got == nil {
 		v, _ := h.Shape.Values() // checked by ParseFrame
-		a.msg = Message{Kind: h.Kind, Round: h.Round, Client: h.Client, Shape: h.Shape, Aux: h.Aux, Data: make([]float64, v)}
+		a.msg = Message{Kind: h.Kind, Round: h.Round, Client: h.Client, Shape: h.Shape, Aux: h.Aux, Base: h.Base, Data: make([]float64, v)}
 		a.got, a.left, w.Chunks = make([]bool, h.Chunks), int(h.Chunks), h.Chunks
 	}
-	if h.Chunks != w.Chunks || h.Aux != a.msg.Aux {
-		return false, fmt.Errorf("federate: chunk %d: the chunk count or aux field changed within a message", h.Chunk)
+	if h.Chunks != w.Chunks || h.Aux != a.msg.Aux || h.Base != a.msg.Base {
+		return false, fmt.Errorf("federate: chunk %d: the chunk count, aux or base field changed within a message", h.Chunk)
 	}
 	if a.got[h.Chunk] {
 		return a.left == 0, nil
@@ -337,4 +356,16 @@ func Unpack(data []float64, s Shape) ([]dictionary.Atom, error) {
 		atoms[k] = dictionary.Atom{X: mat.NewDense(s.N, s.D, x), Logits: mat.NewDense(s.N, s.C, z)}
 	}
 	return atoms, nil
+}
+
+// HashValues returns the FNV-1a hash of the values' bits: an update names
+// by it the atoms it was computed from.
+func HashValues(v []float64) uint64 {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, x := range v {
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
+		h.Write(b[:])
+	}
+	return h.Sum64()
 }

@@ -127,7 +127,7 @@ func TestParseFrameErrors(t *testing.T) {
 		{"truncated data", f[:len(f)-3], "holds 61 bytes, want 64"},
 		{"extra data", append(append([]byte(nil), f...), 0, 0, 0, 0, 0, 0, 0, 0), "holds 72 bytes, want 64"},
 		{"magic", edit(func(b []byte) { b[0] = 'X' }), "bad magic"},
-		{"version", edit(func(b []byte) { le.PutUint16(b[4:], 2) }), "unsupported message version 2"},
+		{"version", edit(func(b []byte) { le.PutUint16(b[4:], Version+1) }), "unsupported message version 3"},
 		{"kind", edit(func(b []byte) { b[6] = 9 }), "unknown kind"},
 		{"reserved", edit(func(b []byte) { b[7] = 1 }), "reserved"},
 		{"zero size", edit(func(b []byte) { le.PutUint32(b[24:], 0) }), "must be positive"},
@@ -142,7 +142,7 @@ func TestParseFrameErrors(t *testing.T) {
 			t.Errorf("%s: got %v, want an error with %q", c.name, err, c.want)
 		}
 	}
-	if _, _, err := ParseFrame(edit(func(b []byte) { le.PutUint16(b[4:], 2) })); !errors.Is(err, ErrVersion) {
+	if _, _, err := ParseFrame(edit(func(b []byte) { le.PutUint16(b[4:], Version+1) })); !errors.Is(err, ErrVersion) {
 		t.Errorf("a wrong version is %v, want ErrVersion", err)
 	}
 }

@@ -6,13 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 )
 
@@ -40,9 +40,26 @@ type Config struct {
 	// Settings are the settings of the local updates (K, n, n_b, η, β,
 	// …; zero fields take dictionary's defaults, K the number of
 	// sources). Epochs, PlateauTol, Seed and Init are set by the
-	// coordinator. The atoms start as the paper's N(0, I) (Algorithm 2,
-	// line 1), since no data leaves a site to start them from.
+	// coordinator.
 	Settings dictionary.Settings
+	// Start selects how the atoms start: from the sources' class
+	// summaries (StartSummary, the default) or from N(0, I)
+	// (StartGaussian).
+	Start Start
+	// Scaling is the scaling of the features every site applies before
+	// the first round: dataset.ScaleNone (the default) or
+	// dataset.ScaleMinMax, the min-max scaling of all the sites' rows
+	// together, computed from every site's per-feature minimum and
+	// maximum.
+	Scaling dataset.Scaling
+	// State, if not empty, names a JetStream object store bucket on the
+	// server where the coordinator keeps its state (the federation, the
+	// atoms and the last completed round) after the atoms start and
+	// after every round; a coordinator started with a saved state of its
+	// subject prefix resumes from the round after it, sending its atoms to
+	// the sites, which have kept running. The state is deleted once the
+	// federation has finished.
+	State string
 	// Progress, if not nil, receives every finished round.
 	Progress func(RoundStats)
 	// Log, if not nil, receives remarks: sites joining, rejected frames,
@@ -76,6 +93,16 @@ type Result struct {
 	Rounds  []RoundStats
 	// Acknowledged counts the sites that acknowledged the final atoms.
 	Acknowledged int
+	// FirstRound is the first round run by this call: 1, or the round
+	// after a saved state's (Config.State).
+	FirstRound int
+	// Summarized lists the ids of the sites whose summary arrived before
+	// the first round (none when no summary was asked), SummaryBytes the
+	// bytes of their frames; Scaler is the federation's scaling (nil for
+	// dataset.ScaleNone).
+	Summarized   []int
+	SummaryBytes int64
+	Scaler       *dataset.Scaler
 }
 
 // site is the coordinator's record of one site.
@@ -93,7 +120,10 @@ type coordinator struct {
 	shape      Shape
 	local      dictionary.Settings
 	atoms      []float64
+	started    bool            // the atoms have started (after the summaries)
+	scaler     *dataset.Scaler // the federation's scaling, nil for none
 	maxPayload int
+	reconnects uint64 // the connection's reconnections seen so far
 	joins, ups chan *nats.Msg
 	acks       chan *nats.Msg
 }
@@ -121,21 +151,33 @@ func Serve(ctx context.Context, nc *nats.Conn, cfg Config) (*Result, error) {
 			s.Unsubscribe()
 		}
 	}()
-	if err := c.form(ctx); err != nil {
+	res := &Result{FirstRound: 1}
+	store, err := c.open(ctx, res)
+	if err != nil {
 		return nil, err
 	}
-	res := &Result{Labels: c.labels}
+	if !c.started {
+		if err := c.form(ctx); err != nil {
+			return nil, err
+		}
+		if err := c.start(ctx, res); err != nil {
+			return nil, err
+		}
+		c.save(ctx, store, 0)
+	}
+	res.Labels = c.labels
 	for id, s := range c.sites {
 		res.Sites = append(res.Sites, s.Name)
 		if s.Role == RoleTarget {
 			res.Targets = append(res.Targets, id)
 		}
 	}
-	for r := 1; r <= c.cfg.Rounds; r++ {
+	for r := res.FirstRound; r <= c.cfg.Rounds; r++ {
 		st, err := c.round(ctx, uint32(r))
 		if err != nil {
 			return nil, err
 		}
+		c.save(ctx, store, r)
 		res.Rounds = append(res.Rounds, st)
 		if c.cfg.Progress != nil {
 			c.cfg.Progress(st)
@@ -144,9 +186,55 @@ func Serve(ctx context.Context, nc *nats.Conn, cfg Config) (*Result, error) {
 	if res.Acknowledged, err = c.final(ctx); err != nil {
 		return nil, err
 	}
+	if store != nil {
+		if err := store.obs.Delete(ctx, store.name); err != nil {
+			c.cfg.Log("delete the finished federation's state: %v", err)
+		}
+	}
 	atoms, err := Unpack(c.atoms, c.shape)
 	res.Atoms = atoms
 	return res, err
+}
+
+// open opens the state store of Config.State, if any, and resumes from
+// the state saved there, if any, setting res.FirstRound.
+func (c *coordinator) open(ctx context.Context, res *Result) (*stateStore, error) {
+	if c.cfg.State == "" {
+		return nil, nil
+	}
+	store, err := openState(ctx, c.nc, c.cfg.State, c.cfg.Subject)
+	if err != nil {
+		return nil, err
+	}
+	saved, atoms, err := store.load(ctx)
+	if err != nil || saved == nil {
+		return store, err
+	}
+	if err := c.resume(saved, atoms); err != nil {
+		return nil, err
+	}
+	res.FirstRound = saved.Round + 1
+	if c.scaler != nil {
+		res.Scaler = c.scaler
+	}
+	c.cfg.Log("resumed the federation of %d sites after round %d from the state in %s", len(c.sites), saved.Round, c.cfg.State)
+	all := make([]int, len(c.sites))
+	for id := range all {
+		all[id] = id
+	}
+	c.cfg.Log("%d of %d sites reachable", len(c.reach(ctx, all)), len(all))
+	return store, nil
+}
+
+// save saves the state after round r, if there is a store; a failure is
+// logged, and a restart then resumes from an earlier round.
+func (c *coordinator) save(ctx context.Context, store *stateStore, r int) {
+	if store == nil {
+		return
+	}
+	if err := store.save(ctx, c.snapshot(r), c.atoms); err != nil {
+		c.cfg.Log("%v", err)
+	}
 }
 
 func newCoordinator(nc *nats.Conn, cfg Config) (*coordinator, error) {
@@ -164,11 +252,15 @@ func newCoordinator(nc *nats.Conn, cfg Config) (*coordinator, error) {
 		return nil, protocolErr("client fraction %g (want 0 < C ≤ 1)", cfg.Fraction)
 	case cfg.RoundTimeout <= 0 || cfg.JoinTimeout <= 0:
 		return nil, protocolErr("timeouts must be positive")
+	case cfg.Scaling != dataset.ScaleNone && cfg.Scaling != dataset.ScaleMinMax:
+		return nil, protocolErr("scaling %v (want none or minmax)", cfg.Scaling)
+	case cfg.Start != StartSummary && cfg.Start != StartGaussian:
+		return nil, protocolErr("start %v", cfg.Start)
 	}
 	if cfg.Log == nil {
 		cfg.Log = func(string, ...any) {}
 	}
-	return &coordinator{nc: nc, cfg: cfg, byName: map[string]int{}, maxPayload: int(nc.MaxPayload()),
+	return &coordinator{nc: nc, cfg: cfg, byName: map[string]int{}, maxPayload: int(nc.MaxPayload()), reconnects: nc.Stats().Reconnects,
 		joins: make(chan *nats.Msg, 256), ups: make(chan *nats.Msg, 4096), acks: make(chan *nats.Msg, 256)}, nil
 }
 
@@ -214,7 +306,7 @@ func (c *coordinator) form(ctx context.Context) error {
 	for id, s := range c.sites {
 		c.byName[s.Name] = id
 	}
-	if err := c.shapeAtoms(); err != nil {
+	if err := c.shapeUp(); err != nil {
 		c.refuseAll(err.Error())
 		return err
 	}
@@ -269,8 +361,20 @@ func (c *coordinator) join(m *nats.Msg) {
 	}
 }
 
+// welcome answers site id's join: before the atoms start it asks for the
+// summary the start needs; after, it sends the site the federation's
+// scaling.
 func (c *coordinator) welcome(m *nats.Msg, id int) {
-	c.reply(m, welcome{ID: id, Rounds: c.cfg.Rounds, Labels: c.labels, Shape: c.shape, Settings: c.local})
+	w := welcome{ID: id, Rounds: c.cfg.Rounds, Labels: c.labels, Shape: c.shape, Settings: c.local,
+		Scaled: c.scaler != nil || (!c.started && c.cfg.Scaling != dataset.ScaleNone)}
+	if !c.started {
+		w.Ranges = w.Scaled
+		w.Classes = c.cfg.Start == StartSummary && c.sites[id].Role == RoleSource
+	}
+	c.reply(m, w)
+	if c.started && c.scaler != nil {
+		c.sendScale(id)
+	}
 }
 
 func (c *coordinator) reply(m *nats.Msg, w welcome) {
@@ -291,11 +395,9 @@ func (c *coordinator) refuseAll(why string) {
 	}
 }
 
-// shapeAtoms sets the federation's label values (the union of the
-// sources'), the settings of the local updates, the atoms' shape, and the
-// initial atoms N(0, I) with balanced one-hot label logits (Algorithm 2,
-// line 1).
-func (c *coordinator) shapeAtoms() error {
+// shapeUp sets the federation's label values (the union of the
+// sources'), the settings of the local updates and the atoms' shape.
+func (c *coordinator) shapeUp() error {
 	sources := 0
 	for _, s := range c.sites {
 		if s.Role == RoleSource {
@@ -321,22 +423,8 @@ func (c *coordinator) shapeAtoms() error {
 	c.local = set
 	c.shape = Shape{K: set.Atoms, N: set.Samples, D: c.sites[0].Features, C: ncls}
 	v, err := c.shape.Values()
-	if err != nil {
-		return err
-	}
-	rng := rand.New(rand.NewPCG(c.cfg.Seed, 0x1417))
 	c.atoms = make([]float64, v)
-	atoms, _ := Unpack(c.atoms, c.shape)
-	for _, a := range atoms {
-		raw := a.X.RawMatrix().Data
-		for i := range raw {
-			raw[i] = rng.NormFloat64()
-		}
-		for i := range c.shape.N {
-			a.Logits.Set(i, i%ncls, 1)
-		}
-	}
-	return nil
+	return err
 }
 
 // round runs round r: it sends the atoms to the chosen sites, gathers
@@ -344,25 +432,19 @@ func (c *coordinator) shapeAtoms() error {
 func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 	start := time.Now()
 	st := RoundStats{Round: int(r), Rounds: c.cfg.Rounds, Chosen: choose(c.cfg.Seed, r, len(c.sites), c.cfg.Fraction), Loss: math.NaN()}
-	for _, id := range st.Chosen {
-		n, err := c.send(KindRound, r, id, siteSeed(c.cfg.Seed, r, id))
-		st.BytesOut += n
-		if err != nil {
-			c.cfg.Log("round %d: site %s: %v", r, c.sites[id].Name, err)
-		}
-	}
-	if err := c.nc.Flush(); err != nil {
-		c.cfg.Log("round %d: %v", r, err)
-	}
-	got, in, err := c.gather(ctx, r, st.Chosen)
+	st.BytesOut = c.sendRound(r, st.Chosen)
+	got, in, err := c.gather(ctx, KindUpdate, r, st.Chosen, c.shape)
 	st.BytesIn = in
 	if err != nil {
 		return st, err
 	}
 	var updates [][]float64
 	st.Loss = 0
+	base := HashValues(c.atoms)
 	for _, id := range st.Chosen {
-		if m := got[id]; m != nil {
+		if m := got[id]; m != nil && m.Base != base {
+			c.cfg.Log("round %d: site %s: rejected an update computed from other atoms", r, c.sites[id].Name)
+		} else if m != nil {
 			st.Answered = append(st.Answered, id)
 			updates = append(updates, m.Data)
 			st.Loss += math.Float64frombits(m.Aux)
@@ -379,10 +461,58 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 	return st, nil
 }
 
+// sendRound sends the atoms of round r to the sites ids and returns the
+// bytes sent.
+func (c *coordinator) sendRound(r uint32, ids []int) int64 {
+	var out int64
+	for _, id := range ids {
+		n, err := c.send(KindRound, r, id, siteSeed(c.cfg.Seed, r, id))
+		out += n
+		if err != nil {
+			c.cfg.Log("round %d: site %s: %v", r, c.sites[id].Name, err)
+		}
+	}
+	if err := c.nc.Flush(); err != nil {
+		c.cfg.Log("round %d: %v", r, err)
+	}
+	return out
+}
+
+// reach waits, at most Config.RoundTimeout in all, until the sites ids
+// answer a request on their inbox, so that after a restart of the
+// coordinator or of the NATS server the atoms are not sent before the
+// sites have reconnected. It returns the sites that answered.
+func (c *coordinator) reach(ctx context.Context, ids []int) []int {
+	deadline := time.Now().Add(c.cfg.RoundTimeout)
+	var ok []int
+	for _, id := range ids {
+		for {
+			_, err := c.nc.Request(c.sites[id].Inbox, nil, 250*time.Millisecond)
+			if err == nil {
+				ok = append(ok, id)
+				break
+			}
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				c.cfg.Log("site %s is not reachable: %v", c.sites[id].Name, err)
+				break
+			}
+			if errors.Is(err, nats.ErrNoResponders) {
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+	}
+	return ok
+}
+
 // send sends the atoms to site id in a message of kind k and round r, and
 // returns the bytes sent.
 func (c *coordinator) send(k Kind, r uint32, id int, aux uint64) (int64, error) {
-	frames, err := Encode(&Message{Kind: k, Round: r, Client: uint32(id), Shape: c.shape, Aux: aux, Data: c.atoms}, c.maxPayload)
+	return c.sendMessage(id, &Message{Kind: k, Round: r, Client: uint32(id), Shape: c.shape, Aux: aux, Data: c.atoms})
+}
+
+// sendMessage sends m to site id and returns the bytes sent.
+func (c *coordinator) sendMessage(id int, m *Message) (int64, error) {
+	frames, err := Encode(m, c.maxPayload)
 	if err != nil {
 		return 0, err
 	}
@@ -396,24 +526,40 @@ func (c *coordinator) send(k Kind, r uint32, id int, aux uint64) (int64, error) 
 	return n, nil
 }
 
-// gather collects the updates of round r from the chosen sites until all
-// of them answered or failed, or the round's time is up. It returns the
-// complete updates by site id and the bytes received. Joins are answered
-// meanwhile.
-func (c *coordinator) gather(ctx context.Context, r uint32, chosen []int) (map[int]*Message, int64, error) {
+// gather collects the messages of kind k (KindUpdate or KindSummary) and
+// shape sh of round r from the chosen sites until all of them answered or
+// failed, or the round's time is up. It returns the complete messages by
+// site id and the bytes received. Joins are answered meanwhile.
+func (c *coordinator) gather(ctx context.Context, k Kind, r uint32, chosen []int, sh Shape) (map[int]*Message, int64, error) {
 	timer := time.NewTimer(c.cfg.RoundTimeout)
 	defer timer.Stop()
 	asm := map[int]*Assembler{}
 	for _, id := range chosen {
-		asm[id] = NewAssembler(KindUpdate, r, uint32(id), c.shape)
+		asm[id] = NewAssembler(k, r, uint32(id), sh)
 	}
 	got := map[int]*Message{}
 	var in int64
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
 	for open := len(chosen); open > 0; {
 		select {
+		case <-tick.C:
+			if n := c.nc.Stats().Reconnects; n != c.reconnects && k == KindUpdate {
+				// Frames may have been lost while the server was away:
+				// the sites that have not answered get the atoms again.
+				c.reconnects = n
+				var waiting []int
+				for _, id := range chosen {
+					if got[id] == nil && asm[id] != nil && asm[id].Message() == nil {
+						waiting = append(waiting, id)
+					}
+				}
+				c.cfg.Log("round %d: reconnected to the NATS server; sending the atoms again to %d sites", r, len(waiting))
+				c.sendRound(r, c.reach(ctx, waiting))
+			}
 		case m := <-c.ups:
 			in += int64(len(m.Data))
-			id, done := c.frame(r, m.Data, asm)
+			id, done := c.frame(k, r, m.Data, asm)
 			if done {
 				got[id] = asm[id].Message()
 			}
@@ -426,7 +572,7 @@ func (c *coordinator) gather(ctx context.Context, r uint32, chosen []int) (map[i
 		case <-timer.C:
 			for _, id := range chosen {
 				if got[id] == nil && asm[id] != nil {
-					c.cfg.Log("round %d: site %s missed the round (no update within %v)", r, c.sites[id].Name, c.cfg.RoundTimeout)
+					c.cfg.Log("round %d: site %s missed the round (no %v within %v)", r, c.sites[id].Name, k, c.cfg.RoundTimeout)
 				}
 			}
 			return got, in, nil
@@ -437,10 +583,10 @@ func (c *coordinator) gather(ctx context.Context, r uint32, chosen []int) (map[i
 	return got, in, nil
 }
 
-// frame handles one frame of round r's updates. It returns the site whose
-// update the frame completed or failed (whose assembler it then removes),
-// else -1.
-func (c *coordinator) frame(r uint32, b []byte, asm map[int]*Assembler) (int, bool) {
+// frame handles one frame of round r's messages of kind k. It returns the
+// site whose message the frame completed or failed (whose assembler it
+// then removes), else -1.
+func (c *coordinator) frame(k Kind, r uint32, b []byte, asm map[int]*Assembler) (int, bool) {
 	h, data, err := ParseFrame(b)
 	if err != nil {
 		c.cfg.Log("round %d: rejected a frame: %v", r, err)
@@ -448,12 +594,12 @@ func (c *coordinator) frame(r uint32, b []byte, asm map[int]*Assembler) (int, bo
 	}
 	id := int(h.Client)
 	a := asm[id]
-	if h.Kind != KindUpdate || h.Round != r || a == nil || a.Message() != nil {
+	if h.Kind != k || h.Round != r || a == nil || a.Message() != nil {
 		return -1, false // late, early, repeated or not ours
 	}
 	done, err := a.Add(h, data)
 	if err != nil {
-		c.cfg.Log("round %d: site %s: rejected its update: %v", r, c.sites[id].Name, err)
+		c.cfg.Log("round %d: site %s: rejected its %v: %v", r, c.sites[id].Name, k, err)
 		asm[id] = nil
 		return id, false
 	}

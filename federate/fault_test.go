@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/synth"
 )
 
@@ -37,8 +40,9 @@ func (l *logRecorder) has(s string) bool {
 }
 
 // silentSite joins the federation as a source named name and then never
-// answers; on every frame it receives it calls onFrame, if not nil.
-func silentSite(t *testing.T, url, subject, name string, onFrame func(b []byte)) {
+// answers; it calls onWelcome, if not nil, with its welcome, and onFrame,
+// if not nil, on every frame it receives.
+func silentSite(t *testing.T, url, subject, name string, onWelcome func(w welcome), onFrame func(b []byte)) {
 	t.Helper()
 	nc, err := Connect(url, "secret", name)
 	if err != nil {
@@ -54,7 +58,13 @@ func silentSite(t *testing.T, url, subject, name string, onFrame func(b []byte))
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(hello{Version: Version, Name: name, Role: RoleSource, Features: 2, Labels: []int{0, 1, 2}, Inbox: inbox})
-	go request(context.Background(), nc, joinSubject(subject), b)
+	go func() {
+		m, err := request(context.Background(), nc, joinSubject(subject), b)
+		var w welcome
+		if err == nil && decodeControl(m.Data, &w) == nil && onWelcome != nil {
+			onWelcome(w)
+		}
+	}()
 }
 
 func TestSiteMissesRounds(t *testing.T) {
@@ -66,7 +76,7 @@ func TestSiteMissesRounds(t *testing.T) {
 	cfg.Log = rec.log
 	// A fifth site that joins and never answers: every round completes
 	// with the other four after the timeout.
-	silentSite(t, url, cfg.Subject, "a-silent", nil)
+	silentSite(t, url, cfg.Subject, "a-silent", nil, nil)
 	// RunProblem expects the problem's domains; the silent site is one more.
 	cfg.Sites = 5
 	res, sites, err := runWithExtra(t, url, p, cfg, 1)
@@ -95,10 +105,19 @@ func TestHostileFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	// The hostile site answers every round in its name with a frame
-	// claiming a huge shape, a truncated frame, garbage, NaN atoms of the
-	// right shape, and a frame of an unsupported version.
-	silentSite(t, url, cfg.Subject, "a-hostile", func(b []byte) {
+	// The hostile site sends a summary with a negative deviation, then
+	// answers every round in its name with a frame claiming a huge shape,
+	// a truncated frame, garbage, NaN atoms of the right shape, and a
+	// frame of an unsupported version.
+	cfg.Scaling = dataset.ScaleMinMax
+	silentSite(t, url, cfg.Subject, "a-hostile", func(w welcome) {
+		sh := SummaryShape(w.Shape.D, w.Shape.C)
+		X := mat.NewDense(6, w.Shape.D, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+		data := summarize(X, []int{0, 0, 0, 0, 0, 0}, w.Shape.C, w.Ranges, w.Classes)
+		data[3*w.Shape.D] = -1 // class 0's deviation of feature 1
+		frames, _ := Encode(&Message{Kind: KindSummary, Client: uint32(w.ID), Shape: sh, Data: data}, 1<<20)
+		nc.Publish(upSubject(cfg.Subject), frames[0])
+	}, func(b []byte) {
 		h, _, err := ParseFrame(b)
 		if err != nil || h.Kind != KindRound {
 			return
@@ -131,7 +150,8 @@ func TestHostileFrames(t *testing.T) {
 			t.Errorf("round %d: answered %v", st.Round, st.Answered)
 		}
 	}
-	for _, want := range []string{"shorter than the 56-byte header", "bad magic", "more than", "unsupported message version 9", "site a-hostile: rejected its update: federate: chunk 0: value 7 is NaN"} {
+	for _, want := range []string{"shorter than the 64-byte header", "bad magic", "more than", "unsupported message version 9", "site a-hostile: rejected its update: federate: chunk 0: value 7 is NaN",
+		"site a-hostile: rejected its summary: federate: class 0: feature 1 has deviation -1", "summaries from 4 of 5 sites"} {
 		if !rec.has(want) {
 			t.Errorf("no remark %q in %q", want, rec.lines)
 		}

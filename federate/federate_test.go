@@ -3,6 +3,7 @@ package federate
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -30,7 +31,7 @@ func testConfig(rounds int) Config {
 	return Config{
 		Subject: "test.fed", Rounds: rounds, LocalEpochs: 5, Fraction: 1,
 		RoundTimeout: 20 * time.Second, JoinTimeout: 10 * time.Second, Seed: 5,
-		Settings: dictionary.Settings{Samples: 90, Batch: 30},
+		Settings: dictionary.Settings{Samples: 90, Batch: 30}, Scaling: dataset.ScaleMinMax,
 	}
 }
 
@@ -64,6 +65,14 @@ func TestRunProblem(t *testing.T) {
 		if len(s.Trained) != 15 || !atomsEqual(s.Atoms, res.Atoms) {
 			t.Errorf("site %d trained in rounds %v; final atoms equal: %v", i, s.Trained, atomsEqual(s.Atoms, res.Atoms))
 		}
+	}
+	var files []*dataset.File
+	for _, d := range p.Domains() {
+		files = append(files, &dataset.File{Name: d.Name, X: d.X})
+	}
+	pooled, _ := dataset.FitScaler(dataset.ScaleMinMax, files...)
+	if len(res.Summarized) != 4 || res.Scaler == nil || !slices.Equal(res.Scaler.Offset, pooled.Offset) || !slices.Equal(res.Scaler.Scale, pooled.Scale) {
+		t.Errorf("summaries from %v; scaling %+v, pooled rows give %+v", res.Summarized, res.Scaler, pooled)
 	}
 	res2, _ := run()
 	if !atomsEqual(res.Atoms, res2.Atoms) {

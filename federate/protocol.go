@@ -56,6 +56,10 @@ type hello struct {
 // welcome is the coordinator's reply to a hello: the site's id, the
 // federation's label values (class k is Labels[k]), the atoms' shape and
 // the settings of the local updates (Settings.Epochs local epochs).
+// Ranges and Classes ask for the site's summary (SummaryShape) with its
+// features' ranges and its classes' statistics; Scaled announces the
+// federation's scaling (KindScale), which the site applies to its rows
+// before it trains.
 type welcome struct {
 	Error    string              `json:"error,omitempty"`
 	ID       int                 `json:"id"`
@@ -63,6 +67,9 @@ type welcome struct {
 	Labels   []int               `json:"labels"`
 	Shape    Shape               `json:"shape"`
 	Settings dictionary.Settings `json:"settings"`
+	Ranges   bool                `json:"ranges,omitempty"`
+	Classes  bool                `json:"classes,omitempty"`
+	Scaled   bool                `json:"scaled,omitempty"`
 }
 
 // ack acknowledges the final atoms.

@@ -76,10 +76,18 @@ type siteRun struct {
 	dom    dataset.Domain
 	res    *SiteResult
 	frames chan *nats.Msg
-	// The message being assembled and its key (round·2, +1 for the
-	// final one), and the key of the last one completed or failed.
+	// The message being assembled and its key (see frame), and the key
+	// of the last one completed or failed.
 	asm       *Assembler
 	cur, done uint64
+	// scaled: the federation's scaling has been applied to dom.X.
+	scaled bool
+	// The frames of the last update sent, its round and a hash of the
+	// atoms it was computed from: a restarted coordinator that sends
+	// these atoms again gets the same update back.
+	lastUp    [][]byte
+	lastRound uint32
+	lastIn    uint64
 }
 
 // Join runs a site on the connection nc: it joins the federation, then
@@ -99,6 +107,9 @@ func Join(ctx context.Context, nc *nats.Conn, cfg SiteConfig) (*SiteResult, erro
 	}
 	defer sub.Unsubscribe()
 	if err := s.join(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.summarize(); err != nil {
 		return nil, err
 	}
 	return s.loop(ctx)
@@ -178,16 +189,45 @@ func (s *siteRun) join(ctx context.Context) error {
 func (s *siteRun) loop(ctx context.Context) (*SiteResult, error) {
 	idle := time.NewTimer(s.cfg.Idle)
 	defer idle.Stop()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	reconnects := s.nc.Stats().Reconnects
 	for {
 		select {
+		case <-tick.C:
+			// The last update may have been lost while the server was
+			// away; the coordinator takes it only for the round under
+			// way and from the atoms of that round.
+			if n := s.nc.Stats().Reconnects; n != reconnects {
+				reconnects = n
+				if s.lastUp != nil {
+					s.resend()
+				}
+			}
 		case m := <-s.frames:
 			idle.Reset(s.cfg.Idle)
+			if m.Reply != "" { // the coordinator checks that the site is reachable
+				m.Respond(nil)
+				continue
+			}
 			msg := s.frame(m.Data)
 			if msg == nil {
 				continue
 			}
-			if msg.Kind == KindFinal {
+			switch msg.Kind {
+			case KindFinal:
 				return s.finish(msg)
+			case KindScale:
+				s.scale(msg)
+				continue
+			}
+			if msg.Round == s.lastRound && s.lastUp != nil && HashValues(msg.Data) == s.lastIn {
+				s.resend()
+				continue
+			}
+			if s.w.Scaled && !s.scaled {
+				s.cfg.Log("site %s: round %d: the federation's scaling has not arrived; the site misses the round", s.cfg.Name, msg.Round)
+				continue
 			}
 			s.cfg.Log("site %s: round %d: training", s.cfg.Name, msg.Round)
 			if err := s.train(msg); err != nil {
@@ -202,10 +242,11 @@ func (s *siteRun) loop(ctx context.Context) (*SiteResult, error) {
 }
 
 // frame adds a frame to the message being assembled, and returns the
-// message it completes. Messages are ordered by round, the final one after
-// the last round's: a frame of a later message than the one being
-// assembled starts it, frames of earlier or completed messages are
-// ignored.
+// message it completes. Messages are ordered by their key, (round+1)·2,
+// plus 1 for the final one: the scaling (round 0) first, then the rounds,
+// the final atoms after the last round's. A frame of a later message than
+// the one being assembled starts it, frames of earlier or completed
+// messages are ignored.
 func (s *siteRun) frame(b []byte) *Message {
 	h, data, err := ParseFrame(b)
 	if err != nil {
@@ -215,15 +256,25 @@ func (s *siteRun) frame(b []byte) *Message {
 	if h.Client != uint32(s.w.ID) || h.Kind == KindUpdate {
 		return nil
 	}
-	key := uint64(h.Round) << 1
+	key := (uint64(h.Round) + 1) << 1
 	if h.Kind == KindFinal {
 		key |= 1
 	}
+	shape := s.w.Shape
 	switch {
-	case key <= s.done || (s.asm != nil && key < s.cur):
+	case h.Kind == KindSummary:
+		return nil
+	case h.Kind == KindScale:
+		shape = ScaleShape(s.w.Shape.D)
+	}
+	// A round's atoms sent again (by a restarted coordinator) after the
+	// site trained on them are assembled again.
+	again := key == s.done && h.Kind == KindRound && h.Round == s.lastRound
+	switch {
+	case (key <= s.done && !again) || (s.asm != nil && key < s.cur):
 		return nil
 	case s.asm == nil || key > s.cur:
-		s.asm, s.cur = NewAssembler(h.Kind, h.Round, h.Client, s.w.Shape), key
+		s.asm, s.cur = NewAssembler(h.Kind, h.Round, h.Client, shape), key
 	}
 	done, err := s.asm.Add(h, data)
 	if err != nil {
@@ -257,7 +308,8 @@ func (s *siteRun) train(m *Message) error {
 	if err != nil {
 		return err
 	}
-	frames, err := Encode(&Message{Kind: KindUpdate, Round: m.Round, Client: m.Client, Shape: m.Shape, Aux: math.Float64bits(loss), Data: data}, int(s.nc.MaxPayload()))
+	base := HashValues(m.Data)
+	frames, err := Encode(&Message{Kind: KindUpdate, Round: m.Round, Client: m.Client, Shape: m.Shape, Aux: math.Float64bits(loss), Base: base, Data: data}, int(s.nc.MaxPayload()))
 	if err != nil {
 		return err
 	}
@@ -266,6 +318,7 @@ func (s *siteRun) train(m *Message) error {
 			return err
 		}
 	}
+	s.lastUp, s.lastRound, s.lastIn = frames, m.Round, base
 	s.res.Trained = append(s.res.Trained, int(m.Round))
 	s.res.Loss = append(s.res.Loss, loss)
 	s.cfg.Log("site %s: round %d: local loss %.6g", s.cfg.Name, m.Round, loss)
@@ -308,7 +361,7 @@ func (s *siteRun) classify() error {
 		out     *[]int
 		acc     *float64
 	}{{s.res.Model.PredictR, &s.res.PredictR, &s.res.AccuracyR}, {s.res.Model.PredictE, &s.res.PredictE, &s.res.AccuracyE}} {
-		idx, err := p.predict(s.cfg.X)
+		idx, err := p.predict(s.dom.X)
 		if err != nil {
 			return err
 		}
@@ -341,4 +394,61 @@ func request(ctx context.Context, nc *nats.Conn, subj string, b []byte) (*nats.M
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// summarize sends the summary the welcome asks for, if any: the ranges of
+// the site's features and, for a source, its classes' statistics
+// (SummaryShape), computed on its rows as they are.
+func (s *siteRun) summarize() error {
+	if !s.w.Ranges && !s.w.Classes {
+		return nil
+	}
+	sh := SummaryShape(s.w.Shape.D, s.w.Shape.C)
+	data := summarize(s.dom.X, s.dom.Y, s.w.Shape.C, s.w.Ranges, s.w.Classes)
+	frames, err := Encode(&Message{Kind: KindSummary, Client: uint32(s.w.ID), Shape: sh, Data: data}, int(s.nc.MaxPayload()))
+	if err != nil {
+		return err
+	}
+	for _, f := range frames {
+		if err := s.nc.Publish(upSubject(s.cfg.Subject), f); err != nil {
+			return fmt.Errorf("federate: site %s: summary: %w", s.cfg.Name, err)
+		}
+	}
+	s.cfg.Log("site %s: sent its summary (ranges %v, class statistics %v)", s.cfg.Name, s.w.Ranges, s.w.Classes && !s.cfg.Target)
+	return s.nc.Flush()
+}
+
+// scale applies the federation's scaling (a KindScale message) to the
+// site's rows, once.
+func (s *siteRun) scale(m *Message) {
+	if s.scaled || !s.w.Scaled {
+		return
+	}
+	d := s.w.Shape.D
+	sc := &dataset.Scaler{Kind: dataset.ScaleMinMax, Offset: m.Data[:d], Scale: m.Data[d : 2*d]}
+	for j, f := range sc.Scale {
+		if !(f > 0) {
+			s.cfg.Log("site %s: rejected the scaling: feature %d has factor %g", s.cfg.Name, j+1, f)
+			return
+		}
+	}
+	var X mat.Dense
+	if err := sc.Transform(&X, s.cfg.X); err != nil {
+		s.cfg.Log("site %s: rejected the scaling: %v", s.cfg.Name, err)
+		return
+	}
+	s.dom.X, s.scaled = &X, true
+	s.cfg.Log("site %s: scaled its features", s.cfg.Name)
+}
+
+// resend sends the last update again.
+func (s *siteRun) resend() {
+	s.cfg.Log("site %s: round %d: sending its update again", s.cfg.Name, s.lastRound)
+	for _, f := range s.lastUp {
+		if err := s.nc.Publish(upSubject(s.cfg.Subject), f); err != nil {
+			s.cfg.Log("site %s: round %d: %v", s.cfg.Name, s.lastRound, err)
+			return
+		}
+	}
+	s.nc.Flush()
 }

@@ -51,7 +51,7 @@ func (n *natsFlags) resolveToken() {
 type roundFlags struct {
 	rounds, epochs            int
 	fraction                  float64
-	aggregation               string
+	aggregation, scale, start string
 	roundTimeout, joinTimeout time.Duration
 	seed                      uint64
 	atoms, samples, batch     int
@@ -63,6 +63,8 @@ func (r *roundFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.epochs, "local-epochs", 5, "epochs of DaDiL every chosen site runs per round")
 	fs.Float64Var(&r.fraction, "fraction", 1, "fraction `C` of the sites chosen every round (0 < C ≤ 1)")
 	fs.StringVar(&r.aggregation, "aggregation", "avg", "`avg` (element-wise mean of the atoms) or random (one site's atoms)")
+	fs.StringVar(&r.scale, "scale", "minmax", "feature scaling every site applies: `minmax` (over all sites, from each site's per-feature minimum and maximum) or none")
+	fs.StringVar(&r.start, "start", "summary", "atoms' start: `summary` (drawn from the sources' per-class feature means and deviations) or gaussian (N(0, I), no statistic leaves a site)")
 	fs.DurationVar(&r.roundTimeout, "round-timeout", time.Minute, "a chosen site that has not answered within this time misses the round")
 	fs.DurationVar(&r.joinTimeout, "join-timeout", 10*time.Minute, "how long to wait for the sites to join")
 	fs.Uint64Var(&r.seed, "seed", 1, "random seed (atoms, choice of sites, local updates)")
@@ -78,6 +80,14 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 	agg, err := federate.ParseAggregation(r.aggregation)
 	if err != nil {
 		return cfg, usageError{err}
+	}
+	start, err := federate.ParseStart(r.start)
+	if err != nil {
+		return cfg, usageError{err}
+	}
+	scale, err := dataset.ParseScaling(r.scale)
+	if err != nil || scale == dataset.ScaleStandard {
+		return cfg, usageError{fmt.Errorf("--scale %s: want minmax or none", clip.Quote(r.scale))}
 	}
 	for _, c := range []struct {
 		name string
@@ -105,7 +115,7 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 	}
 	return federate.Config{
 		Rounds: r.rounds, LocalEpochs: r.epochs, Fraction: r.fraction, Aggregation: agg,
-		RoundTimeout: r.roundTimeout, JoinTimeout: r.joinTimeout, Seed: r.seed,
+		RoundTimeout: r.roundTimeout, JoinTimeout: r.joinTimeout, Seed: r.seed, Start: start, Scaling: scale,
 		Settings: dictionary.Settings{Atoms: r.atoms, Samples: r.samples, Batch: r.batch, LearningRate: r.lr},
 	}, nil
 }
@@ -134,6 +144,9 @@ type serveReport struct {
 	Rounds       []roundReport `json:"rounds"`
 	Acknowledged int           `json:"acknowledged"`
 	Seconds      float64       `json:"seconds"`
+	FirstRound   int           `json:"first_round"`
+	Summarized   []int         `json:"summarized"`
+	SummaryBytes int64         `json:"summary_bytes"`
 }
 
 type roundReport struct {
@@ -147,7 +160,8 @@ type roundReport struct {
 }
 
 func newServeReport(res *federate.Result, elapsed time.Duration) serveReport {
-	r := serveReport{Sites: res.Sites, Labels: res.Labels, Acknowledged: res.Acknowledged, Seconds: elapsed.Seconds()}
+	r := serveReport{Sites: res.Sites, Labels: res.Labels, Acknowledged: res.Acknowledged, Seconds: elapsed.Seconds(),
+		FirstRound: res.FirstRound, Summarized: res.Summarized, SummaryBytes: res.SummaryBytes}
 	for _, st := range res.Rounds {
 		rr := roundReport{Round: st.Round, Chosen: st.Chosen, Answered: st.Answered, BytesOut: st.BytesOut, BytesIn: st.BytesIn, Seconds: st.Elapsed.Seconds()}
 		if !math.IsNaN(st.Loss) {
@@ -165,7 +179,7 @@ func runFederateServe(args []string, e *env) error {
 	var nf natsFlags
 	var rf roundFlags
 	var sites int
-	var listen, report string
+	var listen, report, stateDir, bucket string
 	var maxPayload int
 	nf.register(fs, "`URL` of an existing NATS server or cluster (default: start one in this process on --listen)", "")
 	rf.register(fs)
@@ -173,8 +187,10 @@ func runFederateServe(args []string, e *env) error {
 	fs.StringVar(&listen, "listen", "127.0.0.1:4222", "`HOST:PORT` of the embedded NATS server (port 0: any free port)")
 	fs.IntVar(&maxPayload, "max-payload", 0, "largest NATS message of the embedded server, in `bytes` (default 1 MiB); atoms are sent in frames of this size")
 	fs.StringVar(&report, "report", "", "also write the JSON report to `FILE`")
+	fs.StringVar(&stateDir, "state", "", "keep the coordinator's state in the embedded server's JetStream, stored in `DIR`: a serve restarted with the same --state and --subject resumes after the last completed round")
+	fs.StringVar(&bucket, "state-bucket", "", "JetStream object store `NAME` of the state (default dadil-federate with --state; with --nats, giving it keeps the state on that server)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: dadil federate serve --sites N [--nats URL | --listen HOST:PORT] [--token T] [flags]")
+		fmt.Fprintln(fs.Output(), "usage: dadil federate serve --sites N [--nats URL | --listen HOST:PORT] [--token T] [--state DIR] [flags]")
 		fmt.Fprintln(fs.Output(), "\nCoordinates federated DaDiL: waits for N sites (dadil federate join), runs the rounds")
 		fmt.Fprintln(fs.Output(), "and sends the final atoms. Without --nats it starts a NATS server in this process that")
 		fmt.Fprintln(fs.Output(), "admits only clients with the token (a random one, printed, unless given).")
@@ -193,10 +209,16 @@ func runFederateServe(args []string, e *env) error {
 	if err := checkMaxPayload(maxPayload); err != nil {
 		return err
 	}
-	cfg.Sites, cfg.Subject = sites, nf.subject
+	cfg.Sites, cfg.Subject, cfg.State = sites, nf.subject, bucket
+	if stateDir != "" && nf.url != "" {
+		return usageError{errors.New("--state: the state of a coordinator on an existing server (--nats) goes to its JetStream with --state-bucket NAME")}
+	}
+	if stateDir != "" && bucket == "" {
+		cfg.State = "dadil-federate"
+	}
 	nf.resolveToken()
 	if nf.url == "" {
-		if nf.url, err = startEmbedded(e, &nf, listen, maxPayload); err != nil {
+		if nf.url, err = startEmbedded(e, &nf, listen, maxPayload, stateDir); err != nil {
 			return err
 		}
 	}
@@ -214,6 +236,9 @@ func runFederateServe(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
+	if res.FirstRound > 1 {
+		fmt.Fprintf(e.stderr, "resumed at round %d from the saved state\n", res.FirstRound)
+	}
 	fmt.Fprintf(e.stderr, "final atoms acknowledged by %d of %d sites\n", res.Acknowledged, len(res.Sites))
 	return writeJSONReport(e, report, newServeReport(res, time.Since(start)))
 }
@@ -230,7 +255,7 @@ func checkMaxPayload(n int) error {
 // startEmbedded starts the embedded NATS server on listen, with the token
 // of nf (a random one, printed, if none), and returns its URL. The server
 // stops with the process.
-func startEmbedded(e *env, nf *natsFlags, listen string, maxPayload int) (string, error) {
+func startEmbedded(e *env, nf *natsFlags, listen string, maxPayload int, stateDir string) (string, error) {
 	host, port, err := net.SplitHostPort(listen)
 	p, perr := strconv.Atoi(port)
 	if err != nil || perr != nil || p < 0 || p > 65535 {
@@ -242,7 +267,7 @@ func startEmbedded(e *env, nf *natsFlags, listen string, maxPayload int) (string
 		nf.token = hex.EncodeToString(b)
 		fmt.Fprintf(e.stderr, "token: %s (give it to the sites with --token or $%s)\n", nf.token, tokenEnv)
 	}
-	srv, err := federate.StartServer(federate.ServerConfig{Host: host, Port: p, Token: nf.token, MaxPayload: int32(maxPayload)})
+	srv, err := federate.StartServer(federate.ServerConfig{Host: host, Port: p, Token: nf.token, MaxPayload: int32(maxPayload), StoreDir: stateDir})
 	if err != nil {
 		return "", err
 	}
@@ -294,7 +319,7 @@ func runFederateJoin(args []string, e *env) error {
 	fs.StringVar(&source, "source", "", "this site's labeled domain `PATH` (.csv, .npy, .npz or .mat)")
 	fs.StringVar(&target, "target", "", "this site's unlabeled target domain `PATH`; its labels, if any, only score")
 	fs.StringVar(&name, "name", "", "the site's `NAME` in the federation (default: the file's base name)")
-	fs.StringVar(&scale, "scale", "none", "feature scaling of this site's rows alone: `none`, minmax or standard (no statistic leaves the site)")
+	fs.StringVar(&scale, "scale", "none", "feature scaling of this site's rows alone, before the federation's (serve --scale): `none`, minmax or standard")
 	fs.StringVar(&out, "out", "", "the target's predictions (DaDiL-R and DaDiL-E) as CSV to `FILE`")
 	fs.StringVar(&report, "report", "", "also write the JSON report to `FILE`")
 	fs.StringVar(&classifier, "classifier", defaultClassifier, "the target's final classifier `NAME`")

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -31,7 +32,8 @@ func runFederateDemo(args []string, e *env) error {
 		fmt.Fprintln(fs.Output(), "usage: dadil federate demo [--rounds R] [--local-epochs E] [--fraction C] [--aggregation avg|random] [flags]")
 		fmt.Fprintln(fs.Output(), "\nRuns federated DaDiL on the generated problem of dadil demo (three sources, one target),")
 		fmt.Fprintln(fs.Output(), "one site per domain over a NATS server on 127.0.0.1, and the centralised DaDiL fit with")
-		fmt.Fprintln(fs.Output(), "the same settings (N(0, I) atoms, R·E epochs); prints both target accuracies.")
+		fmt.Fprintln(fs.Output(), "the same settings (scaling, R·E epochs, atoms started on the sources' rows, or N(0, I) with")
+		fmt.Fprintln(fs.Output(), "--start gaussian); prints both target accuracies.")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -68,9 +70,12 @@ func runFederateDemo(args []string, e *env) error {
 		in += st.BytesIn
 	}
 	set := cfg.Settings
-	set.Epochs, set.PlateauTol, set.Init, set.Seed = cfg.Rounds*cfg.LocalEpochs, -1, dictionary.InitGaussian, cfg.Seed
+	set.Epochs, set.PlateauTol, set.Seed = cfg.Rounds*cfg.LocalEpochs, -1, cfg.Seed
+	if cfg.Start == federate.StartGaussian {
+		set.Init, set.FeatureScale = dictionary.InitGaussian, dictionary.ScaleNone
+	}
 	start = time.Now()
-	accR, accE, err := centralised(p, &set)
+	accR, accE, err := centralised(p, cfg.Scaling, &set)
 	if err != nil {
 		return err
 	}
@@ -84,9 +89,13 @@ func runFederateDemo(args []string, e *env) error {
 	return nil
 }
 
-// centralised fits DaDiL on the whole problem and returns the target
-// accuracies of DaDiL-R and DaDiL-E.
-func centralised(p *dataset.Problem, set *dictionary.Settings) (float64, float64, error) {
+// centralised fits DaDiL on the whole problem, scaled over all its
+// domains, and returns the target accuracies of DaDiL-R and DaDiL-E.
+func centralised(p *dataset.Problem, kind dataset.Scaling, set *dictionary.Settings) (float64, float64, error) {
+	p, err := scaledProblem(p, kind)
+	if err != nil {
+		return 0, 0, err
+	}
 	m, err := dictionary.FitModel(p, set, nil)
 	if err != nil {
 		return 0, 0, err
@@ -105,4 +114,32 @@ func centralised(p *dataset.Problem, set *dictionary.Settings) (float64, float64
 		acc[i] /= float64(len(y))
 	}
 	return acc[0], acc[1], nil
+}
+
+// scaledProblem returns p with every domain scaled by the scaling of kind
+// fitted on all of them together.
+func scaledProblem(p *dataset.Problem, kind dataset.Scaling) (*dataset.Problem, error) {
+	var files []*dataset.File
+	for _, d := range p.Domains() {
+		files = append(files, &dataset.File{Name: d.Name, X: d.X})
+	}
+	sc, err := dataset.FitScaler(kind, files...)
+	if err != nil {
+		return nil, err
+	}
+	q := *p
+	q.Sources = slices.Clone(p.Sources)
+	for i := range q.Sources {
+		var X mat.Dense
+		if err := sc.Transform(&X, p.Sources[i].X); err != nil {
+			return nil, err
+		}
+		q.Sources[i].X = &X
+	}
+	var X mat.Dense
+	if err := sc.Transform(&X, p.Target.X); err != nil {
+		return nil, err
+	}
+	q.Target.X = &X
+	return &q, nil
 }

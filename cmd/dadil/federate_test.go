@@ -116,6 +116,21 @@ func joinArgs(url, role, path string, extra ...string) []string {
 	return append([]string{"", "federate", "join", "--" + role, path, "--nats", url, "--token", "tok", "--workers", "1", "--idle-timeout", "60s"}, extra...)
 }
 
+// finishFederation waits for serve and the sites to end successfully and returns
+// serve's report.
+func finishFederation(t *testing.T, serve *proc, sites []*proc) serveReport {
+	t.Helper()
+	if err := serve.wait(t, 60*time.Second); err != nil {
+		t.Fatalf("serve: %v\n%s", err, serve.stderr)
+	}
+	for _, s := range sites {
+		if err := s.wait(t, 20*time.Second); err != nil {
+			t.Fatalf("%v: %v\n%s", s.cmd.Args, err, s.stderr)
+		}
+	}
+	return serveResult(t, serve)
+}
+
 // serveResult decodes the report serve printed.
 func serveResult(t *testing.T, p *proc) serveReport {
 	t.Helper()
@@ -143,18 +158,10 @@ func TestFederateProcesses(t *testing.T) {
 	}
 	pred := filepath.Join(dir, "pred.csv")
 	sites = append(sites, startDadil(t, "dadil", joinArgs(url, "target", tgt, "--out", pred)...))
-	if err := serve.wait(t, 60*time.Second); err != nil {
-		t.Fatalf("serve: %v\n%s", err, serve.stderr)
-	}
-	for _, s := range sites {
-		if err := s.wait(t, 20*time.Second); err != nil {
-			t.Fatalf("%v: %v\n%s", s.cmd.Args, err, s.stderr)
-		}
-	}
+	r := finishFederation(t, serve, sites)
 	if err := intruder.wait(t, 20*time.Second); err == nil || !strings.Contains(intruder.stderr.String(), "Authorization Violation") {
 		t.Errorf("a wrong token: %v, %s", err, intruder.stderr)
 	}
-	r := serveResult(t, serve)
 	if len(r.Rounds) != 12 || r.Acknowledged != 4 || strings.Join(r.Sites, " ") != "s1 s2 s3 t" {
 		t.Errorf("%d rounds, %d acknowledgements, sites %v", len(r.Rounds), r.Acknowledged, r.Sites)
 	}
@@ -195,15 +202,7 @@ func TestFederateSiteKilled(t *testing.T) {
 		t.Fatalf("the site was not killed: %v\n%s", err, crash.stderr)
 	}
 	sites = append(sites, startDadil(t, "dadil", joinArgs(url, "source", src[0])...))
-	if err := serve.wait(t, 60*time.Second); err != nil {
-		t.Fatalf("serve: %v\n%s", err, serve.stderr)
-	}
-	for _, s := range sites {
-		if err := s.wait(t, 20*time.Second); err != nil {
-			t.Fatalf("%v: %v\n%s", s.cmd.Args, err, s.stderr)
-		}
-	}
-	r := serveResult(t, serve)
+	r := finishFederation(t, serve, sites)
 	if got := r.Rounds[1].Answered; len(got) != 3 || got[0] != 1 {
 		t.Errorf("round 2 answered by %v, want the 3 sites alive", got)
 	}
@@ -218,6 +217,50 @@ func TestFederateSiteKilled(t *testing.T) {
 		t.Fatalf("target report %q: %v", sites[2].stdout, err)
 	}
 	t.Logf("target accuracy after a crash: DaDiL-R %.2f%%, DaDiL-E %.2f%%", *rep.AccuracyR, *rep.AccuracyE)
+}
+
+// TestFederateCoordinatorKilled kills the coordinator (and the embedded
+// NATS server in its process) with SIGKILL once the target trains in
+// round 4, and starts it again on the same port and state: it resumes
+// after the last round it completed (3 or later), the sites reconnect and
+// send the updates of the round under way (again), and the federation
+// finishes with every site, every round trained once.
+func TestFederateCoordinatorKilled(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	args := []string{"--rounds", "12", "--round-timeout", "10s", "--state", filepath.Join(dir, "state")}
+	serve, url := startServe(t, args...)
+	var sites []*proc
+	for _, s := range src {
+		sites = append(sites, startDadil(t, "dadil", joinArgs(url, "source", s)...))
+	}
+	sites = append(sites, startDadil(t, "dadil", joinArgs(url, "target", tgt)...))
+	sites[3].waitFor(t, regexp.MustCompile(`(round 4): training`))
+	serve.cmd.Process.Kill()
+	if err := serve.wait(t, 10*time.Second); !proctest.Killed(err) {
+		t.Fatalf("the coordinator was not killed: %v", err)
+	}
+	serve, _ = startServe(t, append(args, "--listen", strings.TrimPrefix(url, "nats://"))...)
+	r := finishFederation(t, serve, sites)
+	if r.FirstRound < 4 || r.FirstRound > 12 || len(r.Rounds) != 13-r.FirstRound || r.Acknowledged != 4 {
+		t.Fatalf("resumed at round %d, ran %d rounds, %d acknowledgements\n%s", r.FirstRound, len(r.Rounds), r.Acknowledged, serve.stderr)
+	}
+	for _, rr := range r.Rounds {
+		if len(rr.Answered) != 4 {
+			t.Errorf("round %d answered by %v", rr.Round, rr.Answered)
+		}
+	}
+	if !strings.Contains(serve.stderr.String(), "resumed the federation of 4 sites after round "+strconv.Itoa(r.FirstRound-1)) {
+		t.Errorf("serve's stderr:\n%s", serve.stderr)
+	}
+	var rep joinReport
+	if err := json.Unmarshal(bytes.TrimSpace([]byte(sites[3].stdout.String())), &rep); err != nil || rep.AccuracyR == nil {
+		t.Fatalf("target report %q: %v", sites[3].stdout, err)
+	}
+	if strings.Join(intStrings(rep.Trained), ",") != "1,2,3,4,5,6,7,8,9,10,11,12" || *rep.AccuracyR < 90 {
+		t.Errorf("the target trained in rounds %v, accuracy %.2f%%", rep.Trained, *rep.AccuracyR)
+	}
+	t.Logf("resumed at round %d; target accuracy after a coordinator crash: DaDiL-R %.2f%%, DaDiL-E %.2f%%", r.FirstRound, *rep.AccuracyR, *rep.AccuracyE)
 }
 
 // hostile sends malformed frames to the coordinator's upload subject every
@@ -252,4 +295,21 @@ func intStrings(v []int) []string {
 		s[i] = strconv.Itoa(x)
 	}
 	return s
+}
+
+func TestFederateUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"federate", "serve", "--sites", "2", "--nats", "nats://127.0.0.1:1", "--state", "x"}, "--state-bucket"},
+		{[]string{"federate", "serve", "--sites", "2", "--scale", "standard"}, `--scale "standard": want minmax or none`},
+		{[]string{"federate", "serve", "--sites", "2", "--start", "rows"}, `unknown start "rows"`},
+		{[]string{"federate", "demo", "--start", "rows"}, `unknown start "rows"`},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
 }
