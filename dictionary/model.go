@@ -260,7 +260,7 @@ type Model struct {
 	// Reconstruction is B(α_T; P), on which R was trained.
 	Reconstruction *barycenter.Result
 	// Penalty is the choice of the classifiers' penalty that FitModel
-	// made on the sources (Settings.FixedPenalty), nil when it made none.
+	// made on the sources (Settings.ChoosePenalty), nil when it made none.
 	Penalty *classify.PenaltyChoice
 	// Elapsed is the time NewModel took: the reconstruction and the
 	// classifiers.
@@ -287,7 +287,11 @@ func FitModel(p *dataset.Problem, s *Settings, c classify.Trainer) (*Model, erro
 		XT = d.transportRows(p.Target.X, d.Settings.Seed)
 	}
 	var val []classify.Labeled
-	if choosesPenalty(&d.Settings, c) {
+	choose, err := choosesPenalty(&d.Settings, c)
+	if err != nil {
+		return nil, err
+	}
+	if choose {
 		for _, s := range p.Sources {
 			val = append(val, classify.Labeled{X: s.X, Y: s.Y})
 		}
@@ -296,13 +300,16 @@ func FitModel(p *dataset.Problem, s *Settings, c classify.Trainer) (*Model, erro
 }
 
 // choosesPenalty reports whether FitModel chooses the penalty of the
-// trainer t (Settings.FixedPenalty).
-func choosesPenalty(s *Settings, t classify.Trainer) bool {
-	if s.FixedPenalty {
-		return false
+// trainer t (Settings.ChoosePenalty), and an error if it should but t is
+// not the default softmax regression.
+func choosesPenalty(s *Settings, t classify.Trainer) (bool, error) {
+	if !s.ChoosePenalty {
+		return false, nil
 	}
-	st, ok := t.(*classify.SoftmaxTrainer)
-	return t == nil || ok && st.Settings == nil
+	if st, ok := t.(*classify.SoftmaxTrainer); t == nil || ok && st.Settings == nil {
+		return true, nil
+	}
+	return false, fmt.Errorf("dictionary: Settings.ChoosePenalty chooses the penalty of the default softmax regression, not of a %s classifier", t.Name())
 }
 
 // NewModel trains the DaDiL-R and DaDiL-E classifiers of the domain in row

@@ -9,12 +9,12 @@ package dictionary
 // batch per domain (Algorithm 2, lines 10–13), α moved by Adam on its raw
 // gradient as in the authors' implementation, and the DaDiL-R and DaDiL-E
 // classifiers trained on the argmax of the labels as in the authors'
-// demonstration with the paper's fixed penalty, without a transport step.
+// demonstration, without a transport step.
 func Paper(seed uint64) *Settings {
 	return &Settings{
 		Atoms: 8, Samples: 1000, Batch: 200, LearningRate: 0.1, Epochs: 10, PlateauTol: -1,
 		Init: InitGaussian, FeatureScale: ScaleNone,
-		RawAlphaGradient: true, HardLabels: true, FixedPenalty: true, Seed: seed,
+		RawAlphaGradient: true, HardLabels: true, Seed: seed,
 		Transport: TransportNone, EnsembleTransport: TransportNone,
 	}
 }

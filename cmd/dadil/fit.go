@@ -72,7 +72,7 @@ type fitReport struct {
 	Seconds        map[string]float64   `json:"seconds"`
 	TargetAccuracy map[string]float64   `json:"target_accuracy,omitempty"`
 	// Penalty is the choice of the softmax classifiers' penalty on the
-	// sources (dictionary.Settings.FixedPenalty), when one was made.
+	// sources (--l2 auto, dictionary.Settings.ChoosePenalty).
 	Penalty *classify.PenaltyChoice `json:"penalty,omitempty"`
 	// UnknownTargetLabels lists target label values absent from the
 	// sources; such rows can never be predicted right.

@@ -617,9 +617,10 @@ func TestFitExportReconstruction(t *testing.T) {
 	}
 }
 
-// TestFitL2: --l2 reaches the softmax classifier (the report names it and a
-// much larger penalty changes the predictions' probabilities), and is a
-// usage error with another classifier or a penalty that is not positive.
+// TestFitL2: --l2 reaches the softmax classifier (the report names it, and
+// a much larger penalty shrinks the weights), --l2 auto makes DaDiL choose
+// it (the report gives the choice), and --l2 is a usage error with another
+// classifier or a penalty that is not positive.
 func TestFitL2(t *testing.T) {
 	dir := t.TempDir()
 	src, tgt := synthFiles(t, dir, true)
@@ -635,9 +636,11 @@ func TestFitL2(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--l2", "0"}, "--l2 0: the penalty must be a positive number"},
-		{[]string{"--l2", "-1e-3"}, "--l2 -0.001: the penalty must be a positive number"},
+		{[]string{"--l2", "0"}, `--l2 "0": want a positive number or auto`},
+		{[]string{"--l2", "-1e-3"}, `--l2 "-1e-3": want a positive number or auto`},
+		{[]string{"--l2", "small"}, `--l2 "small": want a positive number or auto`},
 		{[]string{"--l2", "0.1", "--classifier", "knn"}, "--l2 sets the penalty of --classifier softmax, not of knn"},
+		{[]string{"--l2", "auto", "--classifier", "mlp"}, "--l2 sets the penalty of --classifier softmax, not of mlp"},
 	} {
 		if code, stderr := fit("bad", c.args...); code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q, want exit 2 and %q", c.args, code, stderr, c.want)
@@ -660,12 +663,17 @@ func TestFitL2(t *testing.T) {
 	}{
 		{"default", "softmax", nil},
 		{"strong", "softmax, λ = 10", []string{"--l2", "10"}},
+		{"auto", "softmax", []string{"--l2", "auto"}},
 	} {
 		if code, stderr := fit(c.out, c.args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
-		if got := report(c.out).Classifier; got != c.classifier {
-			t.Errorf("%v: report classifier %q, want %q", c.args, got, c.classifier)
+		r := report(c.out)
+		if r.Classifier != c.classifier {
+			t.Errorf("%v: report classifier %q, want %q", c.args, r.Classifier, c.classifier)
+		}
+		if auto := c.out == "auto"; (r.Penalty != nil) != auto || auto && (len(r.Penalty.Score) != len(classify.DefaultL2Grid) || !r.Settings.ChoosePenalty) {
+			t.Errorf("%v: report penalty %+v, settings.ChoosePenalty %v", c.args, r.Penalty, r.Settings.ChoosePenalty)
 		}
 	}
 	m0, err := modelfile.Load(filepath.Join(dir, "default", "model.dadil"))
