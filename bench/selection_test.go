@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/selection"
@@ -111,5 +113,47 @@ func TestRunSuiteSelect(t *testing.T) {
 		if g := s.Gap[i][0]; !(g <= 0) || s.Missed[i][0] != 0 {
 			t.Errorf("%s: gap %v, missed %d", s.Scorers[i], g, s.Missed[i][0])
 		}
+	}
+}
+
+// TestRunSuiteStandard: a set's problems are prepared with the scaling
+// asked for, and SuiteOptions.Standard runs every target as the default
+// does.
+func TestRunSuiteStandard(t *testing.T) {
+	l := synth.Default()
+	l.PerClass = 30
+	p := synth.Generate(l, 2)
+	set := &SuiteSet{Name: "synthetic"}
+	for _, d := range append(p.Sources, *p.Test) {
+		X := mat.DenseCopyOf(d.X)
+		r, _ := X.Dims()
+		for i := range r {
+			X.Set(i, 0, 1000*X.At(i, 0)) // a feature of a much larger spread
+		}
+		set.Domains = append(set.Domains, &dataset.File{Name: d.Name, X: X, Labels: d.Y})
+	}
+	mm, err := set.problem(0, dataset.ScaleMinMax)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := set.problem(0, dataset.ScaleStandard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mm.Scaler.Kind != dataset.ScaleMinMax || st.Scaler.Kind != dataset.ScaleStandard {
+		t.Fatalf("scalers %v and %v", mm.Scaler.Kind, st.Scaler.Kind)
+	}
+	opt := SuiteOptions{Methods: []string{"source-only"}, Config: adapt.Config{Seed: 1}}
+	a, err := RunSuite([]*SuiteSet{set}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Standard = true
+	b, err := RunSuite([]*SuiteSet{set}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != len(b) || len(a) != len(set.Domains) {
+		t.Fatalf("%d and %d results for %d targets", len(a), len(b), len(set.Domains))
 	}
 }

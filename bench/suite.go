@@ -42,6 +42,11 @@ type SuiteSet struct {
 // Problem returns the problem whose target is domain t, the other domains
 // its sources in order, prepared as dadil adapt does by default.
 func (s *SuiteSet) Problem(t int) (*dataset.Loaded, error) {
+	return s.problem(t, dataset.ScaleMinMax)
+}
+
+// problem is Problem with the features scaled as sc says.
+func (s *SuiteSet) problem(t int, sc dataset.Scaling) (*dataset.Loaded, error) {
 	if t < 0 || t >= len(s.Domains) {
 		return nil, fmt.Errorf("bench: suite: %s has no domain %d", s.Name, t)
 	}
@@ -54,7 +59,7 @@ func (s *SuiteSet) Problem(t int) (*dataset.Loaded, error) {
 		}
 	}
 	tgt := *s.Domains[t]
-	l, err := dataset.Prepare(src, &tgt, &dataset.LoadOptions{Scaling: dataset.ScaleMinMax, Missing: dataset.MissingImpute})
+	l, err := dataset.Prepare(src, &tgt, &dataset.LoadOptions{Scaling: sc, Missing: dataset.MissingImpute})
 	if err != nil {
 		return nil, fmt.Errorf("bench: suite: %s, target %s: %w", s.Name, tgt.Name, err)
 	}
@@ -347,6 +352,10 @@ type SuiteOptions struct {
 	// (SuiteResult.Selection; SummarizeSelection). Their refits run in
 	// the fit's job, after it.
 	Scorers []selection.Scorer
+	// Standard scales the features of every problem to zero mean and
+	// unit variance over all its domains together (dadil adapt --scale
+	// standard) instead of to [0, 1] (its default, SuiteSet.Problem).
+	Standard bool
 	// Progress, if not nil, receives a line per finished fit.
 	Progress func(done, total int, what string, elapsed time.Duration)
 }
@@ -385,7 +394,11 @@ func RunSuite(sets []*SuiteSet, opt SuiteOptions) ([]SuiteResult, error) {
 	var jobs []suiteJob
 	for _, s := range sets {
 		for t := range s.Domains {
-			p, err := s.Problem(t)
+			sc := dataset.ScaleMinMax
+			if opt.Standard {
+				sc = dataset.ScaleStandard
+			}
+			p, err := s.problem(t, sc)
 			if err != nil {
 				return nil, err
 			}

@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"fmt"
+
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -34,8 +36,17 @@ type SoftmaxTrainer struct {
 	Settings *Settings
 }
 
-// Name returns "softmax".
-func (t *SoftmaxTrainer) Name() string { return "softmax" }
+// Name returns "softmax", followed by the penalty when it is not
+// DefaultL2 ("softmax, λ = 0.01").
+func (t *SoftmaxTrainer) Name() string {
+	if t.Settings == nil || t.Settings.L2 == 0 || t.Settings.L2 == DefaultL2 {
+		if t.Settings == nil || !t.Settings.NoPenalty {
+			return "softmax"
+		}
+		return "softmax, λ = 0"
+	}
+	return fmt.Sprintf("softmax, λ = %g", t.Settings.L2)
+}
 
 // Train fits a softmax regression (Fit).
 func (t *SoftmaxTrainer) Train(X, T *mat.Dense, w []float64) (Classifier, error) {

@@ -133,6 +133,16 @@ type Settings struct {
 	// of DaDiL fits both classifiers this way; the paper's presets
 	// (Paper, PaperCWRU, dadil fit --paper) set it.
 	HardLabels bool
+	// ChoosePenalty makes FitModel choose the penalty λ of the DaDiL-R
+	// and DaDiL-E classifiers, which must then be the default softmax
+	// regression (a nil trainer, or a classify.SoftmaxTrainer without
+	// Settings): DaDiL-R's keeps classify.DefaultL2 unless another λ of
+	// classify.DefaultL2Grid makes it classify the labeled sources better
+	// beyond their noise (classify.ChoosePenalty), and DaDiL-E's
+	// classifiers take the same λ. No λ is best for every data set, and
+	// this choice is not the default because it did not win on every
+	// benchmark (docs/defaults.md). It does not change learning.
+	ChoosePenalty bool `json:",omitempty"`
 	// ReconstructionBlock is the largest support of one barycenter in
 	// Reconstruct (DaDiL-R's training set): larger atoms are reconstructed
 	// in blocks of at most this many points (see Reconstruct). Zero

@@ -259,6 +259,9 @@ type Model struct {
 	E      []classify.Classifier
 	// Reconstruction is B(α_T; P), on which R was trained.
 	Reconstruction *barycenter.Result
+	// Penalty is the choice of the classifiers' penalty that FitModel
+	// made on the sources (Settings.ChoosePenalty), nil when it made none.
+	Penalty *classify.PenaltyChoice
 	// Elapsed is the time NewModel took: the reconstruction and the
 	// classifiers.
 	Elapsed time.Duration
@@ -283,21 +286,47 @@ func FitModel(p *dataset.Problem, s *Settings, c classify.Trainer) (*Model, erro
 	if d.Settings.Transport > TransportNone || d.Settings.EnsembleTransport > TransportNone {
 		XT = d.transportRows(p.Target.X, d.Settings.Seed)
 	}
-	return newModel(d, p.TargetIndex(), c, d.Settings.Seed, XT)
+	var val []classify.Labeled
+	choose, err := choosesPenalty(&d.Settings, c)
+	if err != nil {
+		return nil, err
+	}
+	if choose {
+		for _, s := range p.Sources {
+			val = append(val, classify.Labeled{X: s.X, Y: s.Y})
+		}
+	}
+	return newModel(d, p.TargetIndex(), c, d.Settings.Seed, XT, val)
+}
+
+// choosesPenalty reports whether FitModel chooses the penalty of the
+// trainer t (Settings.ChoosePenalty), and an error if it should but t is
+// not the default softmax regression.
+func choosesPenalty(s *Settings, t classify.Trainer) (bool, error) {
+	if !s.ChoosePenalty {
+		return false, nil
+	}
+	if st, ok := t.(*classify.SoftmaxTrainer); t == nil || ok && st.Settings == nil {
+		return true, nil
+	}
+	return false, fmt.Errorf("dictionary: Settings.ChoosePenalty chooses the penalty of the default softmax regression, not of a %s classifier", t.Name())
 }
 
 // NewModel trains the DaDiL-R and DaDiL-E classifiers of the domain in row
 // target of d.Alpha with the trainer t (nil: a softmax regression with the
 // default penalty); seed drives the reconstruction's initialisation.
 func NewModel(d *Dictionary, target int, t classify.Trainer, seed uint64) (*Model, error) {
-	return newModel(d, target, t, seed, nil)
+	return newModel(d, target, t, seed, nil, nil)
 }
 
 // newModel is NewModel whose classifiers train on points moved onto the
 // target rows XT as Settings.Transport (DaDiL-R) and
-// Settings.EnsembleTransport (DaDiL-E) say (nil XT: no transport). The
-// DaDiL-R classifier and the K DaDiL-E classifiers train in parallel.
-func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, XT *mat.Dense) (*Model, error) {
+// Settings.EnsembleTransport (DaDiL-E) say (nil XT: no transport), and,
+// when val holds labeled sets, the penalty of DaDiL-R's softmax
+// regression is chosen on them (classify.ChoosePenalty) and given to the
+// DaDiL-E classifiers. The DaDiL-R classifier and the K DaDiL-E
+// classifiers train in parallel.
+func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, XT *mat.Dense, val []classify.Labeled) (*Model, error) {
 	if err := d.check(); err != nil {
 		return nil, err
 	}
@@ -311,17 +340,20 @@ func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, XT *ma
 	onB := d.Settings.EnsembleTransport == TransportBarycenter
 	fitR := func() error {
 		var err error
-		m.R, m.Reconstruction, err = d.classifierR(m.Alpha, t, seed, XT)
+		m.R, m.Reconstruction, m.Penalty, err = d.classifierR(m.Alpha, t, seed, XT, val)
 		return err
 	}
-	if onB { // the atoms move onto the reconstruction: it comes first
+	if onB || val != nil { // the atoms move onto the reconstruction, or take R's penalty: R comes first
 		if err := fitR(); err != nil {
 			return nil, err
 		}
 	}
+	if m.Penalty != nil {
+		t = &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: m.Penalty.L2}}
+	}
 	err := par.Run(K+1, 0, func(k int) error {
 		if k == K {
-			if onB {
+			if onB || val != nil {
 				return nil
 			}
 			return fitR()
@@ -365,32 +397,44 @@ func (d *Dictionary) ensemblePoints(k int, rec *barycenter.Result, XT *mat.Dense
 // NewModel; other α explore the Wasserstein hull of the atoms (paper
 // Figure 4).
 func (d *Dictionary) ClassifierR(alpha []float64, t classify.Trainer, seed uint64) (classify.Classifier, *barycenter.Result, error) {
-	return d.classifierR(alpha, t, seed, nil)
+	h, rec, _, err := d.classifierR(alpha, t, seed, nil, nil)
+	return h, rec, err
 }
 
 // classifierR is ClassifierR whose classifier trains on the reconstruction
 // moved onto the target rows XT as Settings.Transport says (nil XT: no
-// transport).
-func (d *Dictionary) classifierR(alpha []float64, t classify.Trainer, seed uint64, XT *mat.Dense) (classify.Classifier, *barycenter.Result, error) {
+// transport), a softmax regression whose penalty is chosen on the labeled
+// sets val when there are any (classify.ChoosePenalty), which it returns.
+func (d *Dictionary) classifierR(alpha []float64, t classify.Trainer, seed uint64, XT *mat.Dense, val []classify.Labeled) (classify.Classifier, *barycenter.Result, *classify.PenaltyChoice, error) {
 	if err := d.check(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if len(alpha) != len(d.Atoms) {
-		return nil, nil, fmt.Errorf("dictionary: %d coordinates for %d atoms", len(alpha), len(d.Atoms))
+		return nil, nil, nil, fmt.Errorf("dictionary: %d coordinates for %d atoms", len(alpha), len(d.Atoms))
 	}
 	rec, err := d.Reconstruct(alpha, seed)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	X, Y, err := d.transport(d.Settings.Transport, rec.X, normalizeRows(rec.Y), XT)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	if val != nil {
+		if d.Settings.HardLabels {
+			Y = classify.OneHot(classify.Argmax(Y), d.Classes)
+		}
+		c, err := classify.ChoosePenalty(X, Y, nil, val, nil, nil)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
+		}
+		return c.Model, rec, c, nil
 	}
 	h, err := d.fitClassifier(X, Y, t)
 	if err != nil {
-		return nil, nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
+		return nil, nil, nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
 	}
-	return h, rec, nil
+	return h, rec, nil, nil
 }
 
 // fitClassifier trains t (nil: a softmax regression with the default

@@ -356,3 +356,40 @@ func TestEnsembleOnReconstruction(t *testing.T) {
 		}
 	}
 }
+
+// TestFitModelChoosesPenalty: with Settings.ChoosePenalty and the default
+// trainer, FitModel chooses DaDiL-R's penalty on the sources
+// (Model.Penalty, R is the chosen regression) and trains DaDiL-E's
+// classifiers with it; without it, it makes no choice; with another
+// trainer it is an error.
+func TestFitModelChoosesPenalty(t *testing.T) {
+	_, p := synthDomains(4)
+	base := Settings{Atoms: 3, Epochs: 3, PlateauTol: -1, Seed: 4, EnsembleTransport: TransportNone}
+	choose := base
+	choose.ChoosePenalty = true
+	m, err := FitModel(p, &choose, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Penalty == nil || !slices.Contains(classify.DefaultL2Grid, m.Penalty.L2) || m.R != classify.Classifier(m.Penalty.Model) {
+		t.Fatalf("penalty choice %+v: want one of the default grid, whose model is R", m.Penalty)
+	}
+	// DaDiL-E's atom 0 classifier is the regression of λ on its atom.
+	a := m.Dict.Atoms[0]
+	want, _, err := classify.Fit(a.X, a.Labels(), nil, &classify.Settings{L2: m.Penalty.L2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m.E[0].(*classify.Softmax); !mat.Equal(got.W, want.W) || !floats.Equal(got.B, want.B) {
+		t.Fatalf("DaDiL-E's classifier of atom 0 is not trained with the chosen λ = %g", m.Penalty.L2)
+	}
+	if m, err := FitModel(p, &base, nil); err != nil || m.Penalty != nil {
+		t.Fatalf("without ChoosePenalty: %v, penalty %+v", err, m.Penalty)
+	}
+	for _, tr := range []classify.Trainer{&classify.SoftmaxTrainer{Settings: &classify.Settings{L2: 1e-3}}, &classify.KNN{}} {
+		_, err := FitModel(p, &choose, tr)
+		if err == nil || !strings.Contains(err.Error(), "Settings.ChoosePenalty chooses the penalty of the default softmax regression") {
+			t.Errorf("%s: error %v", tr.Name(), err)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/dadil/dadil/bench"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // suiteCommand holds the flags of dadil bench suite.
@@ -20,6 +21,7 @@ type suiteCommand struct {
 	fs                                *flag.FlagSet
 	dict                              dictFlags
 	data, sets, methods, json, choose string
+	scale                             string
 	from                              string
 	workers, maxRows                  int
 	quiet                             bool
@@ -35,6 +37,7 @@ func parseSuite(args []string, e *env) (*suiteCommand, error) {
 	fs.StringVar(&c.json, "json", "", "write every result to `FILE` as JSON")
 	fs.StringVar(&c.from, "from", "", "print the tables of the results a previous run wrote with --json to `FILE`, without fitting anything")
 	fs.IntVar(&c.workers, "workers", 0, "fits run at once (0: one per core); results do not depend on it")
+	fs.StringVar(&c.scale, "scale", "minmax", "feature scaling over all domains of a problem together, as dadil adapt's: `minmax` or standard")
 	fs.IntVar(&c.maxRows, "max-rows", 2000, "rows of every domain for the transport-based methods, as dadil adapt")
 	fs.StringVar(&c.choose, "select", "", selectUsage+"; prints each scorer's pick against the best method of every experiment")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
@@ -79,6 +82,9 @@ func runBenchSuite(args []string, e *env) error {
 	if c.from != "" {
 		return printSuiteFrom(e, c.from, methods)
 	}
+	if c.scale != "minmax" && c.scale != "standard" {
+		return usageError{fmt.Errorf("--scale %s: want minmax or standard", clip.Quote(c.scale))}
+	}
 	scorers, err := requestedScorers(c.choose, c.dict.seed)
 	if err != nil {
 		return usageError{err}
@@ -106,7 +112,7 @@ func runBenchSuite(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: seed, MaxRows: c.maxRows, Classifier: trainer, Dictionary: &set}, Workers: c.workers, Scorers: scorers}
+	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: seed, MaxRows: c.maxRows, Classifier: trainer, Dictionary: &set}, Workers: c.workers, Scorers: scorers, Standard: c.scale == "standard"}
 	if err := c.checkMemory(sets, methods, &opt.Config); err != nil {
 		return err
 	}
@@ -123,14 +129,14 @@ func runBenchSuite(args []string, e *env) error {
 		names = append(names, s.Name)
 		fmt.Fprintf(e.stdout, "- %s: %s (%d targets%s)\n", s.Name, s.Protocol, len(s.Domains), map[bool]string{true: ", balanced accuracy"}[s.Balanced])
 	}
-	fmt.Fprintf(e.stdout, "\nMean score per data set (rank), classifier %s, seed %d; %s.\n\n", trainer.Name(), seed, time.Since(start).Round(time.Second))
+	fmt.Fprintf(e.stdout, "\nMean score per data set (rank), classifier %s, %s scaling, seed %d; %s.\n\n", trainer.Name(), c.scale, seed, time.Since(start).Round(time.Second))
 	fmt.Fprint(e.stdout, bench.Summarize(results, names, methods).Markdown())
 	if len(scorers) > 0 {
 		fmt.Fprintf(e.stdout, "\nLabel-free selection: mean score of the method each scorer picks (its highest value) per data set, and in brackets its gap to the best method of every experiment (the oracle, which reads the target labels).\n\n")
 		fmt.Fprint(e.stdout, bench.SummarizeSelection(results, names, scorerNames(scorers)).Markdown())
 	}
 	if c.json != "" {
-		return writeBenchJSON(c.json, map[string]any{"benchmark": "suite", "seed": seed, "classifier": trainer.Name(), "results": results})
+		return writeBenchJSON(c.json, map[string]any{"benchmark": "suite", "seed": seed, "classifier": trainer.Name(), "scaling": c.scale, "results": results})
 	}
 	return nil
 }

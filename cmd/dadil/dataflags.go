@@ -5,12 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // dataFlags are the flags of the commands that read a user's domains:
@@ -122,7 +124,8 @@ type dictFlags struct {
 	classifier                    string
 	atoms, samples, batch, epochs int
 	recBlock                      int
-	lr, plateau                   float64
+	lr, plateau, l2v              float64
+	l2                            string
 	seed                          uint64
 	init, transport, ensembleTr   string
 	paper, sharedBatch, hard      bool
@@ -136,6 +139,7 @@ type dictFlags struct {
 func (f *dictFlags) register(fs *flag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.classifier, "classifier", defaultClassifier, "the final classifier of every method: `NAME` among "+strings.Join(adapt.ClassifierNames(), ", ")+" (--paper: softmax unless given)")
+	fs.StringVar(&f.l2, "l2", "0.001", "penalty `λ` of the softmax classifier (--classifier softmax) on its squared weights, for every method; auto: DaDiL-R and DaDiL-E choose theirs on the labeled sources, the other methods keep 0.001")
 	fs.IntVar(&f.atoms, "atoms", 0, "number of atoms `K` (default: the number of sources)")
 	fs.IntVar(&f.samples, "samples", 0, "support size `n` of every atom (default 100 per class; rounded to a multiple of the number of classes)")
 	fs.IntVar(&f.batch, "batch", 0, "mini-batch size `n_b` (default 20 per class; rounded to a multiple of the number of classes)")
@@ -186,6 +190,16 @@ func (f *dictFlags) check() error {
 	if _, err := adapt.NewClassifier(f.classifier, 0); err != nil {
 		return usageError{err}
 	}
+	if f.l2 != "auto" {
+		v, err := strconv.ParseFloat(f.l2, 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return usageError{fmt.Errorf("--l2 %s: want a positive number or auto", clip.Quote(f.l2))}
+		}
+		f.l2v = v
+	}
+	if name := f.classifierName(); flagSet(f.fs, "l2") && name != "softmax" {
+		return usageError{fmt.Errorf("--l2 sets the penalty of --classifier softmax, not of %s", name)}
+	}
 	var tr dictionary.Transport
 	for _, v := range []string{f.transport, f.ensembleTr} {
 		if err := tr.UnmarshalText([]byte(v)); err != nil {
@@ -198,18 +212,28 @@ func (f *dictFlags) check() error {
 // defaultClassifier is the default of --classifier.
 const defaultClassifier = "softmax"
 
-// trainer returns the classifier of --classifier, seeded by --seed; with
-// --paper and no --classifier, the paper's softmax regression.
+// trainer returns the classifier of --classifier, seeded by --seed, with
+// the penalty of --l2 for softmax (with auto, the default penalty, which
+// DaDiL's settings then choose: settings); with --paper and no
+// --classifier, the paper's softmax regression.
 func (f *dictFlags) trainer(fs *flag.FlagSet) (classify.Trainer, error) {
-	name := f.classifier
-	if f.paper && !flagSet(fs, "classifier") {
-		name = "softmax"
-	}
-	t, err := adapt.NewClassifier(name, f.seed)
+	t, err := adapt.NewClassifier(f.classifierName(), f.seed)
 	if err != nil {
 		return nil, usageError{err}
 	}
+	if s, ok := t.(*classify.SoftmaxTrainer); ok && flagSet(fs, "l2") && f.l2 != "auto" {
+		s.Settings = &classify.Settings{L2: f.l2v}
+	}
 	return t, nil
+}
+
+// classifierName is the name of --classifier; with --paper and no
+// --classifier, softmax.
+func (f *dictFlags) classifierName() string {
+	if f.paper && !flagSet(f.fs, "classifier") {
+		return "softmax"
+	}
+	return f.classifier
 }
 
 // settings returns the dictionary settings of the flags for a problem with
@@ -222,7 +246,7 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 	}
 	set := dictionary.Settings{
 		Atoms: f.atoms, Epochs: f.epochs, PlateauTol: f.plateau, Init: init,
-		HardLabels: f.hard,
+		HardLabels: f.hard, ChoosePenalty: f.l2 == "auto",
 	}
 	if f.plateau == 0 {
 		set.PlateauTol = -1
@@ -232,6 +256,7 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 	}
 	if f.paper {
 		set = *dictionary.Paper(f.seed)
+		set.ChoosePenalty = f.l2 == "auto"
 		if flagSet(fs, "atoms") {
 			set.Atoms = f.atoms
 		}

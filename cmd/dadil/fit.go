@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -70,6 +71,9 @@ type fitReport struct {
 	Alpha          map[string][]float64 `json:"alpha"`
 	Seconds        map[string]float64   `json:"seconds"`
 	TargetAccuracy map[string]float64   `json:"target_accuracy,omitempty"`
+	// Penalty is the choice of the softmax classifiers' penalty on the
+	// sources (--l2 auto, dictionary.Settings.ChoosePenalty).
+	Penalty *classify.PenaltyChoice `json:"penalty,omitempty"`
 	// UnknownTargetLabels lists target label values absent from the
 	// sources; such rows can never be predicted right.
 	UnknownTargetLabels []int `json:"unknown_target_labels,omitempty"`
@@ -258,6 +262,10 @@ func runFit(args []string, e *env) error {
 	}
 	if !c.quiet {
 		fmt.Fprintf(e.stderr, "reconstruction and classifiers in %.1f s; wrote %s\n", rep.Seconds["classifiers"], c.out)
+		if p := rep.Penalty; p != nil {
+			i := slices.Index(p.Grid, p.L2)
+			fmt.Fprintf(e.stderr, "softmax penalty λ = %g, chosen on the sources (balanced accuracy %.2f%% ± %.2f)\n", p.L2, 100*p.Score[i], 100*p.SE[i])
+		}
 	}
 	printFitSummary(e, rep)
 	return nil
@@ -293,7 +301,7 @@ func newFitReport(c *fitCommand, ld *dataset.Loaded, m *dictionary.Model, classi
 		Method: fitDaDiL, reportHeader: c.data.header(ld, classifier),
 		UnknownTargetLabels: ld.Unknown, Settings: d.Settings, Notes: notes,
 		Epochs: len(h.Loss), Stopped: dictionary.StopReason(h.Stopped), Loss: h.Loss,
-		DomainLoss: map[string][]float64{}, Alpha: map[string][]float64{},
+		DomainLoss: map[string][]float64{}, Alpha: map[string][]float64{}, Penalty: m.Penalty,
 	}
 	for l, dom := range ld.Domains() {
 		series := make([]float64, len(h.DomainLoss))

@@ -10,8 +10,12 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/atomicfile"
+	"github.com/dadil/dadil/modelfile"
 	"github.com/dadil/dadil/npy"
 
 	"github.com/dadil/dadil/synth"
@@ -610,5 +614,78 @@ func TestFitExportReconstruction(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if lines[0] != "x1,x2,p_10,p_20,p_30,label" || len(lines) != n+1 {
 		t.Errorf("CSV header %q, %d lines", lines[0], len(lines))
+	}
+}
+
+// TestFitL2: --l2 reaches the softmax classifier (the report names it, and
+// a much larger penalty shrinks the weights), --l2 auto makes DaDiL choose
+// it (the report gives the choice), and --l2 is a usage error with another
+// classifier or a penalty that is not positive.
+func TestFitL2(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	fit := func(out string, extra ...string) (int, string) {
+		args := []string{"fit", "--out", filepath.Join(dir, out), "--target", tgt, "--epochs", "3", "--samples", "60", "--batch", "30", "--quiet"}
+		for _, s := range src {
+			args = append(args, "--source", s)
+		}
+		code, _, stderr := runCLI(append(args, extra...)...)
+		return code, stderr
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--l2", "0"}, `--l2 "0": want a positive number or auto`},
+		{[]string{"--l2", "-1e-3"}, `--l2 "-1e-3": want a positive number or auto`},
+		{[]string{"--l2", "small"}, `--l2 "small": want a positive number or auto`},
+		{[]string{"--l2", "0.1", "--classifier", "knn"}, "--l2 sets the penalty of --classifier softmax, not of knn"},
+		{[]string{"--l2", "auto", "--classifier", "mlp"}, "--l2 sets the penalty of --classifier softmax, not of mlp"},
+	} {
+		if code, stderr := fit("bad", c.args...); code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	report := func(out string) fitReport {
+		b, err := os.ReadFile(filepath.Join(dir, out, "report.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r fitReport
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for _, c := range []struct {
+		out, classifier string
+		args            []string
+	}{
+		{"default", "softmax", nil},
+		{"strong", "softmax, λ = 10", []string{"--l2", "10"}},
+		{"auto", "softmax", []string{"--l2", "auto"}},
+	} {
+		if code, stderr := fit(c.out, c.args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
+		}
+		r := report(c.out)
+		if r.Classifier != c.classifier {
+			t.Errorf("%v: report classifier %q, want %q", c.args, r.Classifier, c.classifier)
+		}
+		if auto := c.out == "auto"; (r.Penalty != nil) != auto || auto && (len(r.Penalty.Score) != len(classify.DefaultL2Grid) || !r.Settings.ChoosePenalty) {
+			t.Errorf("%v: report penalty %+v, settings.ChoosePenalty %v", c.args, r.Penalty, r.Settings.ChoosePenalty)
+		}
+	}
+	m0, err := modelfile.Load(filepath.Join(dir, "default", "model.dadil"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m1, err := modelfile.Load(filepath.Join(dir, "strong", "model.dadil"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w0, w1 := m0.Model.R.(*classify.Softmax).W, m1.Model.R.(*classify.Softmax).W
+	if n0, n1 := mat.Norm(w0, 2), mat.Norm(w1, 2); !(n1 < n0/2) {
+		t.Errorf("‖W‖ with --l2 10 is %g, with the default %g: want a much smaller norm", n1, n0)
 	}
 }
