@@ -68,9 +68,9 @@ func (g *domainGrad) zero() {
 //
 //	∂L/∂m_j = 2 Σ_l ω_jl (m_j − m'_l),  ∂L/∂σ_j = 2 Σ_l ω_jl (σ_j − σ'_l),
 //	∂L/∂y_j = 2β Σ_l ω_jl (y_j − y'_l).
-func evalDomain(g *domainGrad, B *Mixture, atoms []*Mixture, alpha []float64, Q *Mixture, pl *domainPlans) {
+func evalDomain(g *domainGrad, B *Mixture, atoms []*Mixture, alpha []float64, Q *Mixture, pl *domainPlans, s *scratch) {
 	g.zero()
-	gB := newGradient(B, pl.beta)
+	gB := s.gradient(B, pl.beta)
 	for e, w := range pl.fit.Mass {
 		j, l := pl.fit.Row[e], pl.fit.Col[e]
 		c := pullOne(gB.Means.RawRowView(j), B.Means.RawRowView(j), Q.Means.RawRowView(l), 2*w) +
@@ -80,7 +80,25 @@ func evalDomain(g *domainGrad, B *Mixture, atoms []*Mixture, alpha []float64, Q 
 		}
 		g.loss += w * c
 	}
-	backProject(g, gB, pl.bary, atoms, alpha)
+	backProject(g, gB, pl.bary, atoms, alpha, &s.rows)
+}
+
+// gradient returns s's gradient buffer for B with label weight beta
+// (labels only when beta > 0), zeroed; as newGradient, without the
+// weights' derivatives.
+func (s *scratch) gradient(B *Mixture, beta float64) *Gradient {
+	g := s.gB
+	if g == nil || (g.Labels != nil) != (beta > 0) {
+		g = newGradient(B, beta)
+		s.gB = g
+		return g
+	}
+	g.Means.Zero()
+	g.Std.Zero()
+	if g.Labels != nil {
+		g.Labels.Zero()
+	}
+	return g
 }
 
 // pullOne adds s·(a − b) to ga and returns ‖a − b‖².
@@ -105,9 +123,13 @@ func pullOne(ga, a, b []float64, s float64) float64 {
 //	∂L/∂θ^(k)_i += α_k Σ_j (ω^(k)_ji / r^(k)_j) ∂L/∂θ^B_j,
 //	∂L/∂α_k     += Σ_j Σ_i (ω^(k)_ji / r^(k)_j) ⟨∂L/∂θ^B_j, θ^(k)_i⟩,
 //
-// summed over θ (labels only when gB has them).
-func backProject(g *domainGrad, gB *Gradient, plans []ot.Plan, atoms []*Mixture, alpha []float64) {
-	rows := make([]float64, atoms[0].Components())
+// summed over θ (labels only when gB has them); buf holds a buffer of the
+// atoms' components (replaced when shorter).
+func backProject(g *domainGrad, gB *Gradient, plans []ot.Plan, atoms []*Mixture, alpha []float64, buf *[]float64) {
+	if len(*buf) < atoms[0].Components() {
+		*buf = make([]float64, atoms[0].Components())
+	}
+	rows := (*buf)[:atoms[0].Components()]
 	for k, pl := range plans {
 		clear(rows)
 		for e, w := range pl.Mass {
