@@ -290,3 +290,32 @@ func (s *Scaler) Inverse(dst, Xs *mat.Dense) error {
 	}
 	return nil
 }
+
+// InverseSpread stores in dst the spreads (standard deviations, or any
+// lengths along the features) whose scaled values are the rows of Ss:
+// s = s'/|Scale|, the inverse of Transform for differences, which the
+// offsets do not move. dst follows Transform's rules.
+func (s *Scaler) InverseSpread(dst, Ss *mat.Dense) error {
+	if Ss == nil || Ss.IsEmpty() {
+		return errors.New("dataset: InverseSpread: no data")
+	}
+	if dst == nil {
+		return errors.New("dataset: InverseSpread: nil destination")
+	}
+	r, c := Ss.Dims()
+	if err := s.check(c); err != nil {
+		return err
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(r, c)
+	} else if dr, dc := dst.Dims(); dr != r || dc != c {
+		return fmt.Errorf("dataset: InverseSpread: destination is %d×%d, the data %d×%d", dr, dc, r, c)
+	}
+	for i := range r {
+		in, o := Ss.RawRowView(i), dst.RawRowView(i)
+		for j, v := range in {
+			o[j] = v / math.Abs(s.Scale[j])
+		}
+	}
+	return nil
+}
