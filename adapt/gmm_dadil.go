@@ -202,21 +202,46 @@ func smallestClass(y []int, classes int) int {
 // trainOnSamples trains the classifier on SamplesPerClass·classes rows
 // drawn from B, each labeled with its component's (soft) label.
 func (m *GMMDaDiL) trainOnSamples(B *gmm.Mixture, classes int) (classify.Classifier, error) {
+	X, T, _, err := m.drawSamples(B, classes)
+	if err != nil {
+		return nil, err
+	}
+	return trainer(m.Classifier).Train(X, T, nil)
+}
+
+// drawSamples returns SamplesPerClass·classes rows X drawn from B (seeded
+// by Seed), their soft labels T (each row its component's label) and
+// their components.
+func (m *GMMDaDiL) drawSamples(B *gmm.Mixture, classes int) (X, T *mat.Dense, comp []int, err error) {
 	n := m.SamplesPerClass
 	if n == 0 {
 		n = DefaultGMMSamplesPerClass
 	}
 	n *= classes
-	X := mat.NewDense(n, B.Dim(), nil)
-	comp, err := B.Sample(X, rand.New(rand.NewPCG(m.Seed, 0x5a3)))
+	X = mat.NewDense(n, B.Dim(), nil)
+	comp, err = B.Sample(X, rand.New(rand.NewPCG(m.Seed, 0x5a3)))
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	T := mat.NewDense(n, B.Classes(), nil)
+	T = mat.NewDense(n, B.Classes(), nil)
 	for i, k := range comp {
 		T.SetRow(i, B.Labels.RawRowView(k))
 	}
-	return trainer(m.Classifier).Train(X, T, nil)
+	return X, T, comp, nil
+}
+
+// ReconstructionSamples returns the training set of GMM-DaDiL-R's
+// classifier: SamplesPerClass rows per class (DefaultGMMSamplesPerClass
+// when 0) drawn from the target's reconstruction B(α_T; P) with Seed, in
+// the features' scaled units, their soft labels (each row its component's
+// label, one column per class) and the component each row was drawn
+// from. The draw is the classifier's, row for row, with or without MAP.
+func (m *GMMDaDiL) ReconstructionSamples() (X, T *mat.Dense, comp []int, err error) {
+	if m.Dict == nil {
+		return nil, nil, nil, fmt.Errorf("adapt: %s: ReconstructionSamples before Fit", m.Name())
+	}
+	B := m.Dict.Target()
+	return m.drawSamples(B, B.Classes())
 }
 
 // Predict classifies the rows of X.

@@ -156,3 +156,35 @@ func TestConfigGMM(t *testing.T) {
 		t.Errorf("settings %+v", s)
 	}
 }
+
+// TestGMMDaDiLReconstructionSamples: the samples of GMM-DaDiL-R's training
+// set are SamplesPerClass per class, each labeled with its component's
+// label, the same at every call, and asking for them before Fit is an
+// error.
+func TestGMMDaDiLReconstructionSamples(t *testing.T) {
+	m := &GMMDaDiL{Settings: &gmm.DictionarySettings{Seed: 1}, Seed: 1, SamplesPerClass: 20}
+	if _, _, _, err := m.ReconstructionSamples(); err == nil || !strings.Contains(err.Error(), "before Fit") {
+		t.Fatalf("before Fit: %v", err)
+	}
+	p := synth.Generate(synth.Default(), 1)
+	if err := m.Fit(p); err != nil {
+		t.Fatal(err)
+	}
+	X, T, comp, err := m.ReconstructionSamples()
+	if err != nil {
+		t.Fatal(err)
+	}
+	B := m.Dict.Target()
+	if r, c := X.Dims(); r != 60 || c != B.Dim() || len(comp) != 60 {
+		t.Fatalf("X %d×%d, %d components", r, c, len(comp))
+	}
+	for i, k := range comp {
+		if !slices.Equal(T.RawRowView(i), B.Labels.RawRowView(k)) {
+			t.Fatalf("row %d: labels %v, component %d's %v", i, T.RawRowView(i), k, B.Labels.RawRowView(k))
+		}
+	}
+	X2, _, _, _ := m.ReconstructionSamples()
+	if !sameBits(X, X2) {
+		t.Error("two calls drew different samples")
+	}
+}

@@ -267,25 +267,39 @@ func (s *Scaler) TransformFile(d *File) (*File, error) {
 // Xs: x = x'/Scale + Offset, the inverse of Transform. dst follows
 // Transform's rules.
 func (s *Scaler) Inverse(dst, Xs *mat.Dense) error {
-	if Xs == nil || Xs.IsEmpty() {
-		return errors.New("dataset: Inverse: no data")
+	return s.mapValues("Inverse", dst, Xs, func(j int, v float64) float64 { return v/s.Scale[j] + s.Offset[j] })
+}
+
+// InverseSpread stores in dst the spreads (standard deviations, or any
+// lengths along the features) whose scaled values are the rows of Ss:
+// s = s'/|Scale|, the inverse of Transform for differences, which the
+// offsets do not move. dst follows Transform's rules.
+func (s *Scaler) InverseSpread(dst, Ss *mat.Dense) error {
+	return s.mapValues("InverseSpread", dst, Ss, func(j int, v float64) float64 { return v / math.Abs(s.Scale[j]) })
+}
+
+// mapValues sets dst_ij = f(j, X_ij) for the method called name, after
+// checking X against s and dst as Transform does.
+func (s *Scaler) mapValues(name string, dst, X *mat.Dense, f func(j int, v float64) float64) error {
+	if X == nil || X.IsEmpty() {
+		return fmt.Errorf("dataset: %s: no data", name)
 	}
 	if dst == nil {
-		return errors.New("dataset: Inverse: nil destination")
+		return fmt.Errorf("dataset: %s: nil destination", name)
 	}
-	r, c := Xs.Dims()
+	r, c := X.Dims()
 	if err := s.check(c); err != nil {
 		return err
 	}
 	if dst.IsEmpty() {
 		dst.ReuseAs(r, c)
 	} else if dr, dc := dst.Dims(); dr != r || dc != c {
-		return fmt.Errorf("dataset: Inverse: destination is %d×%d, the data %d×%d", dr, dc, r, c)
+		return fmt.Errorf("dataset: %s: destination is %d×%d, the data %d×%d", name, dr, dc, r, c)
 	}
 	for i := range r {
-		in, o := Xs.RawRowView(i), dst.RawRowView(i)
+		in, o := X.RawRowView(i), dst.RawRowView(i)
 		for j, v := range in {
-			o[j] = v/s.Scale[j] + s.Offset[j]
+			o[j] = f(j, v)
 		}
 	}
 	return nil

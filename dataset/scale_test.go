@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/floats/scalar"
@@ -285,5 +286,48 @@ func TestScalerInverse(t *testing.T) {
 		if !mat.EqualApprox(&back, f.X, 1e-12) {
 			t.Errorf("%v: Inverse(Transform(X)) = %v", kind, mat.Formatted(&back))
 		}
+	}
+}
+
+// TestScalerInverseSpread: the spread of scaled rows, mapped back, is the
+// spread of the rows in their own units (the population standard
+// deviation of every feature, which the offsets do not change).
+func TestScalerInverseSpread(t *testing.T) {
+	f := &File{X: newDense(3, 2, 1, 10, 2, 30, 4, 20)}
+	std := func(X *mat.Dense) *mat.Dense {
+		r, c := X.Dims()
+		out := mat.NewDense(1, c, nil)
+		for j := range c {
+			col := mat.Col(nil, j, X)
+			var m, v float64
+			for _, x := range col {
+				m += x / float64(r)
+			}
+			for _, x := range col {
+				v += (x - m) * (x - m) / float64(r)
+			}
+			out.Set(0, j, math.Sqrt(v))
+		}
+		return out
+	}
+	for _, kind := range []Scaling{ScaleNone, ScaleMinMax, ScaleStandard} {
+		s, err := FitScaler(kind, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var Xs, back mat.Dense
+		if err := s.Transform(&Xs, f.X); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.InverseSpread(&back, std(&Xs)); err != nil {
+			t.Fatal(err)
+		}
+		if want := std(f.X); !mat.EqualApprox(&back, want, 1e-12) {
+			t.Errorf("%v: InverseSpread = %v, want %v", kind, mat.Formatted(&back), mat.Formatted(want))
+		}
+	}
+	s := &Scaler{Offset: []float64{0}, Scale: []float64{2}}
+	if err := s.InverseSpread(&mat.Dense{}, mat.NewDense(1, 2, nil)); err == nil || !strings.Contains(err.Error(), "fitted for 1 features") {
+		t.Errorf("wrong width: %v", err)
 	}
 }

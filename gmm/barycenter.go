@@ -275,19 +275,40 @@ func project(B *Mixture, plans []ot.Plan, mixtures []*Mixture, lambda []float64)
 	if B.Labels != nil {
 		out.Labels = mat.NewDense(K, B.Classes(), nil)
 	}
-	rows := make([]float64, K)
+	return projectInto(out, plans, mixtures, lambda, nil)
+}
+
+// projectInto sets out's means, deviations and labels (not its weights)
+// to the λ-weighted barycentric projections of the components of the
+// mixtures through the plans from out's components, and returns out;
+// rows, when not nil, holds a buffer of at least out's components
+// (replaced when shorter).
+func projectInto(out *Mixture, plans []ot.Plan, mixtures []*Mixture, lambda []float64, rows *[]float64) *Mixture {
+	K := out.Components()
+	out.Means.Zero()
+	out.Std.Zero()
+	if out.Labels != nil {
+		out.Labels.Zero()
+	}
+	if rows == nil {
+		rows = new([]float64)
+	}
+	if len(*rows) < K {
+		*rows = make([]float64, K)
+	}
+	r := (*rows)[:K]
 	for p, pl := range plans {
 		if lambda[p] == 0 {
 			continue
 		}
-		clear(rows)
+		clear(r)
 		for e, w := range pl.Mass {
-			rows[pl.Row[e]] += w
+			r[pl.Row[e]] += w
 		}
 		src := mixtures[p]
 		for e, w := range pl.Mass {
 			k, l := pl.Row[e], pl.Col[e]
-			f := lambda[p] * w / rows[k]
+			f := lambda[p] * w / r[k]
 			addScaled(out.Means.RawRowView(k), src.Means.RawRowView(l), f)
 			addScaled(out.Std.RawRowView(k), src.Std.RawRowView(l), f)
 			if out.Labels != nil {

@@ -240,7 +240,7 @@ func (d *Dictionary) Reconstruct(alpha []float64) (*Mixture, error) {
 		}
 		return nil, errf("Reconstruct: coordinates sum to %v, not 1", sum)
 	}
-	B, _, _, err := fixedPoint(d.Atoms, stack(d.Atoms...), alpha, nil, d.Settings.Beta, DefaultBarycenterMaxIter)
+	B, _, _, err := fixedPoint(d.Atoms, stack(d.Atoms...), alpha, nil, d.Settings.Beta, DefaultBarycenterMaxIter, nil)
 	if err != nil {
 		return nil, errf("Reconstruct: %s", trimPrefix(err))
 	}

@@ -29,40 +29,67 @@ type stacked struct {
 
 // stack returns the components of the mixtures, in order, stacked.
 func stack(ms ...*Mixture) stacked {
+	var s stacked
+	stackInto(&s, ms...)
+	return s
+}
+
+// stackInto sets dst to the components of the mixtures, in order,
+// stacked, reusing dst's storage when its shape fits.
+func stackInto(dst *stacked, ms ...*Mixture) {
 	var n int
 	for _, m := range ms {
 		n += m.Components()
 	}
 	d, c := ms[0].Dim(), ms[0].Classes()
-	s := stacked{n: n, Z: mat.NewDense(padComponents(n), 2*d, nil), norms: make([]float64, n)}
-	if c > 0 {
-		s.labels = mat.NewDense(n, c, nil)
+	if r, cz := dimsOf(dst.Z); dst.n != n || r != padComponents(n) || cz != 2*d || (c > 0) != (dst.labels != nil) {
+		*dst = stacked{n: n, Z: mat.NewDense(padComponents(n), 2*d, nil), norms: make([]float64, n)}
+		if c > 0 {
+			dst.labels = mat.NewDense(n, c, nil)
+		}
 	}
 	r := 0
 	for _, m := range ms {
 		for k := range m.Components() {
-			z := s.Z.RawRowView(r)
+			z := dst.Z.RawRowView(r)
 			copy(z[:d], m.Means.RawRowView(k))
 			copy(z[d:], m.Std.RawRowView(k))
-			s.norms[r] = dot(z, z)
+			dst.norms[r] = dot(z, z)
 			if c > 0 {
-				copy(s.labels.RawRowView(r), m.Labels.RawRowView(k))
+				copy(dst.labels.RawRowView(r), m.Labels.RawRowView(k))
 			}
 			r++
 		}
 	}
-	return s
+}
+
+// dimsOf returns the dimensions of m, 0×0 when m is nil.
+func dimsOf(m *mat.Dense) (r, c int) {
+	if m == nil {
+		return 0, 0
+	}
+	return m.Dims()
+}
+
+// reuse returns dst when it is r×c and a new r×c matrix otherwise; dst's
+// entries are left as they are.
+func reuse(dst *mat.Dense, r, c int) *mat.Dense {
+	if dr, dc := dimsOf(dst); dr == r && dc == c {
+		return dst
+	}
+	return mat.NewDense(r, c, nil)
 }
 
 // featureCosts returns F with F_ij = ‖z_i − z'_j‖² for the rows of a and
-// b (clamped at 0 against rounding), and its largest entry.
-func featureCosts(a, b stacked) (F *mat.Dense, largest float64) {
+// b (clamped at 0 against rounding), and its largest entry. F lives in
+// *buf (reused when it fits, replaced otherwise).
+func featureCosts(buf **mat.Dense, a, b stacked) (F *mat.Dense, largest float64) {
 	na, nb := a.n, b.n
 	nbp, _ := b.Z.Dims()
 	_, d2 := a.Z.Dims()
-	F = mat.NewDense(na, nbp, nil)
-	linalg.MulABT(F, a.Z.Slice(0, na, 0, d2).(*mat.Dense), b.Z)
-	F = F.Slice(0, na, 0, nb).(*mat.Dense)
+	*buf = reuse(*buf, na, nbp)
+	linalg.MulABT(*buf, a.Z.Slice(0, na, 0, d2).(*mat.Dense), b.Z)
+	F = (*buf).Slice(0, na, 0, nb).(*mat.Dense)
 	for i := range na {
 		row := F.RawRowView(i)
 		for j, g := range row {
@@ -74,10 +101,12 @@ func featureCosts(a, b stacked) (F *mat.Dense, largest float64) {
 }
 
 // labeledCost returns C_ij = F_{i,j0+j} + β‖y_i − y'_{j0+j}‖² for the
-// columns j0 … j0+m−1 of F and of b's labels (β = 0: F's columns alone).
-func labeledCost(F *mat.Dense, a, b stacked, j0, m int, beta float64) *mat.Dense {
+// columns j0 … j0+m−1 of F and of b's labels (β = 0: F's columns alone),
+// in *buf (reused when it fits, replaced otherwise).
+func labeledCost(buf **mat.Dense, F *mat.Dense, a, b stacked, j0, m int, beta float64) *mat.Dense {
 	na, _ := F.Dims()
-	C := mat.NewDense(na, m, nil)
+	*buf = reuse(*buf, na, m)
+	C := *buf
 	for i := range na {
 		row := C.RawRowView(i)
 		copy(row, F.RawRowView(i)[j0:j0+m])
@@ -88,6 +117,41 @@ func labeledCost(F *mat.Dense, a, b stacked, j0, m int, beta float64) *mat.Dense
 		}
 	}
 	return C
+}
+
+// scratch holds the buffers of the barycenter and the plans of one
+// domain, reused from one learning step to the next: the barycenter and
+// its stacked form, the feature and labeled costs, the gradient with
+// respect to the barycenter and a transport solver. The zero value is
+// ready to use; a scratch must not be used by several goroutines at once,
+// and what it returns is overwritten by its next use.
+type scratch struct {
+	B      *Mixture
+	b      stacked
+	F, Fq  *mat.Dense // feature costs to the atoms, to the domain
+	C      *mat.Dense // labeled costs
+	gB     *Gradient
+	rows   []float64
+	solver ot.EMDSolver
+}
+
+// barycenter returns s's barycenter buffer, of m's shape with weights
+// 1/K, made on first need.
+func (s *scratch) barycenter(m *Mixture) *Mixture {
+	if s.B == nil {
+		s.B = templateOf(m)
+	}
+	return s.B
+}
+
+// emd returns an optimal plan for the marginals a and b (nil: uniform)
+// and the costs C, as ot.EMD does, reusing the solver's memory.
+func (s *scratch) emd(a, b []float64, C *mat.Dense) (ot.Plan, error) {
+	var r ot.EMDResult
+	if err := s.solver.Solve(&r, a, b, C); err != nil {
+		return ot.Plan{}, err
+	}
+	return r.Plan, nil
 }
 
 // fixedPoint returns the labeled barycenter B(α; atoms), K components of
@@ -101,16 +165,20 @@ func labeledCost(F *mat.Dense, a, b stacked, j0, m int, beta float64) *mat.Dense
 // point, or after maxIter iterations; either way B = Φ(α, atoms; ω) for
 // the plans returned. all holds the atoms stacked. β = 0 selects the
 // largest feature cost between the start and the atoms' components. It
-// returns B stacked too.
-func fixedPoint(atoms []*Mixture, all stacked, alpha []float64, plans []ot.Plan, beta float64, maxIter int) (*Mixture, []ot.Plan, stacked, error) {
+// returns B stacked too; B and its stacked form live in s (nil: a new
+// scratch).
+func fixedPoint(atoms []*Mixture, all stacked, alpha []float64, plans []ot.Plan, beta float64, maxIter int, s *scratch) (*Mixture, []ot.Plan, stacked, error) {
+	if s == nil {
+		s = &scratch{}
+	}
 	na := atoms[0].Components()
 	B := atoms[argmax(alpha)]
 	if plans != nil {
-		B = project(templateOf(atoms[0]), plans, atoms, alpha)
+		B = projectInto(s.barycenter(atoms[0]), plans, atoms, alpha, &s.rows)
 	}
-	b := stack(B)
+	stackInto(&s.b, B)
 	for it := 0; it < maxIter; it++ {
-		F, largest := featureCosts(b, all)
+		F, largest := featureCosts(&s.F, s.b, all)
 		if beta == 0 {
 			beta = largest
 			if beta == 0 {
@@ -119,20 +187,20 @@ func fixedPoint(atoms []*Mixture, all stacked, alpha []float64, plans []ot.Plan,
 		}
 		next := make([]ot.Plan, len(atoms))
 		for k := range atoms {
-			r, err := ot.EMD(nil, nil, labeledCost(F, b, all, k*na, na, beta))
+			pl, err := s.emd(nil, nil, labeledCost(&s.C, F, s.b, all, k*na, na, beta))
 			if err != nil {
 				return nil, nil, stacked{}, errf("barycenter: atom %d: %v", k, err)
 			}
-			next[k] = r.Plan
+			next[k] = pl
 		}
 		if plans != nil && samePlans(plans, next) {
-			return B, plans, b, nil
+			return B, plans, s.b, nil
 		}
 		plans = next
-		B = project(templateOf(atoms[0]), plans, atoms, alpha)
-		b = stack(B)
+		B = projectInto(s.barycenter(atoms[0]), plans, atoms, alpha, &s.rows)
+		stackInto(&s.b, B)
 	}
-	return B, plans, b, nil
+	return B, plans, s.b, nil
 }
 
 // templateOf returns a mixture of m's shape with weights 1/K and zero
@@ -159,18 +227,18 @@ func samePlans(a, b []ot.Plan) bool {
 // fitPlan returns an optimal plan from B to Q for the cost of Cost with
 // label weight beta (beta < 0: the largest feature cost between their
 // components; the weight used is returned), b and q being B and Q
-// stacked.
-func fitPlan(B, Q *Mixture, b, q stacked, beta float64) (ot.Plan, float64, error) {
-	F, largest := featureCosts(b, q)
+// stacked; its costs live in s.
+func fitPlan(B, Q *Mixture, b, q stacked, beta float64, s *scratch) (ot.Plan, float64, error) {
+	F, largest := featureCosts(&s.Fq, b, q)
 	if beta < 0 {
 		beta = largest
 		if beta == 0 {
 			beta = 1
 		}
 	}
-	r, err := ot.EMD(B.Weights, rescaled(Q.Weights, B.Weights), labeledCost(F, b, q, 0, Q.Components(), beta))
+	pl, err := s.emd(B.Weights, rescaled(Q.Weights, B.Weights), labeledCost(&s.C, F, b, q, 0, Q.Components(), beta))
 	if err != nil {
 		return ot.Plan{}, 0, errf("%v", err)
 	}
-	return r.Plan, beta, nil
+	return pl, beta, nil
 }

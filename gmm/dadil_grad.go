@@ -68,19 +68,38 @@ func (g *domainGrad) zero() {
 //
 //	∂L/∂m_j = 2 Σ_l ω_jl (m_j − m'_l),  ∂L/∂σ_j = 2 Σ_l ω_jl (σ_j − σ'_l),
 //	∂L/∂y_j = 2β Σ_l ω_jl (y_j − y'_l).
-func evalDomain(g *domainGrad, B *Mixture, atoms []*Mixture, alpha []float64, Q *Mixture, pl *domainPlans) {
+func evalDomain(g *domainGrad, B *Mixture, atoms []*Mixture, alpha []float64, Q *Mixture, pl *domainPlans, s *scratch) {
 	g.zero()
-	gB := newGradient(B, pl.beta)
+	gB := s.gradient(B, pl.beta)
 	for e, w := range pl.fit.Mass {
 		j, l := pl.fit.Row[e], pl.fit.Col[e]
-		c := pullOne(gB.Means.RawRowView(j), B.Means.RawRowView(j), Q.Means.RawRowView(l), 2*w) +
-			pullOne(gB.Std.RawRowView(j), B.Std.RawRowView(j), Q.Std.RawRowView(l), 2*w)
+		cm, cs := pullTwo(gB.Means.RawRowView(j), B.Means.RawRowView(j), Q.Means.RawRowView(l),
+			gB.Std.RawRowView(j), B.Std.RawRowView(j), Q.Std.RawRowView(l), 2*w)
+		c := cm + cs
 		if pl.beta > 0 {
 			c += pl.beta * pullOne(gB.Labels.RawRowView(j), B.Labels.RawRowView(j), Q.Labels.RawRowView(l), 2*pl.beta*w)
 		}
 		g.loss += w * c
 	}
-	backProject(g, gB, pl.bary, atoms, alpha)
+	backProject(g, gB, pl.bary, atoms, alpha, &s.rows)
+}
+
+// gradient returns s's gradient buffer for B with label weight beta
+// (labels only when beta > 0), zeroed; as newGradient, without the
+// weights' derivatives.
+func (s *scratch) gradient(B *Mixture, beta float64) *Gradient {
+	g := s.gB
+	if g == nil || (g.Labels != nil) != (beta > 0) {
+		g = newGradient(B, beta)
+		s.gB = g
+		return g
+	}
+	g.Means.Zero()
+	g.Std.Zero()
+	if g.Labels != nil {
+		g.Labels.Zero()
+	}
+	return g
 }
 
 // pullOne adds s·(a − b) to ga and returns ‖a − b‖².
@@ -94,6 +113,22 @@ func pullOne(ga, a, b []float64, s float64) float64 {
 	return sq
 }
 
+// pullTwo is pullOne(ga, a, b, s) and pullOne(gx, x, y, s) for vectors
+// of one length in one loop: the two sums are independent, each taken in
+// the order of pullOne.
+func pullTwo(ga, a, b, gx, x, y []float64, s float64) (sab, sxy float64) {
+	n := len(a)
+	ga, b, gx, x, y = ga[:n], b[:n], gx[:n], x[:n], y[:n]
+	for j, v := range a {
+		u, t := v-b[j], x[j]-y[j]
+		ga[j] += s * u
+		gx[j] += s * t
+		sab += u * u
+		sxy += t * t
+	}
+	return sab, sxy
+}
+
 // backProject adds to g the derivatives of a loss through the projection
 // B = Φ(α, atoms; ω), given gB, those with respect to B. Component j of B
 // is, for every parameter θ ∈ {m, σ, y},
@@ -105,9 +140,13 @@ func pullOne(ga, a, b []float64, s float64) float64 {
 //	∂L/∂θ^(k)_i += α_k Σ_j (ω^(k)_ji / r^(k)_j) ∂L/∂θ^B_j,
 //	∂L/∂α_k     += Σ_j Σ_i (ω^(k)_ji / r^(k)_j) ⟨∂L/∂θ^B_j, θ^(k)_i⟩,
 //
-// summed over θ (labels only when gB has them).
-func backProject(g *domainGrad, gB *Gradient, plans []ot.Plan, atoms []*Mixture, alpha []float64) {
-	rows := make([]float64, atoms[0].Components())
+// summed over θ (labels only when gB has them); buf holds a buffer of the
+// atoms' components (replaced when shorter).
+func backProject(g *domainGrad, gB *Gradient, plans []ot.Plan, atoms []*Mixture, alpha []float64, buf *[]float64) {
+	if len(*buf) < atoms[0].Components() {
+		*buf = make([]float64, atoms[0].Components())
+	}
+	rows := (*buf)[:atoms[0].Components()]
 	for k, pl := range plans {
 		clear(rows)
 		for e, w := range pl.Mass {
@@ -117,7 +156,8 @@ func backProject(g *domainGrad, gB *Gradient, plans []ot.Plan, atoms []*Mixture,
 		for e, w := range pl.Mass {
 			j, i := pl.Row[e], pl.Col[e]
 			f := w / rows[j]
-			g.alpha[k] += f * (dot(gB.Means.RawRowView(j), a.Means.RawRowView(i)) + dot(gB.Std.RawRowView(j), a.Std.RawRowView(i)))
+			dm, ds := dot2(gB.Means.RawRowView(j), a.Means.RawRowView(i), gB.Std.RawRowView(j), a.Std.RawRowView(i))
+			g.alpha[k] += f * (dm + ds)
 			addScaled(ga.means.RawRowView(i), gB.Means.RawRowView(j), alpha[k]*f)
 			addScaled(ga.std.RawRowView(i), gB.Std.RawRowView(j), alpha[k]*f)
 			if gB.Labels != nil {
@@ -135,6 +175,18 @@ func dot(a, b []float64) float64 {
 		s += v * b[j]
 	}
 	return s
+}
+
+// dot2 returns ⟨a, b⟩ and ⟨x, y⟩ for vectors of one length in one loop,
+// each summed in the order of dot.
+func dot2(a, b, x, y []float64) (ab, xy float64) {
+	n := len(a)
+	b, x, y = b[:n], x[:n], y[:n]
+	for j, v := range a {
+		ab += v * b[j]
+		xy += x[j] * y[j]
+	}
+	return ab, xy
 }
 
 // uniform returns n weights 1/n.

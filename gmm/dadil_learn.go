@@ -29,18 +29,27 @@ type params struct {
 // atoms returns the atoms' mixtures: weights 1/na, σ = exp(s) and
 // y = softmax(z), atoms in parallel on up to workers goroutines.
 func (p *params) atoms(workers int) []*Mixture {
-	out := make([]*Mixture, len(p.means))
-	par.ForEach(len(out), workers, func(k int) {
+	return p.atomsInto(make([]*Mixture, len(p.means)), workers)
+}
+
+// atomsInto sets dst (one entry per atom) to the atoms' mixtures, as
+// atoms, reusing the mixtures already in dst, and returns it.
+func (p *params) atomsInto(dst []*Mixture, workers int) []*Mixture {
+	par.ForEach(len(dst), workers, func(k int) {
 		na, d := p.means[k].Dims()
 		_, c := p.logits[k].Dims()
-		m := &Mixture{Weights: uniform(na), Means: mat.DenseCopyOf(p.means[k]), Std: mat.NewDense(na, d, nil), Labels: mat.NewDense(na, c, nil)}
+		m := dst[k]
+		if m == nil {
+			m = &Mixture{Weights: uniform(na), Means: mat.NewDense(na, d, nil), Std: mat.NewDense(na, d, nil), Labels: mat.NewDense(na, c, nil)}
+			dst[k] = m
+		}
+		m.Means.Copy(p.means[k])
 		m.Std.Apply(func(_, _ int, v float64) float64 { return math.Exp(v) }, p.logStd[k])
 		for i := range na {
 			softmax(m.Labels.RawRowView(i), p.logits[k].RawRowView(i))
 		}
-		out[k] = m
 	}, nil)
-	return out
+	return dst
 }
 
 // softmax sets dst to softmax(z).
@@ -72,6 +81,14 @@ type learner struct {
 	stacked []stacked
 	warm    [][]ot.Plan
 	grads   []*domainGrad
+	// Buffers reused from step to step: every domain's scratch, the
+	// atoms' mixtures and their stacked form, the gradient with respect
+	// to the free parameters and that with respect to the atoms' labels.
+	scratch []scratch
+	atomBuf []*Mixture
+	all     stacked
+	g       *params
+	gy      []*mat.Dense
 	opt     struct{ means, logStd, logits []adam }
 	optA    adam
 	// lrMeans is η·s, the means' learning rate (DictionarySettings).
@@ -101,6 +118,8 @@ func newLearner(sources []*Mixture, target *Mixture, classes int, set Dictionary
 		l.stacked = append(l.stacked, stack(m))
 	}
 	l.grads = make([]*domainGrad, N)
+	l.scratch = make([]scratch, N)
+	l.atomBuf = make([]*Mixture, K)
 	for i := range l.grads {
 		l.grads[i] = newDomainGrad(K, na, d, classes)
 	}
@@ -239,7 +258,7 @@ func (l *learner) run() error {
 // (domains in parallel) and moves them by one Adam step. It reports
 // errDiverged when the parameters or the loss are no longer finite.
 func (l *learner) step() error {
-	atoms := l.p.atoms(l.set.Workers)
+	atoms := l.p.atomsInto(l.atomBuf, l.set.Workers)
 	for _, a := range atoms {
 		if a.Validate() != nil {
 			return errDiverged
@@ -248,9 +267,9 @@ func (l *learner) step() error {
 	if _, _, ok := linalg.FirstNonFiniteEntry(l.p.alpha); !ok {
 		return errDiverged
 	}
-	all := stack(atoms...)
+	stackInto(&l.all, atoms...)
 	err := par.Run(len(l.domains), l.set.Workers, func(i int) error {
-		return l.domainStep(i, atoms, all)
+		return l.domainStep(i, atoms, l.all)
 	}, nil)
 	if err != nil {
 		return err
@@ -275,18 +294,20 @@ func (l *learner) domainStep(i int, atoms []*Mixture, all stacked) error {
 	if err != nil {
 		return err
 	}
-	evalDomain(l.grads[i], pl.B, atoms, alpha, l.domains[i], pl)
+	evalDomain(l.grads[i], pl.B, atoms, alpha, l.domains[i], pl, &l.scratch[i])
 	l.warm[i] = pl.bary
 	return nil
 }
 
-// plans returns the plans of domain i's term: those of its barycenter
+// plans returns the plans of domain i's term (its barycenter in the
+// domain's scratch): those of its barycenter
 // B(α_i; P) (fixedPoint, from the plans of the last step), and the
 // optimal plan from B to the domain's mixture, supervised for a source
 // (label weight Beta, or the largest feature cost between the two) and
 // unsupervised for the target.
 func (l *learner) plans(i int, atoms []*Mixture, all stacked, alpha []float64) (*domainPlans, error) {
-	B, bary, b, err := fixedPoint(atoms, all, alpha, l.warm[i], l.set.Beta, l.set.BarycenterIter)
+	s := &l.scratch[i]
+	B, bary, b, err := fixedPoint(atoms, all, alpha, l.warm[i], l.set.Beta, l.set.BarycenterIter, s)
 	if err != nil {
 		return nil, errf("LearnDictionary: domain %d: %s", i, trimPrefix(err))
 	}
@@ -297,7 +318,7 @@ func (l *learner) plans(i int, atoms []*Mixture, all stacked, alpha []float64) (
 			beta = -1
 		}
 	}
-	fit, beta, err := fitPlan(B, l.domains[i], b, l.stacked[i], beta)
+	fit, beta, err := fitPlan(B, l.domains[i], b, l.stacked[i], beta, s)
 	if err != nil {
 		return nil, errf("LearnDictionary: domain %d: %s", i, trimPrefix(err))
 	}
@@ -306,13 +327,22 @@ func (l *learner) plans(i int, atoms []*Mixture, all stacked, alpha []float64) (
 
 // gradient returns the sum over the domains, in their order, of the
 // gradients in l.grads with respect to the free parameters (atomGradient
-// for every atom, atoms in parallel, and the coordinates).
+// for every atom, atoms in parallel, and the coordinates), in l.g.
 func (l *learner) gradient(atoms []*Mixture) *params {
 	K := len(atoms)
-	g := &params{means: make([]*mat.Dense, K), logStd: make([]*mat.Dense, K), logits: make([]*mat.Dense, K),
-		alpha: mat.NewDense(len(l.domains), K, nil)}
+	if l.g == nil {
+		l.g = &params{means: make([]*mat.Dense, K), logStd: make([]*mat.Dense, K), logits: make([]*mat.Dense, K),
+			alpha: mat.NewDense(len(l.domains), K, nil)}
+		l.gy = make([]*mat.Dense, K)
+		for k, a := range atoms {
+			na, d := a.Means.Dims()
+			l.g.means[k], l.g.logStd[k] = mat.NewDense(na, d, nil), mat.NewDense(na, d, nil)
+			l.g.logits[k], l.gy[k] = mat.NewDense(na, l.classes, nil), mat.NewDense(na, l.classes, nil)
+		}
+	}
+	g := l.g
 	par.ForEach(K, l.set.Workers, func(k int) {
-		g.means[k], g.logStd[k], g.logits[k] = l.atomGradient(k, atoms[k])
+		l.atomGradient(g.means[k], g.logStd[k], g.logits[k], l.gy[k], k, atoms[k])
 	}, nil)
 	for i, dg := range l.grads {
 		copy(g.alpha.RawRowView(i), dg.alpha)
@@ -320,25 +350,24 @@ func (l *learner) gradient(atoms []*Mixture) *params {
 	return g
 }
 
-// atomGradient returns the sum over the domains, in their order, of the
-// gradients in l.grads with respect to atom k's free parameters: its
-// means, its log deviations by ∂L/∂s = σ ⊙ ∂L/∂σ and its logits by ∂L/∂z
-// = y ⊙ (∂L/∂y − ⟨∂L/∂y, y⟩).
-func (l *learner) atomGradient(k int, a *Mixture) (gm, gs, gz *mat.Dense) {
-	na, d := a.Means.Dims()
-	gm, gs = mat.NewDense(na, d, nil), mat.NewDense(na, d, nil)
-	gy := mat.NewDense(na, l.classes, nil)
+// atomGradient sets gm, gs and gz to the sum over the domains, in their
+// order, of the gradients in l.grads with respect to atom k's free
+// parameters: its means, its log deviations by ∂L/∂s = σ ⊙ ∂L/∂σ and its
+// logits by ∂L/∂z = y ⊙ (∂L/∂y − ⟨∂L/∂y, y⟩); gy receives ∂L/∂y.
+func (l *learner) atomGradient(gm, gs, gz, gy *mat.Dense, k int, a *Mixture) {
+	gm.Zero()
+	gs.Zero()
+	gy.Zero()
 	for _, dg := range l.grads {
 		gm.Add(gm, dg.atoms[k].means)
 		gs.Add(gs, dg.atoms[k].std)
 		gy.Add(gy, dg.atoms[k].labels)
 	}
 	gs.MulElem(gs, a.Std)
-	gz = mat.NewDense(na, l.classes, nil)
+	na, _ := gz.Dims()
 	for i := range na {
 		logitGrad(gz.RawRowView(i), a.Labels.RawRowView(i), gy.RawRowView(i))
 	}
-	return gm, gs, gz
 }
 
 // logitGrad sets dst = y ⊙ (g − ⟨g, y⟩), the gradient with respect to the
@@ -414,7 +443,7 @@ func (l *learner) finish() (*Dictionary, error) {
 	all := stack(atoms...)
 	recs := make([]*Mixture, len(l.domains))
 	err := par.Run(len(l.domains), l.set.Workers, func(i int) error {
-		B, _, _, err := fixedPoint(atoms, all, l.p.alpha.RawRowView(i), l.warm[i], l.set.Beta, DefaultBarycenterMaxIter)
+		B, _, _, err := fixedPoint(atoms, all, l.p.alpha.RawRowView(i), l.warm[i], l.set.Beta, DefaultBarycenterMaxIter, nil)
 		if err != nil {
 			return errf("LearnDictionary: domain %d: %s", i, trimPrefix(err))
 		}

@@ -75,17 +75,24 @@ func TestLearnDictionaryLossDecreasesAndClassifiesTarget(t *testing.T) {
 
 // fixedPlanLoss returns the loss of the learner's current parameters with
 // the plans pls held fixed, and its gradient with respect to the free
-// parameters.
+// parameters (a copy: the learner reuses its own).
 func fixedPlanLoss(l *learner, pls []*domainPlans) (float64, *params) {
 	atoms := l.p.atoms(0)
 	var loss float64
 	for i, Q := range l.domains {
 		alpha := l.p.alpha.RawRowView(i)
 		B := project(templateOf(atoms[0]), pls[i].bary, atoms, alpha)
-		evalDomain(l.grads[i], B, atoms, alpha, Q, pls[i])
+		evalDomain(l.grads[i], B, atoms, alpha, Q, pls[i], &scratch{})
 		loss += l.grads[i].loss
 	}
-	return loss, l.gradient(atoms)
+	g := l.gradient(atoms)
+	c := &params{alpha: mat.DenseCopyOf(g.alpha)}
+	for k := range g.means {
+		c.means = append(c.means, mat.DenseCopyOf(g.means[k]))
+		c.logStd = append(c.logStd, mat.DenseCopyOf(g.logStd[k]))
+		c.logits = append(c.logits, mat.DenseCopyOf(g.logits[k]))
+	}
+	return loss, c
 }
 
 func TestDictionaryGradientMatchesFiniteDifferences(t *testing.T) {

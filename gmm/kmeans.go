@@ -49,9 +49,20 @@ func (e *engine) kmeansPP(K int, rng *rand.Rand) *mat.Dense {
 }
 
 // nearer lowers D_i to the squared distance of row i (centred) to c for
-// the rows r0 ≤ i < r1, each summed over the features in order.
+// the rows r0 ≤ i < r1, each summed over the features in order. Rows of
+// the cache go four at a time (nearer4): four independent sums, each in
+// the same order as one row's.
 func (e *engine) nearer(D []float64, r0, r1 int, c []float64) {
-	for i := r0; i < r1; i++ {
+	i := r0
+	if e.zc != nil {
+		d := e.d
+		for ; i+4 <= r1; i += 4 {
+			z := e.zcRows[i : i+4]
+			s0, s1, s2, s3 := nearer4(z[0][d:], z[1][d:], z[2][d:], z[3][d:], c)
+			D[i], D[i+1], D[i+2], D[i+3] = min(D[i], s0), min(D[i+1], s1), min(D[i+2], s2), min(D[i+3], s3)
+		}
+	}
+	for ; i < r1; i++ {
 		var dist float64
 		if e.zc != nil {
 			for j, v := range e.zcRows[i][e.d:] { // x − center
@@ -66,6 +77,20 @@ func (e *engine) nearer(D []float64, r0, r1 int, c []float64) {
 		}
 		D[i] = min(D[i], dist)
 	}
+}
+
+// nearer4 returns ‖a − c‖², ‖b − c‖², ‖x − c‖² and ‖y − c‖², each summed
+// over the entries in order.
+func nearer4(a, b, x, y, c []float64) (s0, s1, s2, s3 float64) {
+	a, b, x, y = a[:len(c)], b[:len(c)], x[:len(c)], y[:len(c)]
+	for j, v := range c {
+		u0, u1, u2, u3 := a[j]-v, b[j]-v, x[j]-v, y[j]-v
+		s0 += u0 * u0
+		s1 += u1 * u1
+		s2 += u2 * u2
+		s3 += u3 * u3
+	}
+	return s0, s1, s2, s3
 }
 
 // sumRange returns Σ D_i over r0 ≤ i < r1, in row order.

@@ -1,9 +1,12 @@
 package gmm
 
 import (
+	"runtime"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/internal/par"
 )
 
 // LabeledResult is the outcome of FitLabeled.
@@ -53,28 +56,70 @@ func FitLabeled(X *mat.Dense, y []int, classes int, s *Settings) (*LabeledResult
 	if err != nil {
 		return nil, err
 	}
-	// One buffer, as large as the largest class, takes each class's rows
-	// in turn: a class is fitted on contiguous rows (EM reads them many
-	// times) without a copy of the whole domain.
-	buf := make([]float64, slices.Max(count)*d)
 	res := &LabeledResult{Class: make([]*Result, classes), First: make([]int, classes)}
+	if err := fitClasses(res.Class, X, y, count, set); err != nil {
+		return nil, err
+	}
 	present, K := 0, 0
-	for c, m := range count {
+	for c, r := range res.Class {
 		res.First[c] = -1
-		if m == 0 {
+		if r == nil {
 			continue
 		}
-		Xc := classRows(mat.NewDense(m, d, buf[:m*d]), X, y, c)
-		r, err := fit(Xc, set, uint64(c)+1)
-		if err != nil {
-			return nil, errf("class %d: %s", c, trimPrefix(err))
-		}
-		res.Class[c], res.First[c] = r, K
+		res.First[c] = K
 		present++
 		K += r.Mixture.Components()
 	}
 	res.Mixture = res.assemble(K, d, classes, present)
 	return res, nil
+}
+
+// fitClasses sets dst[c] to the fit of the rows of class c, for every
+// class with rows (count[c] > 0), each with its own PCG stream. A class
+// is fitted on contiguous rows (EM reads them many times) in a buffer as
+// large as the largest class, without a copy of the whole domain. When
+// every class fits in one block of rows (so that its EM has little to
+// share out) and more than one goroutine is allowed, classes run in
+// parallel, one goroutine each with its own buffer; otherwise one at a
+// time, each on all the goroutines. A fit does not depend on the
+// goroutines it runs on, so neither do the results; the error is that of
+// the lowest class that fails.
+func fitClasses(dst []*Result, X *mat.Dense, y, count []int, set Settings) error {
+	_, d := X.Dims()
+	var cs []int
+	for c, m := range count {
+		if m > 0 {
+			cs = append(cs, c)
+		}
+	}
+	workers := set.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	largest := slices.Max(count)
+	g := 1
+	if largest <= blockRows {
+		g = min(workers, len(cs))
+	}
+	one := set
+	if g > 1 {
+		one.Workers = 1
+	}
+	bufs := make(chan []float64, g)
+	for range g {
+		bufs <- make([]float64, largest*d)
+	}
+	return par.Run(len(cs), g, func(i int) error {
+		c := cs[i]
+		buf := <-bufs
+		defer func() { bufs <- buf }()
+		r, err := fit(classRows(mat.NewDense(count[c], d, buf[:count[c]*d]), X, y, c), one, uint64(c)+1)
+		if err != nil {
+			return errf("class %d: %s", c, trimPrefix(err))
+		}
+		dst[c] = r
+		return nil
+	}, nil)
 }
 
 // classRows copies the rows of X with y_i = c, in order, to dst (as many

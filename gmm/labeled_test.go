@@ -2,6 +2,8 @@ package gmm
 
 import (
 	"math"
+	"runtime"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -91,4 +93,35 @@ func TestFitLabeledErrors(t *testing.T) {
 	X.Set(0, 0, math.NaN())
 	_, err = FitLabeled(X, []int{0, 0, 1, 1}, 2, nil)
 	wantErr(t, err, "X[0][0]")
+}
+
+// TestFitLabeledBitIdenticalAcrossGOMAXPROCS: classes of one block each
+// (fitted in parallel when more than one goroutine is allowed) and classes
+// larger than a block (one at a time) give the same bits for any
+// GOMAXPROCS and Workers.
+func TestFitLabeledBitIdenticalAcrossGOMAXPROCS(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, n := range []int{600, 3*blockRows + 100} {
+		X, comp := draw(t, separated(6, 3), n, 5)
+		y := make([]int, n)
+		for i, k := range comp {
+			y[i] = k % 3 // three classes of two components each
+		}
+		var ref *Mixture
+		for _, c := range []struct{ procs, workers int }{{1, 0}, {4, 0}, {4, 1}, {2, 3}} {
+			runtime.GOMAXPROCS(c.procs)
+			r, err := FitLabeled(X, y, 3, &Settings{Components: 2, Seed: 7, Workers: c.workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ref == nil {
+				ref = r.Mixture
+				continue
+			}
+			m := r.Mixture
+			if !slices.Equal(m.Weights, ref.Weights) || !sameBits(m.Means, ref.Means) || !sameBits(m.Std, ref.Std) || !sameBits(m.Labels, ref.Labels) {
+				t.Errorf("%d rows, GOMAXPROCS %d, Workers %d: another mixture", n, c.procs, c.workers)
+			}
+		}
+	}
 }

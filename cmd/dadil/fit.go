@@ -126,7 +126,7 @@ func dadilBuilder(set dictionary.Settings, t classify.Trainer) func() adapt.Meth
 // fitOutputs are the files dadil fit writes in --out; a run replaces all
 // of them, so the reconstruction files of an earlier run with
 // --export-reconstruction disappear from a run without.
-var fitOutputs = []string{"predictions.csv", "report.json", "model.dadil", "reconstruction.npz", "reconstruction.csv"}
+var fitOutputs = []string{"predictions.csv", "report.json", "model.dadil", "reconstruction.npz", "reconstruction.csv", "reconstruction_mixture.csv"}
 
 // fitCommand holds the flags of dadil fit.
 type fitCommand struct {
@@ -146,7 +146,7 @@ const (
 
 // dadilOnlyFlags are the flags of dadil fit that set DaDiL alone.
 var dadilOnlyFlags = []string{"samples", "batch", "lr", "epochs", "init", "transport", "ensemble-transport",
-	"shared-atom-batch", "hard-labels", "reconstruction-block", "paper", "export-reconstruction"}
+	"shared-atom-batch", "hard-labels", "reconstruction-block", "paper"}
 
 // parseFit parses and checks the flags of dadil fit, before any work.
 func parseFit(args []string, e *env) (*fitCommand, error) {
@@ -158,7 +158,7 @@ func parseFit(args []string, e *env) (*fitCommand, error) {
 	c.dict.register(fs)
 	c.gmm.register(fs)
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
-	fs.BoolVar(&c.export, "export-reconstruction", false, "also write the target's labeled reconstruction B(α_T; P), DaDiL-R's training set, to DIR/reconstruction.npz and DIR/reconstruction.csv (features in the files' units, soft labels, label)")
+	fs.BoolVar(&c.export, "export-reconstruction", false, "also write the target's labeled reconstruction B(α_T; P), DaDiL-R's training set, to DIR/reconstruction.npz and DIR/reconstruction.csv (features in the files' units, soft labels, label); with --method gmm, the reconstructed mixture too (its components' weights, means, standard deviations and labels, also in DIR/reconstruction_mixture.csv) and GMM-DaDiL-R's training set drawn from it")
 	fs.BoolVar(&c.validate, "validate", false, "also score DaDiL-R and DaDiL-E without target labels: each source in turn is held out as the target of the others (one more fit per source)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil fit --source PATH [--source PATH ...] --target PATH --out DIR [flags]")
@@ -388,53 +388,94 @@ func (c *fitCommand) write(ld *dataset.Loaded, m *dictionary.Model, rep *fitRepo
 // their argmax as label values, labels: the label values of the columns)
 // and reconstruction.csv (the same, a row per point) to the output files.
 func addReconstruction(files map[string]func(string) error, ld *dataset.Loaded, m *dictionary.Model) error {
-	var X mat.Dense
-	if err := ld.Scaler.Inverse(&X, m.Reconstruction.X); err != nil {
+	arrays, csv, err := reconstructionSamples(ld, m.Reconstruction.X, m.Reconstruction.Y, nil)
+	if err != nil {
 		return err
 	}
-	P := m.Reconstruction.Y
+	files["reconstruction.npz"] = func(p string) error { return npy.WriteNPZ(p, arrays) }
+	files["reconstruction.csv"] = func(p string) error { return os.WriteFile(p, csv, 0o644) }
+	return nil
+}
+
+// reconstructionSamples returns the arrays X, P, y and labels of
+// reconstruction.npz (see addReconstruction) for the points Xs, in the
+// scaled units, with the soft labels P, and reconstruction.csv: a header
+// of the feature names (f1, f2, … without names), p_<label> for every
+// class and label, then a row per point. With comp (GMM-DaDiL: the
+// component each point was drawn from) both also have it, as the array
+// component and the last column.
+func reconstructionSamples(ld *dataset.Loaded, Xs, P *mat.Dense, comp []int) (map[string]*npy.Array, []byte, error) {
+	var X mat.Dense
+	if err := ld.Scaler.Inverse(&X, Xs); err != nil {
+		return nil, nil, err
+	}
 	n, d := X.Dims()
 	_, c := P.Dims()
 	y := make([]float64, n)
 	for i, k := range classify.Argmax(P) {
 		y[i] = float64(ld.Labels.Decode(k))
 	}
-	labels := make([]float64, c)
+	arrays := map[string]*npy.Array{
+		"X": {Shape: []int{n, d}, Data: X.RawMatrix().Data},
+		"P": {Shape: []int{n, c}, Data: mat.DenseCopyOf(P).RawMatrix().Data},
+		"y": {Shape: []int{n}, Data: y}, "labels": {Shape: []int{c}, Data: labelValues(ld)},
+	}
+	var csv bytes.Buffer
+	csv.WriteString(strings.Join(featureNames(ld, d), ","))
+	for _, v := range ld.Labels.Values {
+		fmt.Fprintf(&csv, ",p_%d", v)
+	}
+	csv.WriteString(",label")
+	if comp != nil {
+		csv.WriteString(",component")
+		arrays["component"] = &npy.Array{Shape: []int{n}, Data: make([]float64, n)}
+		for i, k := range comp {
+			arrays["component"].Data[i] = float64(k)
+		}
+	}
+	csv.WriteByte('\n')
+	for i := range n {
+		writeFloats(&csv, X.RawRowView(i), false)
+		writeFloats(&csv, P.RawRowView(i), true)
+		fmt.Fprintf(&csv, ",%d", int(y[i]))
+		if comp != nil {
+			fmt.Fprintf(&csv, ",%d", comp[i])
+		}
+		csv.WriteByte('\n')
+	}
+	return arrays, csv.Bytes(), nil
+}
+
+// labelValues returns the label values of the classes, in class order.
+func labelValues(ld *dataset.Loaded) []float64 {
+	labels := make([]float64, len(ld.Labels.Values))
 	for k, v := range ld.Labels.Values {
 		labels[k] = float64(v)
 	}
-	arrays := map[string]*npy.Array{
-		"X": {Shape: []int{n, d}, Data: mat.DenseCopyOf(&X).RawMatrix().Data},
-		"P": {Shape: []int{n, c}, Data: mat.DenseCopyOf(P).RawMatrix().Data},
-		"y": {Shape: []int{n}, Data: y}, "labels": {Shape: []int{c}, Data: labels},
-	}
-	var csv bytes.Buffer
+	return labels
+}
+
+// featureNames returns the names of the kept features, f1 … fd when the
+// files have none.
+func featureNames(ld *dataset.Loaded, d int) []string {
 	names := ld.Features
 	if names == nil {
 		for j := range d {
 			names = append(names, fmt.Sprintf("f%d", j+1))
 		}
 	}
-	csv.WriteString(strings.Join(names, ","))
-	for _, v := range ld.Labels.Values {
-		fmt.Fprintf(&csv, ",p_%d", v)
-	}
-	csv.WriteString(",label\n")
-	for i := range n {
-		for j, v := range X.RawRowView(i) {
-			if j > 0 {
-				csv.WriteByte(',')
-			}
-			csv.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+	return names
+}
+
+// writeFloats writes the values to b, comma-separated, with a leading
+// comma when lead, each in the shortest form that reads back exactly.
+func writeFloats(b *bytes.Buffer, v []float64, lead bool) {
+	for j, x := range v {
+		if lead || j > 0 {
+			b.WriteByte(',')
 		}
-		for _, v := range P.RawRowView(i) {
-			csv.WriteString("," + strconv.FormatFloat(v, 'g', -1, 64))
-		}
-		fmt.Fprintf(&csv, ",%d\n", int(y[i]))
+		b.WriteString(strconv.FormatFloat(x, 'g', -1, 64))
 	}
-	files["reconstruction.npz"] = func(p string) error { return npy.WriteNPZ(p, arrays) }
-	files["reconstruction.csv"] = func(p string) error { return os.WriteFile(p, csv.Bytes(), 0o644) }
-	return nil
 }
 
 // printFitSummary prints the validation and target scores on stdout.

@@ -10,12 +10,14 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/gmm"
 	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/internal/sysmem"
 	"github.com/dadil/dadil/modelfile"
+	"github.com/dadil/dadil/npy"
 )
 
 // gmmFitReport is DIR/report.json of dadil fit --method gmm: the keys of
@@ -208,7 +210,76 @@ func (c *fitCommand) writeGMM(ld *dataset.Loaded, m *adapt.GMMDaDiL, preds [][]i
 			return modelfile.Save(p, &modelfile.File{GMM: m, Scaler: ld.Scaler, Imputer: ld.Imputer, Labels: ld.Labels.Values, Features: ld.Features})
 		},
 	}
+	if c.export {
+		if err := addGMMReconstruction(files, ld, m); err != nil {
+			return err
+		}
+	}
 	return atomicfile.WriteDir(c.out, fitOutputs, files)
+}
+
+// addGMMReconstruction adds the target's reconstruction B(α_T; P) of a
+// GMM-DaDiL fit to the output files, in the units of the files' kept
+// features (the scaling undone: means m = m'/s + o, standard deviations
+// σ = σ'/s for the scaler x' = (x − o)·s): reconstruction.npz holds
+// GMM-DaDiL-R's training set drawn from it as addReconstruction's arrays
+// (X, P, y, labels) with component (the component of every row), and the
+// mixture as mixture_weights (K), mixture_means and mixture_std (K×d),
+// mixture_P (K×classes, the components' soft labels) and mixture_y (their
+// argmax as label values); reconstruction.csv the rows as DaDiL's, with a
+// last column component, and reconstruction_mixture.csv a row per
+// component: weight, mean_<feature>…, std_<feature>…, p_<label>…, label.
+func addGMMReconstruction(files map[string]func(string) error, ld *dataset.Loaded, m *adapt.GMMDaDiL) error {
+	Xs, T, comp, err := m.ReconstructionSamples()
+	if err != nil {
+		return err
+	}
+	arrays, rows, err := reconstructionSamples(ld, Xs, T, comp)
+	if err != nil {
+		return err
+	}
+	B := m.Dict.Target()
+	var means, std mat.Dense
+	if err := ld.Scaler.Inverse(&means, B.Means); err != nil {
+		return err
+	}
+	if err := ld.Scaler.InverseSpread(&std, B.Std); err != nil {
+		return err
+	}
+	K, d := means.Dims()
+	c := B.Classes()
+	y := make([]float64, K)
+	for k, v := range classify.Argmax(B.Labels) {
+		y[k] = float64(ld.Labels.Decode(v))
+	}
+	arrays["mixture_weights"] = &npy.Array{Shape: []int{K}, Data: append([]float64(nil), B.Weights...)}
+	arrays["mixture_means"] = &npy.Array{Shape: []int{K, d}, Data: means.RawMatrix().Data}
+	arrays["mixture_std"] = &npy.Array{Shape: []int{K, d}, Data: std.RawMatrix().Data}
+	arrays["mixture_P"] = &npy.Array{Shape: []int{K, c}, Data: mat.DenseCopyOf(B.Labels).RawMatrix().Data}
+	arrays["mixture_y"] = &npy.Array{Shape: []int{K}, Data: y}
+	var csv bytes.Buffer
+	csv.WriteString("weight")
+	names := featureNames(ld, d)
+	for _, prefix := range []string{"mean_", "std_"} {
+		for _, n := range names {
+			csv.WriteString("," + prefix + n)
+		}
+	}
+	for _, v := range ld.Labels.Values {
+		fmt.Fprintf(&csv, ",p_%d", v)
+	}
+	csv.WriteString(",label\n")
+	for k := range K {
+		writeFloats(&csv, B.Weights[k:k+1], false)
+		writeFloats(&csv, means.RawRowView(k), true)
+		writeFloats(&csv, std.RawRowView(k), true)
+		writeFloats(&csv, B.Labels.RawRowView(k), true)
+		fmt.Fprintf(&csv, ",%d\n", int(y[k]))
+	}
+	files["reconstruction.npz"] = func(p string) error { return npy.WriteNPZ(p, arrays) }
+	files["reconstruction.csv"] = func(p string) error { return os.WriteFile(p, rows, 0o644) }
+	files["reconstruction_mixture.csv"] = func(p string) error { return os.WriteFile(p, csv.Bytes(), 0o644) }
+	return nil
 }
 
 // checkGMMMemory refuses, once the problem is read, a GMM-DaDiL fit whose

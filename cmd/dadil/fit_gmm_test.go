@@ -6,14 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dadil/dadil/modelfile"
+	"github.com/dadil/dadil/npy"
 )
 
 // runFitGMM runs dadil fit --method gmm on the synthetic files with the extra
@@ -207,7 +210,6 @@ func TestFitGMMBadInput(t *testing.T) {
 		{"tol", base("--method", "gmm", "--gmm-tol", "NaN"), 2, "--gmm-tol NaN: need a positive number"},
 		{"lr", base("--method", "gmm", "--gmm-lr", "-0.1"), 2, "--gmm-lr -0.1: need a positive number"},
 		{"DaDiL flag", base("--method", "gmm", "--samples", "30"), 2, "--samples applies to --method dadil"},
-		{"export", base("--method", "gmm", "--export-reconstruction"), 2, "--export-reconstruction applies to --method dadil"},
 		{"GMM flag", base("--gmm-epochs", "3"), 2, "--gmm-epochs: the --gmm-… flags set --method gmm"},
 		{"memory", base("--method", "gmm", "--max-memory", "1KB"), 1, "--method gmm: the fit would need about"},
 	} {
@@ -263,5 +265,83 @@ func TestAdaptGMMFlags(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(adaptArgs(src, tgt, "--methods", "gmm-dadil", "--gmm-tol", "0")...); code != 2 || !strings.Contains(stderr, "--gmm-tol 0: need a positive number") {
 		t.Errorf("--gmm-tol 0: exit %d, %q", code, stderr)
+	}
+}
+
+// TestFitGMMExportReconstruction: --method gmm --export-reconstruction
+// writes the target's reconstructed mixture and GMM-DaDiL-R's training
+// set drawn from it, both in the files' units: the rows drawn from every
+// component have about its mean and standard deviation, and they span the
+// files' range, not the scaled [0, 1]. A later run without the flag
+// removes the files.
+func TestFitGMMExportReconstruction(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, false)
+	out := filepath.Join(dir, "out")
+	runFitGMM(t, src, tgt, out, "--export-reconstruction")
+	a, err := npy.ReadNPZ(filepath.Join(out, "reconstruction.npz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	X, P, y, comp := a["X"], a["P"], a["y"], a["component"]
+	W, M, S, MP, My := a["mixture_weights"], a["mixture_means"], a["mixture_std"], a["mixture_P"], a["mixture_y"]
+	const n, d, K, c = 300, 2, 9, 3 // 100 rows and 3 components per class
+	if !slices.Equal(X.Shape, []int{n, d}) || !slices.Equal(P.Shape, []int{n, c}) || len(y.Data) != n || len(comp.Data) != n ||
+		!slices.Equal(a["labels"].Data, []float64{10, 20, 30}) || len(W.Data) != K || !slices.Equal(M.Shape, []int{K, d}) ||
+		!slices.Equal(S.Shape, []int{K, d}) || !slices.Equal(MP.Shape, []int{K, c}) || len(My.Data) != K {
+		t.Fatalf("shapes X %v, P %v, y %d, component %d, weights %d, means %v, std %v, P %v, y %d",
+			X.Shape, P.Shape, len(y.Data), len(comp.Data), len(W.Data), M.Shape, S.Shape, MP.Shape, len(My.Data))
+	}
+	var lo, hi float64
+	sum, sq, count := make([]float64, K*d), make([]float64, K*d), make([]float64, K)
+	for i := range n {
+		k := int(comp.Data[i])
+		if k < 0 || k >= K || !slices.Equal(P.Data[c*i:c*i+c], MP.Data[c*k:c*k+c]) || y.Data[i] != My.Data[k] {
+			t.Fatalf("row %d: component %d, labels %v, label %v", i, k, P.Data[c*i:c*i+c], y.Data[i])
+		}
+		count[k]++
+		for j := range d {
+			v := X.Data[d*i+j]
+			sum[d*k+j] += v
+			sq[d*k+j] += v * v
+		}
+		lo, hi = min(lo, X.Data[d*i+1]), max(hi, X.Data[d*i+1])
+	}
+	if hi-lo < 4 {
+		t.Errorf("the second feature spans [%g, %g]: not in the files' units", lo, hi)
+	}
+	for k := range K {
+		if count[k] < 10 {
+			continue
+		}
+		for j := range d {
+			mean := sum[d*k+j] / count[k]
+			sd := math.Sqrt(max(sq[d*k+j]/count[k]-mean*mean, 0))
+			m, s := M.Data[d*k+j], S.Data[d*k+j]
+			if math.Abs(mean-m) > 5*s/math.Sqrt(count[k]) || sd < s/2 || sd > 2*s {
+				t.Errorf("component %d, feature %d: %v rows of mean %.3g and deviation %.3g, the mixture's %.3g and %.3g",
+					k, j, count[k], mean, sd, m, s)
+			}
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "reconstruction.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := readLines(t, string(b)); lines[0] != "x1,x2,p_10,p_20,p_30,label,component" || len(lines) != n+1 {
+		t.Errorf("reconstruction.csv: header %q, %d lines", lines[0], len(lines))
+	}
+	b, err = os.ReadFile(filepath.Join(out, "reconstruction_mixture.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := readLines(t, string(b)); lines[0] != "weight,mean_x1,mean_x2,std_x1,std_x2,p_10,p_20,p_30,label" || len(lines) != K+1 {
+		t.Errorf("reconstruction_mixture.csv: header %q, %d lines", lines[0], len(lines))
+	}
+	runFitGMM(t, src, tgt, out)
+	for _, f := range []string{"reconstruction.npz", "reconstruction.csv", "reconstruction_mixture.csv"} {
+		if _, err := os.Stat(filepath.Join(out, f)); !os.IsNotExist(err) {
+			t.Errorf("%s after a run without --export-reconstruction: %v", f, err)
+		}
 	}
 }
