@@ -37,9 +37,9 @@ func Names() []string { return append([]string(nil), names...) }
 //   - wbr-r, wbr-e, dadil-r and dadil-e with the default dictionary
 //     settings and seed; set their Settings field to change them;
 //   - gmm-otda (GMMOTDA) and gmm-wbt (GMMWBT) with seed;
-//   - gmm-dadil (GMM-DaDiL-R by the MAP rule of the reconstructed
-//     mixture) and gmm-dadil-e with gmm's default dictionary settings and
-//     seed.
+//   - gmm-dadil (GMM-DaDiL-R: the classifier trained on samples of the
+//     reconstructed mixture; GMMDaDiL.MAP selects its MAP rule instead)
+//     and gmm-dadil-e with gmm's default dictionary settings and seed.
 //
 // The methods are new and unfitted at every call.
 func New(name string, seed uint64) (Method, error) {
