@@ -135,7 +135,6 @@ func TestBenchOfficeCaltechBadInput(t *testing.T) {
 	})
 }
 
-
 func TestBenchOfficeCaltechHeldOutSources(t *testing.T) {
 	dir := officeFixture(t, 40)
 	js := filepath.Join(t.TempDir(), "r.json")
