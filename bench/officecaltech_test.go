@@ -337,4 +337,16 @@ func TestOptionsClassifier(t *testing.T) {
 			t.Errorf("%s: the classifier of Options was not trained", m)
 		}
 	}
+	// Dictionary settings take the experiment's seed: DaDiL-R with the
+	// default settings given explicitly scores as without them.
+	run := func(set *dictionary.Settings) float64 {
+		res, err := RunOfficeCaltech(o, Options{Methods: []string{"dadil-r"}, Targets: []string{"A"}, Folds: []int{2}, Seed: 7, Dictionary: set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res[0].Accuracy
+	}
+	if a, b := run(nil), run(&dictionary.Settings{Seed: 99}); a != b {
+		t.Errorf("DaDiL-R: %g with the defaults, %g with them given", a, b)
+	}
 }

@@ -47,10 +47,17 @@ func named(members []string) family {
 }
 
 // namedWith is named whose method adapt.Config builds with the dictionary
-// settings s and the classifier t (nil: the defaults).
+// settings s, seeded by the experiment, and the classifier t (nil: the
+// defaults).
 func namedWith(members []string, s *dictionary.Settings, t classify.Trainer) family {
 	return fromMethod(members, func(seed uint64) (adapt.Method, error) {
-		return (&adapt.Config{Seed: seed, Dictionary: s, Classifier: t}).New(members[0])
+		cfg := adapt.Config{Seed: seed, Classifier: t}
+		if s != nil {
+			set := *s
+			set.Seed = seed
+			cfg.Dictionary = &set
+		}
+		return cfg.New(members[0])
 	})
 }
 
