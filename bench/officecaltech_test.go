@@ -6,11 +6,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
 )
 
 // fakeOffice builds a benchmark with domains of the given sizes and fold
@@ -302,5 +305,48 @@ func TestNotLoaded(t *testing.T) {
 		if err := tc.err(); err == nil || !strings.HasPrefix(err.Error(), "bench: ") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// countingTrainer is a softmax trainer that counts its trainings.
+type countingTrainer struct {
+	classify.SoftmaxTrainer
+	n atomic.Int64
+}
+
+func (c *countingTrainer) Train(X, T *mat.Dense, w []float64) (classify.Classifier, error) {
+	c.n.Add(1)
+	return c.SoftmaxTrainer.Train(X, T, w)
+}
+
+// TestOptionsClassifier: Options.Classifier trains the final classifiers
+// of the default-setting methods, here source-only and DaDiL-R/E.
+func TestOptionsClassifier(t *testing.T) {
+	sizes := [4]int{30, 30, 30, 30}
+	o, err := fakeOffice(t, sizes, roundRobin(sizes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"source-only", "dadil-r"} {
+		c := &countingTrainer{}
+		set := &dictionary.Settings{Epochs: 2, PlateauTol: -1, Samples: 20, Batch: 10}
+		if _, err := RunOfficeCaltech(o, Options{Methods: []string{m}, Targets: []string{"A"}, Folds: []int{1}, Dictionary: set, Classifier: c}); err != nil {
+			t.Fatal(err)
+		}
+		if c.n.Load() == 0 {
+			t.Errorf("%s: the classifier of Options was not trained", m)
+		}
+	}
+	// Dictionary settings take the experiment's seed: DaDiL-R with the
+	// default settings given explicitly scores as without them.
+	run := func(set *dictionary.Settings) float64 {
+		res, err := RunOfficeCaltech(o, Options{Methods: []string{"dadil-r"}, Targets: []string{"A"}, Folds: []int{2}, Seed: 7, Dictionary: set})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res[0].Accuracy
+	}
+	if a, b := run(nil), run(&dictionary.Settings{Seed: 99}); a != b {
+		t.Errorf("DaDiL-R: %g with the defaults, %g with them given", a, b)
 	}
 }

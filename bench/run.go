@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/clip"
@@ -42,7 +43,22 @@ type family struct {
 // for a dictionary method, of its sibling members[1] (adapt.Predictors),
 // which shares its fit: one fit of adapt.Group.
 func named(members []string) family {
-	return fromMethod(members, func(seed uint64) (adapt.Method, error) { return adapt.New(members[0], seed) })
+	return namedWith(members, nil, nil)
+}
+
+// namedWith is named whose method adapt.Config builds with the dictionary
+// settings s, seeded by the experiment, and the classifier t (nil: the
+// defaults).
+func namedWith(members []string, s *dictionary.Settings, t classify.Trainer) family {
+	return fromMethod(members, func(seed uint64) (adapt.Method, error) {
+		cfg := adapt.Config{Seed: seed, Classifier: t}
+		if s != nil {
+			set := *s
+			set.Seed = seed
+			cfg.Dictionary = &set
+		}
+		return cfg.New(members[0])
+	})
 }
 
 // fromMethod is the family of a method from build and, when members names
@@ -67,11 +83,15 @@ func fromMethod(members []string, build func(seed uint64) (adapt.Method, error))
 // families returns every method of the benchmark, in table order: the
 // methods of package adapt and DaDiL in the paper's setting
 // (dictionary.Paper), "dadil-r-paper" and "dadil-e-paper".
-func families() []family {
+func families() []family { return familiesWith(nil, nil) }
+
+// familiesWith is families whose default-setting methods have the
+// dictionary settings s and the classifier t (Options).
+func familiesWith(s *dictionary.Settings, t classify.Trainer) []family {
 	paper := fromMethod([]string{"dadil-r-paper", "dadil-e-paper"}, func(seed uint64) (adapt.Method, error) {
 		return adapt.NewDaDiLR(dictionary.Paper(seed)), nil
 	})
-	return tableFamilies(named, paper)
+	return tableFamilies(func(members []string) family { return namedWith(members, s, t) }, paper)
 }
 
 // tableFamilies returns the families of the fits of adapt.Group(adapt.Names()),
@@ -114,6 +134,10 @@ type Options struct {
 	HeldOutSources bool
 	// Progress, if not nil, receives a line per finished experiment.
 	Progress func(done, total int, what string, elapsed time.Duration)
+	// Dictionary and Classifier, when not nil, set the methods of the
+	// defaults (adapt.Config); the paper's DaDiL keeps its preset.
+	Dictionary *dictionary.Settings
+	Classifier classify.Trainer
 }
 
 // experiment is one (family, target, fold) fit.
@@ -162,7 +186,7 @@ func RunOfficeCaltech(o *OfficeCaltech, opt Options) ([]Result, error) {
 		return nil, err
 	}
 	var exps []experiment
-	for _, fam := range families() {
+	for _, fam := range familiesWith(opt.Dictionary, opt.Classifier) {
 		mem := selected(fam.members, want)
 		if len(mem) == 0 {
 			continue

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/dadil/dadil/bench"
+	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/clip"
 )
 
@@ -39,6 +41,7 @@ type benchOCCommand struct {
 	seed                                              uint64
 	workers                                           int
 	heldOut                                           bool
+	l2                                                string
 	foldList                                          []int    // from --folds
 	targetList, methodList                            []string // from --targets (upper case) and --methods
 }
@@ -56,6 +59,7 @@ func parseBenchOC(args []string, e *env) (*benchOCCommand, error) {
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed")
 	fs.StringVar(&c.jsonPath, "json", "", "write every result to `FILE` as JSON")
 	fs.IntVar(&c.workers, "workers", 0, "experiments run at once (0: one per core); results do not depend on it")
+	fs.StringVar(&c.l2, "l2", "0.001", "penalty `λ` of every method's softmax classifier but the paper's DaDiL; auto: DaDiL-R and DaDiL-E choose theirs on the labeled sources (see dadil fit)")
 	fs.BoolVar(&c.heldOut, "held-out-sources", false, "validate without the target instead: each target's sources are held out in turn as its unlabeled target (no folds)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil bench office-caltech10 --data DIR [--features surf|decaf] [--methods LIST] [--targets W,A,D,C] [--folds 1,2,3,4,5 | --held-out-sources] [--seed s] [--json FILE]")
@@ -82,6 +86,9 @@ func (c *benchOCCommand) check() error {
 		return usageError{fmt.Errorf("--data is required")}
 	}
 	if err := checkJSON(c.jsonPath); err != nil {
+		return err
+	}
+	if _, err := parseL2(c.l2); err != nil {
 		return err
 	}
 	if c.heldOut {
@@ -114,11 +121,12 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
+	dict, classifier := c.l2Settings()
 	announceMachine(e)
 	start := time.Now()
 	res, err := bench.RunOfficeCaltech(o, bench.Options{
 		Methods: c.methodList, Targets: c.targetList, Folds: c.foldList, Seed: c.seed, Workers: c.workers, HeldOutSources: c.heldOut,
-		Progress: benchProgress(e),
+		Progress: benchProgress(e), Dictionary: dict, Classifier: classifier,
 	})
 	if err != nil {
 		return err
@@ -129,6 +137,20 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 		return writeBenchJSON(c.jsonPath, map[string]any{"benchmark": "office-caltech10", "features": c.features, "results": res, "validation": validation(c.heldOut)})
 	}
 	return nil
+}
+
+// l2Settings returns the options of --l2: nil for the default penalty;
+// DaDiL's defaults choosing their penalty for auto; else a softmax
+// regression with the penalty.
+func (c *benchOCCommand) l2Settings() (*dictionary.Settings, classify.Trainer) {
+	if !flagSet(c.fs, "l2") {
+		return nil, nil
+	}
+	l2, _ := parseL2(c.l2) // checked
+	if l2 == 0 {
+		return &dictionary.Settings{ChoosePenalty: true}, nil
+	}
+	return nil, &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: l2}}
 }
 
 // print writes what the accuracies measure and their table.

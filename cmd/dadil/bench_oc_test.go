@@ -131,6 +131,7 @@ func TestBenchOfficeCaltechBadInput(t *testing.T) {
 		{"target", []string{"--data", dir, "--targets", "X", "--methods", "source-only", "--json", js}, `"X"`},
 		{"json folder", []string{"--data", dir, "--json", filepath.Join(js, "no", "r.json")}, "cannot create a file beside it"},
 		{"held-out folds", []string{"--data", dir, "--held-out-sources", "--folds", "1", "--json", js}, "--folds has no meaning with --held-out-sources"},
+		{"l2", []string{"--data", dir, "--l2", "-1", "--json", js}, `--l2 "-1": want a positive number or auto`},
 	})
 }
 

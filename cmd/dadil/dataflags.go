@@ -190,12 +190,8 @@ func (f *dictFlags) check() error {
 	if _, err := adapt.NewClassifier(f.classifier, 0); err != nil {
 		return usageError{err}
 	}
-	if f.l2 != "auto" {
-		v, err := strconv.ParseFloat(f.l2, 64)
-		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return usageError{fmt.Errorf("--l2 %s: want a positive number or auto", clip.Quote(f.l2))}
-		}
-		f.l2v = v
+	if f.l2v, err = parseL2(f.l2); err != nil {
+		return err
 	}
 	if name := f.classifierName(); flagSet(f.fs, "l2") && name != "softmax" {
 		return usageError{fmt.Errorf("--l2 sets the penalty of --classifier softmax, not of %s", name)}
@@ -207,6 +203,18 @@ func (f *dictFlags) check() error {
 		}
 	}
 	return nil
+}
+
+// parseL2 returns the penalty of --l2 v: a positive number, or 0 for auto.
+func parseL2(v string) (float64, error) {
+	if v == "auto" {
+		return 0, nil
+	}
+	l2, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(l2 > 0) || math.IsInf(l2, 0) {
+		return 0, usageError{fmt.Errorf("--l2 %s: want a positive number or auto", clip.Quote(v))}
+	}
+	return l2, nil
 }
 
 // defaultClassifier is the default of --classifier.
