@@ -364,19 +364,27 @@ func (c *fitCommand) write(ld *dataset.Loaded, m *dictionary.Model, rep *fitRepo
 	for i := range predR {
 		fmt.Fprintf(&csv, "%d,%d,%d\n", i, ld.Labels.Decode(predR[i]), ld.Labels.Decode(predE[i]))
 	}
+	mf := &modelfile.File{Model: m, Scaler: ld.Scaler, Imputer: ld.Imputer, Labels: ld.Labels.Values, Features: ld.Features}
+	return c.writeSet(csv.Bytes(), rep, mf, func(files map[string]func(string) error) error {
+		return addReconstruction(files, ld, m)
+	})
+}
+
+// writeSet writes predictions.csv, report.json (rep) and model.dadil (mf)
+// into --out as one set (atomicfile.WriteDir), with the reconstruction
+// files that export adds under --export-reconstruction.
+func (c *fitCommand) writeSet(predictions []byte, rep any, mf *modelfile.File, export func(map[string]func(string) error) error) error {
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
 	files := map[string]func(string) error{
-		"predictions.csv": func(p string) error { return os.WriteFile(p, csv.Bytes(), 0o644) },
+		"predictions.csv": func(p string) error { return os.WriteFile(p, predictions, 0o644) },
 		"report.json":     func(p string) error { return os.WriteFile(p, append(js, '\n'), 0o644) },
-		"model.dadil": func(p string) error {
-			return modelfile.Save(p, &modelfile.File{Model: m, Scaler: ld.Scaler, Imputer: ld.Imputer, Labels: ld.Labels.Values, Features: ld.Features})
-		},
+		"model.dadil":     func(p string) error { return modelfile.Save(p, mf) },
 	}
 	if c.export {
-		if err := addReconstruction(files, ld, m); err != nil {
+		if err := export(files); err != nil {
 			return err
 		}
 	}

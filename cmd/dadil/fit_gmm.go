@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/gmm"
-	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/internal/sysmem"
 	"github.com/dadil/dadil/modelfile"
 	"github.com/dadil/dadil/npy"
@@ -199,23 +197,10 @@ func (c *fitCommand) writeGMM(ld *dataset.Loaded, m *adapt.GMMDaDiL, preds [][]i
 		}
 		csv.WriteByte('\n')
 	}
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	files := map[string]func(string) error{
-		"predictions.csv": func(p string) error { return os.WriteFile(p, csv.Bytes(), 0o644) },
-		"report.json":     func(p string) error { return os.WriteFile(p, append(js, '\n'), 0o644) },
-		"model.dadil": func(p string) error {
-			return modelfile.Save(p, &modelfile.File{GMM: m, Scaler: ld.Scaler, Imputer: ld.Imputer, Labels: ld.Labels.Values, Features: ld.Features})
-		},
-	}
-	if c.export {
-		if err := addGMMReconstruction(files, ld, m); err != nil {
-			return err
-		}
-	}
-	return atomicfile.WriteDir(c.out, fitOutputs, files)
+	mf := &modelfile.File{GMM: m, Scaler: ld.Scaler, Imputer: ld.Imputer, Labels: ld.Labels.Values, Features: ld.Features}
+	return c.writeSet(csv.Bytes(), rep, mf, func(files map[string]func(string) error) error {
+		return addGMMReconstruction(files, ld, m)
+	})
 }
 
 // addGMMReconstruction adds the target's reconstruction B(α_T; P) of a
