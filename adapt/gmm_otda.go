@@ -240,6 +240,19 @@ func mixtureProba(name string, T *gmm.Mixture, X *mat.Dense) (*mat.Dense, error)
 	return &P, nil
 }
 
+// mappedProba is the Proba of GMM-OTDA and GMM-WBT, fitted when T is not
+// nil: the probabilities of the classifier c, or with labels those of the
+// labeled target mixture T.
+func mappedProba(name string, T *gmm.Mixture, labels bool, c classify.Classifier, X *mat.Dense) (*mat.Dense, error) {
+	switch {
+	case T == nil, !labels && c == nil:
+		return nil, ErrNotFitted
+	case labels:
+		return mixtureProba(name, T, X)
+	}
+	return probaOf(name, c, X)
+}
+
 // mapRows maps the rows of X by the map of the mixtures P to Q through the
 // plan: the weighted map (gmm.Map.Mean), or the random map
 // (gmm.Map.Random, seeded) when random.
@@ -391,24 +404,12 @@ func (m *GMMOTDA) fitMap(p *dataset.Problem) error {
 }
 
 // Predict classifies the rows of X.
-func (m *GMMOTDA) Predict(X *mat.Dense) ([]int, error) {
-	P, err := m.Proba(X)
-	if err != nil {
-		return nil, err
-	}
-	return classify.Argmax(P), nil
-}
+func (m *GMMOTDA) Predict(X *mat.Dense) ([]int, error) { return predictFrom(m.Proba, X) }
 
 // Proba returns the class probabilities of the rows of X: those of the
 // classifier, or with Labels those of the labeled target mixture.
 func (m *GMMOTDA) Proba(X *mat.Dense) (*mat.Dense, error) {
-	switch {
-	case m.Target == nil, !m.Labels && m.model == nil:
-		return nil, ErrNotFitted
-	case m.Labels:
-		return mixtureProba(m.Name(), m.Target, X)
-	}
-	return probaOf(m.Name(), m.model, X)
+	return mappedProba(m.Name(), m.Target, m.Labels, m.model, X)
 }
 
 // balancedWeights returns the weight 1/n_c of every row of class c, n_c

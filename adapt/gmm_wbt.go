@@ -180,22 +180,10 @@ func (m *GMMWBT) fitMap(p *dataset.Problem) error {
 }
 
 // Predict classifies the rows of X.
-func (m *GMMWBT) Predict(X *mat.Dense) ([]int, error) {
-	P, err := m.Proba(X)
-	if err != nil {
-		return nil, err
-	}
-	return classify.Argmax(P), nil
-}
+func (m *GMMWBT) Predict(X *mat.Dense) ([]int, error) { return predictFrom(m.Proba, X) }
 
 // Proba returns the class probabilities of the rows of X: those of the
 // classifier, or with Labels those of the labeled target mixture.
 func (m *GMMWBT) Proba(X *mat.Dense) (*mat.Dense, error) {
-	switch {
-	case m.Target == nil, !m.Labels && m.model == nil:
-		return nil, ErrNotFitted
-	case m.Labels:
-		return mixtureProba(m.Name(), m.Target, X)
-	}
-	return probaOf(m.Name(), m.model, X)
+	return mappedProba(m.Name(), m.Target, m.Labels, m.model, X)
 }
