@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/internal/plateau"
 	"github.com/dadil/dadil/ot"
@@ -308,7 +309,7 @@ func (f *fitter) scatter(k int, ab *atomBatch, db *domainBatch, gX, gZ *mat.Dens
 func (f *fitter) updateAlpha() {
 	f.prevA.Copy(f.alpha)
 	for l := 0; l < f.N && !f.set.RawAlphaGradient; l++ {
-		centre(f.gA.RawRowView(l))
+		linalg.Centre(f.gA.RawRowView(l))
 	}
 	f.optA.step(f.alpha.RawMatrix().Data, f.gA.RawMatrix().Data, f.lrScale*f.set.LearningRate)
 	for l := 0; l < f.N; l++ {
@@ -316,18 +317,6 @@ func (f *fitter) updateAlpha() {
 		ot.ProjectSimplex(row, row)
 	}
 	f.h.DeltaA = append(f.h.DeltaA, sqDiff(f.alpha, f.prevA))
-}
-
-// centre subtracts from v the mean of its entries.
-func centre(v []float64) {
-	var mean float64
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	for i := range v {
-		v[i] -= mean
-	}
 }
 
 // endEpoch closes epoch (1-based) of Algorithm 2's loop (line 2): it

@@ -393,7 +393,7 @@ func (l *learner) update(atoms []*Mixture) {
 		l.opt.logits[k].step(raw(l.p.logits[k]), raw(g.logits[k]), lr)
 	}, nil)
 	for i := range len(l.domains) {
-		centre(g.alpha.RawRowView(i))
+		linalg.Centre(g.alpha.RawRowView(i))
 	}
 	l.optA.step(raw(l.p.alpha), raw(g.alpha), lr)
 	for i := range len(l.domains) {
@@ -404,18 +404,6 @@ func (l *learner) update(atoms []*Mixture) {
 
 // raw returns the backing slice of a matrix made by mat.NewDense.
 func raw(m *mat.Dense) []float64 { return m.RawMatrix().Data }
-
-// centre subtracts from v the mean of its entries.
-func centre(v []float64) {
-	var mean float64
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	for i := range v {
-		v[i] -= mean
-	}
-}
 
 // stopRule decides, after epoch, whether learning goes on, as DaDiL's
 // (dictionary.Settings.PlateauTol): the first plateau of the losses

@@ -505,3 +505,17 @@ func OnSimplex(x []float64, tol float64) (ok bool, bad int, sum float64) {
 	}
 	return math.Abs(sum-1) <= tol, -1, sum
 }
+
+// Centre subtracts from v the mean of its entries: its projection onto the
+// hyperplane Σv = 0, the tangent space of the probability simplex, in which
+// a gradient with respect to barycentric coordinates moves them.
+func Centre(v []float64) {
+	var mean float64
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	for i := range v {
+		v[i] -= mean
+	}
+}

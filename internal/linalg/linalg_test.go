@@ -396,3 +396,22 @@ func TestOnSimplex(t *testing.T) {
 		}
 	}
 }
+
+// TestCentre: the result sums to 0 and keeps the differences between
+// entries.
+func TestCentre(t *testing.T) {
+	for _, v := range [][]float64{{1}, {1, 2, 3}, {-4, 0.5, 7, 1e3}} {
+		c := append([]float64(nil), v...)
+		Centre(c)
+		var sum float64
+		for i, x := range c {
+			sum += x
+			if d := (x - c[0]) - (v[i] - v[0]); math.Abs(d) > 1e-12 {
+				t.Errorf("%v: entry %d moved by %g relative to entry 0", v, i, d)
+			}
+		}
+		if math.Abs(sum) > 1e-12 {
+			t.Errorf("%v: centred entries sum to %g", v, sum)
+		}
+	}
+}
