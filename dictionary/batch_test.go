@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/barycenter"
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // testBatch builds a random atom batch and one domain sample.
@@ -24,7 +25,7 @@ func testBatch(rng *rand.Rand, K, nb, d, c int, labeled bool) (*atomBatch, *mat.
 		for q := 0; q < c; q++ {
 			Z.Set(t, q, 2*rng.NormFloat64())
 		}
-		softmax(ab.YA.RawRowView(t), Z.RawRowView(t))
+		linalg.Softmax(ab.YA.RawRowView(t), Z.RawRowView(t))
 	}
 	ab.Prepare(1)
 	db := &domainBatch{XQ: mat.NewDense(nb, d, nil), init: rng.Perm(K * nb)[:nb]}
@@ -67,7 +68,7 @@ func fixedPlanLoss(A, Z *mat.Dense, alpha []float64, db *domainBatch, K, nb int)
 			for q := 0; q < d; q++ {
 				xb[q] += alpha[k] * A.At(t, q)
 			}
-			softmax(y, Z.RawRowView(t))
+			linalg.Softmax(y, Z.RawRowView(t))
 			for q := 0; q < c; q++ {
 				yb[q] += alpha[k] * y[q]
 			}

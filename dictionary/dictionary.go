@@ -10,6 +10,7 @@ import (
 
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/clip"
+	"github.com/dadil/dadil/internal/linalg"
 )
 
 // Init selects how atoms are initialised.
@@ -215,7 +216,7 @@ func labelsInto(dst, Z *mat.Dense) *mat.Dense {
 		dst = mat.NewDense(r, c, nil)
 	}
 	for i := 0; i < r; i++ {
-		softmax(dst.RawRowView(i), Z.RawRowView(i))
+		linalg.Softmax(dst.RawRowView(i), Z.RawRowView(i))
 	}
 	return dst
 }
@@ -373,23 +374,6 @@ func logitGrad(dst, y, g []float64) {
 	}
 	for q, v := range y {
 		dst[q] = v * (g[q] - dot)
-	}
-}
-
-// softmax writes softmax(z) into dst.
-func softmax(dst, z []float64) {
-	mx := math.Inf(-1)
-	for _, v := range z {
-		mx = math.Max(mx, v)
-	}
-	var s float64
-	for q, v := range z {
-		e := math.Exp(v - mx)
-		dst[q] = e
-		s += e
-	}
-	for q := range dst {
-		dst[q] /= s
 	}
 }
 

@@ -154,7 +154,7 @@ func (f *fitter) fillAtomBatches(k int) {
 			}
 			t := k*f.nb + l
 			copy(ab.A.RawRowView(t), X.RawRowView(r))
-			softmax(ab.YA.RawRowView(t), Z.RawRowView(r))
+			linalg.Softmax(ab.YA.RawRowView(t), Z.RawRowView(r))
 		}
 	}
 }

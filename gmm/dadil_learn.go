@@ -46,26 +46,10 @@ func (p *params) atomsInto(dst []*Mixture, workers int) []*Mixture {
 		m.Means.Copy(p.means[k])
 		m.Std.Apply(func(_, _ int, v float64) float64 { return math.Exp(v) }, p.logStd[k])
 		for i := range na {
-			softmax(m.Labels.RawRowView(i), p.logits[k].RawRowView(i))
+			linalg.Softmax(m.Labels.RawRowView(i), p.logits[k].RawRowView(i))
 		}
 	}, nil)
 	return dst
-}
-
-// softmax sets dst to softmax(z).
-func softmax(dst, z []float64) {
-	mx := math.Inf(-1)
-	for _, v := range z {
-		mx = math.Max(mx, v)
-	}
-	var s float64
-	for j, v := range z {
-		dst[j] = math.Exp(v - mx)
-		s += dst[j]
-	}
-	for j := range dst {
-		dst[j] /= s
-	}
 }
 
 // learner holds the state of one LearnDictionary call.

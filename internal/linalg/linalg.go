@@ -519,3 +519,20 @@ func Centre(v []float64) {
 		v[i] -= mean
 	}
 }
+
+// Softmax sets dst to softmax(z): dst_j = exp(z_j − max z) / Σ_q exp(z_q − max z).
+// dst and z have the same length and may be the same slice.
+func Softmax(dst, z []float64) {
+	mx := math.Inf(-1)
+	for _, v := range z {
+		mx = math.Max(mx, v)
+	}
+	var s float64
+	for j, v := range z {
+		dst[j] = math.Exp(v - mx)
+		s += dst[j]
+	}
+	for j := range dst {
+		dst[j] /= s
+	}
+}

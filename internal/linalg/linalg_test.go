@@ -415,3 +415,27 @@ func TestCentre(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftmax: the result is on the simplex, keeps the order of the
+// logits, does not overflow for large ones, and may overwrite z.
+func TestSoftmax(t *testing.T) {
+	for _, z := range [][]float64{{0}, {1, 2, 3}, {1000, 999, -1000}, {-5, -5}} {
+		p := make([]float64, len(z))
+		Softmax(p, z)
+		if ok, _, sum := OnSimplex(p, 1e-12); !ok {
+			t.Fatalf("softmax(%v) = %v, sum %g", z, p, sum)
+		}
+		for i := 1; i < len(z); i++ {
+			if (z[i] > z[i-1]) != (p[i] > p[i-1]) {
+				t.Errorf("softmax(%v) = %v changes the order", z, p)
+			}
+		}
+		in := append([]float64(nil), z...)
+		Softmax(in, in)
+		for i := range p {
+			if in[i] != p[i] {
+				t.Errorf("softmax(%v) in place gives %v, not %v", z, in, p)
+			}
+		}
+	}
+}
