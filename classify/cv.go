@@ -2,6 +2,7 @@ package classify
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -66,34 +67,29 @@ func (c *SoftmaxCV) Train(X, T *mat.Dense, w []float64) (Classifier, error) {
 
 // fitSettings returns the settings of one fit on workers goroutines (0:
 // those of c.Settings).
-func (c *SoftmaxCV) fitSettings(workers int) Settings {
-	var s Settings
-	if c.Settings != nil {
-		s = *c.Settings
+func (c *SoftmaxCV) fitSettings(workers int) Settings { return gridSettings(c.Settings, workers) }
+
+// gridSettings returns the settings s (nil: the defaults) of one fit of a
+// grid of penalties, on workers goroutines (0: those of s), without a
+// penalty of their own.
+func gridSettings(s *Settings, workers int) Settings {
+	var g Settings
+	if s != nil {
+		g = *s
 	}
-	s.NoPenalty, s.L2 = false, 0
+	g.NoPenalty, g.L2 = false, 0
 	if workers > 0 {
-		s.Workers = workers
+		g.Workers = workers
 	}
-	return s
+	return g
 }
 
 // grid returns the penalties, largest first, and the number of folds.
 func (c *SoftmaxCV) grid() ([]float64, int, error) {
-	grid := c.L2s
-	if grid == nil {
-		grid = DefaultL2Grid
+	grid, err := sortedGrid(c.L2s)
+	if err != nil {
+		return nil, 0, fmt.Errorf("classify: SoftmaxCV: %w", err)
 	}
-	if len(grid) == 0 {
-		return nil, 0, fmt.Errorf("classify: SoftmaxCV: an empty grid of penalties")
-	}
-	for _, l := range grid {
-		if !(l > 0) || math.IsInf(l, 0) {
-			return nil, 0, fmt.Errorf("classify: SoftmaxCV: penalty %g is not a positive number", l)
-		}
-	}
-	grid = slices.Clone(grid)
-	slices.SortFunc(grid, func(a, b float64) int { return -cmp.Compare(a, b) })
 	k := c.Folds
 	if k == 0 {
 		k = DefaultFolds
@@ -102,6 +98,26 @@ func (c *SoftmaxCV) grid() ([]float64, int, error) {
 		return nil, 0, fmt.Errorf("classify: SoftmaxCV: %d folds; need at least 2", k)
 	}
 	return grid, k, nil
+}
+
+// sortedGrid returns a copy of the penalties grid (nil: DefaultL2Grid),
+// largest first, or an error if it is empty or holds a penalty that is
+// not a positive number.
+func sortedGrid(grid []float64) ([]float64, error) {
+	if grid == nil {
+		grid = DefaultL2Grid
+	}
+	if len(grid) == 0 {
+		return nil, errors.New("an empty grid of penalties")
+	}
+	for _, l := range grid {
+		if !(l > 0) || math.IsInf(l, 0) {
+			return nil, fmt.Errorf("penalty %g is not a positive number", l)
+		}
+	}
+	grid = slices.Clone(grid)
+	slices.SortFunc(grid, func(a, b float64) int { return -cmp.Compare(a, b) })
+	return grid, nil
 }
 
 // Select returns the penalty of the grid that cross-validation chooses and

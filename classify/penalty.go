@@ -72,7 +72,7 @@ func ChoosePenalty(X, T *mat.Dense, w []float64, val []Labeled, grid []float64, 
 	if len(grid) > 0 && !slices.Contains(grid, l0) {
 		grid = append(slices.Clone(grid), l0)
 	}
-	grid, _, err := (&SoftmaxCV{L2s: grid, Folds: 2}).grid()
+	grid, err := sortedGrid(grid)
 	if err != nil {
 		return nil, fmt.Errorf("classify: ChoosePenalty: %w", err)
 	}
@@ -87,7 +87,7 @@ func ChoosePenalty(X, T *mat.Dense, w []float64, val []Labeled, grid []float64, 
 			return nil, fmt.Errorf("classify: ChoosePenalty: validation set %d has %d rows and %d labels", v, r, len(d.Y))
 		}
 	}
-	fs := (&SoftmaxCV{Settings: s}).fitSettings(0)
+	fs := gridSettings(s, 0)
 	c := &PenaltyChoice{Anchor: l0, Grid: grid, Score: make([]float64, len(grid)), SE: make([]float64, len(grid))}
 	models := make([]*Softmax, len(grid))
 	best := 0
@@ -131,10 +131,9 @@ func validate(m *Softmax, val []Labeled) (score, se float64, err error) {
 }
 
 // balancedAccuracyVar returns the balanced accuracy of pred against truth
-// (BalancedAccuracy, whose checks the callers made) and its variance
-// (1/C²) Σ_c r_c (1 − r_c) / n_c.
+// as BalancedAccuracy computes it (whose checks the callers made), and
+// its variance (1/C²) Σ_c r_c (1 − r_c) / n_c.
 func balancedAccuracyVar(pred, truth []int) (ba, variance float64) {
-	ba, _ = BalancedAccuracy(pred, truth)
 	rows, hits := map[int]int{}, map[int]int{}
 	for i, t := range truth {
 		t = max(t, -1)
@@ -146,7 +145,8 @@ func balancedAccuracyVar(pred, truth []int) (ba, variance float64) {
 	classes := slices.Sorted(maps.Keys(rows)) // a fixed order of summation
 	for _, k := range classes {
 		r := float64(hits[k]) / float64(rows[k])
+		ba += r
 		variance += r * (1 - r) / float64(rows[k])
 	}
-	return ba, variance / float64(len(rows)*len(rows))
+	return ba / float64(len(rows)), variance / float64(len(rows)*len(rows))
 }

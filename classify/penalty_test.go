@@ -132,6 +132,9 @@ func TestBalancedAccuracyVariance(t *testing.T) {
 	if math.Abs(ba-wantBA) > 1e-15 || math.Abs(v-wantV) > 1e-15 {
 		t.Fatalf("got %g ± var %g, want %g ± var %g", ba, v, wantBA, wantV)
 	}
+	if b, err := BalancedAccuracy(pred, truth); err != nil || b != ba {
+		t.Fatalf("BalancedAccuracy gives %g (%v), balancedAccuracyVar %g", b, err, ba)
+	}
 }
 
 func TestChoosePenaltyErrors(t *testing.T) {
