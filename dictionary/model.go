@@ -338,12 +338,13 @@ func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, XT *ma
 	m := &Model{Dict: d, Target: target, Alpha: mat.Row(nil, target, d.Alpha)}
 	m.E = make([]classify.Classifier, K)
 	onB := d.Settings.EnsembleTransport == TransportBarycenter
+	rFirst := onB || val != nil // the atoms move onto the reconstruction, or take R's penalty
 	fitR := func() error {
 		var err error
 		m.R, m.Reconstruction, m.Penalty, err = d.classifierR(m.Alpha, t, seed, XT, val)
 		return err
 	}
-	if onB || val != nil { // the atoms move onto the reconstruction, or take R's penalty: R comes first
+	if rFirst {
 		if err := fitR(); err != nil {
 			return nil, err
 		}
@@ -353,7 +354,7 @@ func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, XT *ma
 	}
 	err := par.Run(K+1, 0, func(k int) error {
 		if k == K {
-			if onB || val != nil {
+			if rFirst {
 				return nil
 			}
 			return fitR()
@@ -421,10 +422,7 @@ func (d *Dictionary) classifierR(alpha []float64, t classify.Trainer, seed uint6
 		return nil, nil, nil, err
 	}
 	if val != nil {
-		if d.Settings.HardLabels {
-			Y = classify.OneHot(classify.Argmax(Y), d.Classes)
-		}
-		c, err := classify.ChoosePenalty(X, Y, nil, val, nil, nil)
+		c, err := classify.ChoosePenalty(X, d.trainingLabels(Y), nil, val, nil, nil)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
 		}
@@ -444,10 +442,16 @@ func (d *Dictionary) fitClassifier(X, Y *mat.Dense, t classify.Trainer) (classif
 	if t == nil {
 		t = &classify.SoftmaxTrainer{}
 	}
+	return t.Train(X, d.trainingLabels(Y), nil)
+}
+
+// trainingLabels returns the labels the classifiers train on: Y, or its
+// argmax with Settings.HardLabels.
+func (d *Dictionary) trainingLabels(Y *mat.Dense) *mat.Dense {
 	if d.Settings.HardLabels {
-		Y = classify.OneHot(classify.Argmax(Y), d.Classes)
+		return classify.OneHot(classify.Argmax(Y), d.Classes)
 	}
-	return t.Train(X, Y, nil)
+	return Y
 }
 
 // normalizeRows rescales every row of Y to sum to one (the propagated
