@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/mlp"
 )
@@ -42,6 +43,27 @@ func NewClassifier(name string, seed uint64) (classify.Trainer, error) {
 		return &mlp.Classifier{Seed: seed}, nil
 	}
 	return nil, fmt.Errorf("adapt: unknown classifier %s (known: %s)", clip.Quote(name), strings.Join(classifierNames, ", "))
+}
+
+// StandardL2 is the penalty λ of the softmax classifier that dadil's
+// commands use on standardised features (DefaultPenalty).
+const StandardL2 = 1e-2
+
+// DefaultPenalty returns the penalty λ of the softmax classifier that
+// dadil's commands use on features scaled by kind: StandardL2 for
+// standardised features (dataset.ScaleStandard, their default), the
+// paper's classify.DefaultL2 for the others.
+//
+// The penalty λ‖W‖² acts on weights whose size follows the features':
+// features of unit variance need smaller weights than features in [0, 1],
+// so the same λ weighs more with min-max scaling. Each value gives
+// DaDiL-R its best mean under its scaling over the development suite
+// (docs/defaults.md#the-penalty); no target label chose them.
+func DefaultPenalty(kind dataset.Scaling) float64 {
+	if kind == dataset.ScaleStandard {
+		return StandardL2
+	}
+	return classify.DefaultL2
 }
 
 // trainer returns t, or the default classifier when t is nil.

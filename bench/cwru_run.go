@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/clip"
@@ -71,8 +72,10 @@ func paperMember(name string, settings func(seed uint64) *dictionary.Settings, u
 // the encoder's own classification, then the families of the Caltech-Office
 // benchmark, the methods of adapt.DenseTransport fitted on at most
 // CWRUOTRows rows per domain, and DaDiL in the paper's setting as two fits
-// (dictionary.PaperCWRU with K = 8 for DaDiL-R, K = 3 for DaDiL-E).
-func cwruFamilies() []cwruFamily {
+// (dictionary.PaperCWRU with K = 8 for DaDiL-R, K = 3 for DaDiL-E). The
+// classifier t (nil: the default) trains every method's final classifier
+// but the encoder's and the paper's DaDiL's.
+func cwruFamilies(t classify.Trainer) []cwruFamily {
 	encoder := cwruFamily{members: []string{"mlp"}, spectra: true, fit: func(e *CWRUExperiment, _ uint64) ([]func(*mat.Dense) ([]int, error), error) {
 		return []func(*mat.Dense) ([]int, error){e.Encoder.Predict}, nil
 	}}
@@ -81,7 +84,7 @@ func cwruFamilies() []cwruFamily {
 		if adapt.DenseTransport(members[0]) {
 			n = CWRUOTRows
 		}
-		return fromFamily(named(members), n)
+		return fromFamily(namedWith(members, nil, t), n)
 	}
 	return append([]cwruFamily{encoder}, tableFamilies(fam,
 		paperMember("dadil-r-paper", func(seed uint64) *dictionary.Settings { return dictionary.PaperCWRU(8, seed) }, true),
@@ -96,7 +99,7 @@ func cwruFamilies() []cwruFamily {
 // dictionary; the others are as in the Caltech-Office benchmark.
 func CWRUMethodNames() []string {
 	var out []string
-	for _, f := range cwruFamilies() {
+	for _, f := range cwruFamilies(nil) {
 		out = append(out, f.members...)
 	}
 	return out
@@ -121,6 +124,9 @@ type CWRUOptions struct {
 	// A Result's Target is then the real target, HeldOut the held-out
 	// source, Fold the repetition.
 	HeldOutSources bool
+	// Classifier, when not nil, trains the final classifier of every
+	// method but "mlp" and the paper's DaDiL (adapt.Config.Classifier).
+	Classifier classify.Trainer
 }
 
 // runs checks the targets and the number of repetitions of a run over c,
@@ -169,7 +175,7 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 		members []int
 	}
 	var jobs []job
-	for _, f := range cwruFamilies() {
+	for _, f := range cwruFamilies(opt.Classifier) {
 		if mem := selected(f.members, want); len(mem) > 0 {
 			jobs = append(jobs, job{f, mem})
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
@@ -349,4 +350,55 @@ func TestOptionsClassifier(t *testing.T) {
 	if a, b := run(nil), run(&dictionary.Settings{Seed: 99}); a != b {
 		t.Errorf("DaDiL-R: %g with the defaults, %g with them given", a, b)
 	}
+}
+
+// TestStandardised: the standardised copy has features of zero mean and
+// unit variance over the four domains, leaves o unchanged, and
+// Options.Standard trains the default-setting methods on it.
+func TestStandardised(t *testing.T) {
+	sizes := [4]int{30, 25, 20, 35}
+	o, err := fakeOffice(t, sizes, roundRobin(sizes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := o.Standardised()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []float64
+	for k := range s.X {
+		all = append(all, mat.Col(nil, 0, s.X[k])...)
+		if s.X[k] == o.X[k] || o.X[k].At(1, 0) != float64(100*k+1) {
+			t.Fatalf("domain %d: the copy shares or changed the original features", k)
+		}
+	}
+	mean, std := stat.PopMeanStdDev(all, nil)
+	if math.Abs(mean) > 1e-12 || math.Abs(std-1) > 1e-12 {
+		t.Errorf("standardised feature: mean %g, std %g", mean, std)
+	}
+	// The constant feature stays 0.
+	if v := s.X[2].At(3, 1); v != 0 {
+		t.Errorf("constant feature: %g", v)
+	}
+	for _, standard := range []bool{false, true} {
+		c := &largestTrainer{}
+		if _, err := RunOfficeCaltech(o, Options{Methods: []string{"source-only"}, Targets: []string{"W"}, Folds: []int{1}, Classifier: c, Standard: standard}); err != nil {
+			t.Fatal(err)
+		}
+		if big := c.largest > 10; big == standard {
+			t.Errorf("Standard %v: the classifier trained on features up to %g", standard, c.largest)
+		}
+	}
+}
+
+// largestTrainer is a softmax regression that records the largest
+// magnitude of the features it trains on.
+type largestTrainer struct {
+	classify.SoftmaxTrainer
+	largest float64
+}
+
+func (c *largestTrainer) Train(X, T *mat.Dense, w []float64) (classify.Classifier, error) {
+	c.largest = max(c.largest, mat.Norm(X, math.Inf(1)))
+	return c.SoftmaxTrainer.Train(X, T, w)
 }

@@ -35,6 +35,9 @@ type Result struct {
 // predictors of one dictionary).
 type family struct {
 	members []string
+	// paper marks DaDiL in the paper's setting, which keeps the protocol's
+	// min-max scaling (Options.Standard).
+	paper bool
 	// fit fits on the problem and returns one predictor per member.
 	fit func(p *dataset.Problem, seed uint64) ([]func(*mat.Dense) ([]int, error), error)
 }
@@ -91,6 +94,7 @@ func familiesWith(s *dictionary.Settings, t classify.Trainer) []family {
 	paper := fromMethod([]string{"dadil-r-paper", "dadil-e-paper"}, func(seed uint64) (adapt.Method, error) {
 		return adapt.NewDaDiLR(dictionary.Paper(seed)), nil
 	})
+	paper.paper = true
 	return tableFamilies(func(members []string) family { return namedWith(members, s, t) }, paper)
 }
 
@@ -138,6 +142,12 @@ type Options struct {
 	// defaults (adapt.Config); the paper's DaDiL keeps its preset.
 	Dictionary *dictionary.Settings
 	Classifier classify.Trainer
+	// Standard rescales the features of every method but the paper's
+	// DaDiL ("dadil-r-paper", "dadil-e-paper") to zero mean and unit
+	// variance over all rows of the four domains
+	// (OfficeCaltech.Standardised), as dadil adapt's --scale standard
+	// does; false keeps the protocol's min-max scaling.
+	Standard bool
 }
 
 // experiment is one (family, target, fold) fit.
@@ -197,11 +207,21 @@ func RunOfficeCaltech(o *OfficeCaltech, opt Options) ([]Result, error) {
 			}
 		}
 	}
+	std := o
+	if opt.Standard {
+		if std, err = o.Standardised(); err != nil {
+			return nil, err
+		}
+	}
 	results := make([][]Result, len(exps))
 	start := time.Now()
 	done := 0
 	err = par.Run(len(exps), opt.Workers, func(i int) (err error) {
-		results[i], err = runExperiment(o, exps[i], opt.Seed, opt.HeldOutSources)
+		data := std
+		if exps[i].fam.paper {
+			data = o
+		}
+		results[i], err = runExperiment(data, exps[i], opt.Seed, opt.HeldOutSources)
 		if err != nil {
 			return fmt.Errorf("bench: %s: %w", describe(exps[i], opt.HeldOutSources), err)
 		}

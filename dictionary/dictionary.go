@@ -135,11 +135,12 @@ type Settings struct {
 	// (Paper, PaperCWRU, dadil fit --paper) set it.
 	HardLabels bool
 	// ChoosePenalty makes FitModel choose the penalty λ of the DaDiL-R
-	// and DaDiL-E classifiers, which must then be the default softmax
+	// and DaDiL-E classifiers, which must then be a penalised softmax
 	// regression (a nil trainer, or a classify.SoftmaxTrainer without
-	// Settings): DaDiL-R's keeps classify.DefaultL2 unless another λ of
-	// classify.DefaultL2Grid makes it classify the labeled sources better
-	// beyond their noise (classify.ChoosePenalty), and DaDiL-E's
+	// NoPenalty): DaDiL-R's keeps the trainer's penalty λ₀
+	// (classify.DefaultL2 for a nil trainer or Settings) unless another λ
+	// of classify.DefaultL2Grid makes it classify the labeled sources
+	// better beyond their noise (classify.ChoosePenalty), and DaDiL-E's
 	// classifiers take the same λ. No λ is best for every data set, and
 	// this choice is not the default because it did not win on every
 	// benchmark (docs/defaults.md). It does not change learning.

@@ -301,15 +301,15 @@ func FitModel(p *dataset.Problem, s *Settings, c classify.Trainer) (*Model, erro
 
 // choosesPenalty reports whether FitModel chooses the penalty of the
 // trainer t (Settings.ChoosePenalty), and an error if it should but t is
-// not the default softmax regression.
+// not a penalised softmax regression.
 func choosesPenalty(s *Settings, t classify.Trainer) (bool, error) {
 	if !s.ChoosePenalty {
 		return false, nil
 	}
-	if st, ok := t.(*classify.SoftmaxTrainer); t == nil || ok && st.Settings == nil {
+	if st, ok := t.(*classify.SoftmaxTrainer); t == nil || ok && (st.Settings == nil || !st.Settings.NoPenalty) {
 		return true, nil
 	}
-	return false, fmt.Errorf("dictionary: Settings.ChoosePenalty chooses the penalty of the default softmax regression, not of a %s classifier", t.Name())
+	return false, fmt.Errorf("dictionary: Settings.ChoosePenalty chooses the penalty of a penalised softmax regression, not of a %s classifier", t.Name())
 }
 
 // NewModel trains the DaDiL-R and DaDiL-E classifiers of the domain in row
@@ -405,7 +405,8 @@ func (d *Dictionary) ClassifierR(alpha []float64, t classify.Trainer, seed uint6
 // classifierR is ClassifierR whose classifier trains on the reconstruction
 // moved onto the target rows XT as Settings.Transport says (nil XT: no
 // transport), a softmax regression whose penalty is chosen on the labeled
-// sets val when there are any (classify.ChoosePenalty), which it returns.
+// sets val when there are any (classify.ChoosePenalty, anchored at the
+// penalty of t, a softmax regression), which it returns.
 func (d *Dictionary) classifierR(alpha []float64, t classify.Trainer, seed uint64, XT *mat.Dense, val []classify.Labeled) (classify.Classifier, *barycenter.Result, *classify.PenaltyChoice, error) {
 	if err := d.check(); err != nil {
 		return nil, nil, nil, err
@@ -422,7 +423,11 @@ func (d *Dictionary) classifierR(alpha []float64, t classify.Trainer, seed uint6
 		return nil, nil, nil, err
 	}
 	if val != nil {
-		c, err := classify.ChoosePenalty(X, d.trainingLabels(Y), nil, val, nil, nil)
+		var s *classify.Settings // λ₀ and the fits' settings
+		if st, ok := t.(*classify.SoftmaxTrainer); ok {
+			s = st.Settings
+		}
+		c, err := classify.ChoosePenalty(X, d.trainingLabels(Y), nil, val, nil, s)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
 		}

@@ -386,10 +386,15 @@ func TestFitModelChoosesPenalty(t *testing.T) {
 	if m, err := FitModel(p, &base, nil); err != nil || m.Penalty != nil {
 		t.Fatalf("without ChoosePenalty: %v, penalty %+v", err, m.Penalty)
 	}
-	for _, tr := range []classify.Trainer{&classify.SoftmaxTrainer{Settings: &classify.Settings{L2: 1e-3}}, &classify.KNN{}} {
+	for _, tr := range []classify.Trainer{&classify.SoftmaxTrainer{Settings: &classify.Settings{NoPenalty: true}}, &classify.KNN{}} {
 		_, err := FitModel(p, &choose, tr)
-		if err == nil || !strings.Contains(err.Error(), "Settings.ChoosePenalty chooses the penalty of the default softmax regression") {
+		if err == nil || !strings.Contains(err.Error(), "Settings.ChoosePenalty chooses the penalty of a penalised softmax regression") {
 			t.Errorf("%s: error %v", tr.Name(), err)
 		}
+	}
+	// A softmax regression of another penalty λ₀ anchors the choice there.
+	m1, err := FitModel(p, &choose, &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: 1e-2}})
+	if err != nil || m1.Penalty == nil || !slices.Contains(classify.DefaultL2Grid, m1.Penalty.L2) {
+		t.Fatalf("λ₀ = 0.01: %v, penalty %+v", err, m1.Penalty)
 	}
 }

@@ -199,7 +199,7 @@ func runAdapt(args []string, e *env) error {
 		return err
 	}
 	nt := &noter{e: e, quiet: c.quiet}
-	ld, err := c.data.load(nt.note)
+	ld, err := c.data.load(c.dict.paper, nt.note)
 	if err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func runAdapt(args []string, e *env) error {
 		return err
 	}
 	defer useMemoryLimit(memoryLimit(c.dict.maxBytes))()
-	if c.trainer, err = c.dict.trainer(c.fs); err != nil {
+	if c.trainer, err = c.dict.trainer(ld.Scaler.Kind); err != nil {
 		return err
 	}
 	rep := &adaptReport{

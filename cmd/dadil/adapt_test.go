@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -98,7 +99,7 @@ func TestAdapt(t *testing.T) {
 		}
 		acc[name] = 100 * float64(right) / float64(len(truth))
 		m := rep.Methods[j]
-		if m.TargetAccuracy == nil || *m.TargetAccuracy != acc[name] {
+		if m.TargetAccuracy == nil || math.Abs(*m.TargetAccuracy-acc[name]) > 1e-9 {
 			t.Errorf("%s: report accuracy %v, predictions give %v", name, m.TargetAccuracy, acc[name])
 		}
 		if m.Seconds <= 0 || len(m.HeldOutSources) != 3 || m.HeldOutMean == nil || m.ValidationSeconds <= 0 {

@@ -105,14 +105,14 @@ func (a *analyzeFlags) problems(args []string) ([]*dataset.Problem, dictionary.S
 		if err := a.data.check(); err != nil {
 			return nil, dictionary.Settings{}, err
 		}
-		l, err := a.data.load(a.note)
+		l, err := a.data.load(a.dict.paper, a.note)
 		if err != nil {
 			return nil, dictionary.Settings{}, err
 		}
 		if l.Test == nil {
 			a.note("the target %s has no labels: accuracies are not reported", a.data.target)
 		}
-		set, err := a.settings(l.Classes)
+		set, err := a.settings(l.Classes, l.Scaler.Kind)
 		return []*dataset.Problem{l.Problem}, set, err
 	}
 	if len(a.data.sources) > 0 || a.data.target != "" {
@@ -149,18 +149,18 @@ func (a *analyzeFlags) problems(args []string) ([]*dataset.Problem, dictionary.S
 	if len(ps) == 0 {
 		return nil, dictionary.Settings{}, usageError{errors.New("no target or fold given")}
 	}
-	set, err := a.settings(o.Classes.Len())
+	set, err := a.settings(o.Classes.Len(), dataset.ScaleMinMax)
 	return ps, set, err
 }
 
 // settings returns the dictionary settings of the flags and sets the
-// classifier.
-func (a *analyzeFlags) settings(classes int) (dictionary.Settings, error) {
+// classifier, for features scaled by kind.
+func (a *analyzeFlags) settings(classes int, kind dataset.Scaling) (dictionary.Settings, error) {
 	set, err := a.dict.settings(a.fs, classes, a.note)
 	if err != nil {
 		return set, err
 	}
-	a.trainer, err = a.dict.trainer(a.fs)
+	a.trainer, err = a.dict.trainer(kind)
 	return set, err
 }
 

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/bench"
+	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
 )
 
 func runBenchCWRU(args []string, e *env) error {
@@ -15,7 +19,8 @@ func runBenchCWRU(args []string, e *env) error {
 	workers := fs.Int("workers", 0, "methods fitted at once (0: one per core); results do not depend on it")
 	encEpochs := fs.Int("encoder-epochs", bench.CWRUEncoder().Epochs, "epochs of the encoder's training")
 	encDecay := fs.Float64("encoder-weight-decay", bench.CWRUEncoder().WeightDecay, "L2 penalty λ on the encoder's weights")
-	scaling := fs.String("scale", "minmax", "scaling of the encoded features: minmax, standard or none")
+	scaling := fs.String("scale", "standard", "scaling of the encoded features: standard, minmax or none")
+	l2 := fs.String("l2", "", "penalty `λ` of every method's softmax classifier but the encoder's and the paper's DaDiL (default 0.01 with --scale standard, else 0.001)")
 	paperScaling := fs.String("paper-scale", "standard", "scaling of the encoded features for dadil-r-paper and dadil-e-paper (chosen by --held-out-sources)")
 	heldOut := fs.Bool("held-out-sources", false, "validate without the target instead: each source is held out in turn and plays the target")
 	fs.Usage = func() {
@@ -43,6 +48,10 @@ func runBenchCWRU(args []string, e *env) error {
 	if !(*encDecay >= 0) || *encDecay > 1e300 {
 		return usageError{fmt.Errorf("--encoder-weight-decay must be a finite non-negative number")}
 	}
+	classifier, err := cwruClassifier(fs, *scaling, *l2)
+	if err != nil {
+		return err
+	}
 	enc := bench.CWRUEncoder()
 	enc.Epochs = *encEpochs
 	enc.WeightDecay = *encDecay
@@ -58,7 +67,7 @@ func runBenchCWRU(args []string, e *env) error {
 	ml := splitList(*methods)
 	res, err := bench.RunCWRU(c, bench.CWRUOptions{
 		Methods: ml, Targets: tl, Seeds: *cf.seeds, Seed: *cf.seed, Workers: *workers, Protocol: proto,
-		Progress: benchProgress(e), HeldOutSources: *heldOut,
+		Progress: benchProgress(e), HeldOutSources: *heldOut, Classifier: classifier,
 		Encoder: func(target string, rep, epoch, epochs int, loss, acc float64) {
 			fmt.Fprintf(e.stderr, "encoder for %s seed %d: epoch %d/%d, loss %.4g, training accuracy %.2f%%\n", target, rep, epoch, epochs, loss, 100*acc)
 		},
@@ -75,12 +84,32 @@ func runBenchCWRU(args []string, e *env) error {
 		fmt.Fprintf(e.stdout, "CWRU, %d classes: target accuracy (%%), mean ± std over %s (base seed %d); %.0f s.\n\n",
 			len(c.Labels), plural(*cf.seeds, "seed"), *cf.seed, time.Since(start).Seconds())
 	}
+	fmt.Fprintf(e.stdout, "Encoded features %s scaled, classifier %s (the paper's DaDiL: %s scaled, its own).\n\n", *scaling, classifier.Name(), *paperScaling)
 	fmt.Fprint(e.stdout, bench.Table(res, tableMethods(ml, bench.CWRUMethodNames()), tl))
 	if *cf.jsonPath != "" {
 		return writeBenchJSON(*cf.jsonPath, map[string]any{
 			"benchmark": "cwru", "classes": c.Labels, "class_names": c.Names, "dropped": c.Dropped,
-			"protocol": proto, "seeds": *cf.seeds, "seed": *cf.seed, "results": res, "validation": validation(*heldOut),
+			"protocol": proto, "classifier": classifier.Name(), "seeds": *cf.seeds, "seed": *cf.seed, "results": res, "validation": validation(*heldOut),
 		})
 	}
 	return nil
+}
+
+// cwruClassifier returns the softmax regression of --l2, or else of the
+// default penalty of --scale (adapt.DefaultPenalty).
+func cwruClassifier(fs *flag.FlagSet, scaling, l2 string) (classify.Trainer, error) {
+	kind, err := dataset.ParseScaling(scaling)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	lambda := adapt.DefaultPenalty(kind)
+	if l2 != "" || flagSet(fs, "l2") {
+		if lambda, err = parseL2(l2); err != nil {
+			return nil, err
+		}
+		if lambda == 0 {
+			return nil, usageError{fmt.Errorf("--l2 auto: not on this benchmark; give a penalty")}
+		}
+	}
+	return &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: lambda}}, nil
 }

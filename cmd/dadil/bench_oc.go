@@ -8,8 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/bench"
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/clip"
 )
@@ -41,7 +43,7 @@ type benchOCCommand struct {
 	seed                                              uint64
 	workers                                           int
 	heldOut                                           bool
-	l2                                                string
+	l2, scale                                         string
 	foldList                                          []int    // from --folds
 	targetList, methodList                            []string // from --targets (upper case) and --methods
 }
@@ -59,7 +61,8 @@ func parseBenchOC(args []string, e *env) (*benchOCCommand, error) {
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed")
 	fs.StringVar(&c.jsonPath, "json", "", "write every result to `FILE` as JSON")
 	fs.IntVar(&c.workers, "workers", 0, "experiments run at once (0: one per core); results do not depend on it")
-	fs.StringVar(&c.l2, "l2", "0.001", "penalty `λ` of every method's softmax classifier but the paper's DaDiL; auto: DaDiL-R and DaDiL-E choose theirs on the labeled sources (see dadil fit)")
+	fs.StringVar(&c.l2, "l2", "", "penalty `λ` of every method's softmax classifier but the paper's DaDiL (default 0.01 with --scale standard, else 0.001); auto: DaDiL-R and DaDiL-E choose theirs on the labeled sources (see dadil fit)")
+	fs.StringVar(&c.scale, "scale", "standard", "feature scaling of every method but the paper's DaDiL, over all rows of the four domains: `standard` (dadil adapt's) or minmax (the paper's)")
 	fs.BoolVar(&c.heldOut, "held-out-sources", false, "validate without the target instead: each target's sources are held out in turn as its unlabeled target (no folds)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil bench office-caltech10 --data DIR [--features surf|decaf] [--methods LIST] [--targets W,A,D,C] [--folds 1,2,3,4,5 | --held-out-sources] [--seed s] [--json FILE]")
@@ -88,8 +91,13 @@ func (c *benchOCCommand) check() error {
 	if err := checkJSON(c.jsonPath); err != nil {
 		return err
 	}
-	if _, err := parseL2(c.l2); err != nil {
-		return err
+	if flagSet(c.fs, "l2") {
+		if _, err := parseL2(c.l2); err != nil {
+			return err
+		}
+	}
+	if c.scale != "minmax" && c.scale != "standard" {
+		return usageError{fmt.Errorf("--scale: want minmax or standard, not %s", clip.Quote(c.scale))}
 	}
 	if c.heldOut {
 		if flagSet(c.fs, "folds") {
@@ -126,35 +134,43 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 	start := time.Now()
 	res, err := bench.RunOfficeCaltech(o, bench.Options{
 		Methods: c.methodList, Targets: c.targetList, Folds: c.foldList, Seed: c.seed, Workers: c.workers, HeldOutSources: c.heldOut,
-		Progress: benchProgress(e), Dictionary: dict, Classifier: classifier,
+		Progress: benchProgress(e), Dictionary: dict, Classifier: classifier, Standard: c.scale == "standard",
 	})
 	if err != nil {
 		return err
 	}
 	bench.SortResults(res, bench.MethodNames(), c.targetList)
-	c.print(e.stdout, res, time.Since(start))
+	c.print(e.stdout, res, classifier.Name(), time.Since(start))
 	if c.jsonPath != "" {
-		return writeBenchJSON(c.jsonPath, map[string]any{"benchmark": "office-caltech10", "features": c.features, "results": res, "validation": validation(c.heldOut)})
+		return writeBenchJSON(c.jsonPath, map[string]any{"benchmark": "office-caltech10", "features": c.features, "scaling": c.scale, "classifier": classifier.Name(), "results": res, "validation": validation(c.heldOut)})
 	}
 	return nil
 }
 
-// l2Settings returns the options of --l2: nil for the default penalty;
-// DaDiL's defaults choosing their penalty for auto; else a softmax
-// regression with the penalty.
+// l2Settings returns the options of --l2 and --scale: a softmax regression
+// with the penalty of --l2, or else the default penalty of the scaling
+// (adapt.DefaultPenalty); with auto, DaDiL's defaults choosing theirs,
+// anchored at that default.
 func (c *benchOCCommand) l2Settings() (*dictionary.Settings, classify.Trainer) {
-	if !flagSet(c.fs, "l2") {
-		return nil, nil
+	kind := dataset.ScaleMinMax
+	if c.scale == "standard" {
+		kind = dataset.ScaleStandard
 	}
-	l2, _ := parseL2(c.l2) // checked
-	if l2 == 0 {
-		return &dictionary.Settings{ChoosePenalty: true}, nil
+	l2 := adapt.DefaultPenalty(kind)
+	var dict *dictionary.Settings
+	switch c.l2 {
+	case "":
+	case "auto":
+		dict = &dictionary.Settings{ChoosePenalty: true}
+	default:
+		l2, _ = parseL2(c.l2) // checked
 	}
-	return nil, &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: l2}}
+	return dict, &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: l2}}
 }
 
-// print writes what the accuracies measure and their table.
-func (c *benchOCCommand) print(w io.Writer, res []bench.Result, took time.Duration) {
+// print writes what the accuracies measure, the scaling and classifier of
+// the methods but the paper's DaDiL, and the table.
+func (c *benchOCCommand) print(w io.Writer, res []bench.Result, classifier string, took time.Duration) {
 	if c.heldOut {
 		fmt.Fprintf(w, "Caltech-Office 10, %s features: held-out-source validation, without the target. Column T: accuracy (%%) on\n"+
 			"T's three sources, each held out in turn as the unlabeled target; mean ± std over them; seed %d; %.0f s.\n\n",
@@ -163,5 +179,6 @@ func (c *benchOCCommand) print(w io.Writer, res []bench.Result, took time.Durati
 		fmt.Fprintf(w, "Caltech-Office 10, %s features: target accuracy (%%), mean ± std over folds %s; seed %d; %.0f s.\n\n",
 			c.features, c.folds, c.seed, took.Seconds())
 	}
+	fmt.Fprintf(w, "Features %s scaled, classifier %s (the paper's DaDiL: min-max, its own).\n\n", c.scale, classifier)
 	fmt.Fprint(w, bench.Table(res, tableMethods(c.methodList, bench.MethodNames()), c.targetList))
 }

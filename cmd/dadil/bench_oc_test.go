@@ -84,8 +84,8 @@ func TestBenchOfficeCaltechJSON(t *testing.T) {
 		t.Errorf("progress:\n%s", stderr)
 	}
 	v := readJSON(t, js)
-	if v["benchmark"] != "office-caltech10" || v["features"] != "surf" {
-		t.Errorf("benchmark %v, features %v", v["benchmark"], v["features"])
+	if v["benchmark"] != "office-caltech10" || v["features"] != "surf" || v["scaling"] != "standard" || v["classifier"] != "softmax, λ = 0.01" {
+		t.Errorf("benchmark %v, features %v, scaling %v, classifier %v", v["benchmark"], v["features"], v["scaling"], v["classifier"])
 	}
 	rs, _ := v["results"].([]any)
 	if len(rs) != 16 {
@@ -132,6 +132,7 @@ func TestBenchOfficeCaltechBadInput(t *testing.T) {
 		{"json folder", []string{"--data", dir, "--json", filepath.Join(js, "no", "r.json")}, "cannot create a file beside it"},
 		{"held-out folds", []string{"--data", dir, "--held-out-sources", "--folds", "1", "--json", js}, "--folds has no meaning with --held-out-sources"},
 		{"l2", []string{"--data", dir, "--l2", "-1", "--json", js}, `--l2 "-1": want a positive number or auto`},
+		{"scale", []string{"--data", dir, "--scale", "none", "--json", js}, `--scale: want minmax or standard, not "none"`},
 	})
 }
 

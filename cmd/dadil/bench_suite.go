@@ -37,7 +37,7 @@ func parseSuite(args []string, e *env) (*suiteCommand, error) {
 	fs.StringVar(&c.json, "json", "", "write every result to `FILE` as JSON")
 	fs.StringVar(&c.from, "from", "", "print the tables of the results a previous run wrote with --json to `FILE`, without fitting anything")
 	fs.IntVar(&c.workers, "workers", 0, "fits run at once (0: one per core); results do not depend on it")
-	fs.StringVar(&c.scale, "scale", "minmax", "feature scaling over all domains of a problem together, as dadil adapt's: `minmax` or standard")
+	fs.StringVar(&c.scale, "scale", "standard", "feature scaling over all domains of a problem together, as dadil adapt's: `standard` or minmax")
 	fs.IntVar(&c.maxRows, "max-rows", 2000, "rows of every domain for the transport-based methods, as dadil adapt")
 	fs.StringVar(&c.choose, "select", "", selectUsage+"; prints each scorer's pick against the best method of every experiment")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
@@ -82,6 +82,9 @@ func runBenchSuite(args []string, e *env) error {
 	if c.from != "" {
 		return printSuiteFrom(e, c.from, methods)
 	}
+	if c.dict.paper && !flagSet(c.fs, "scale") {
+		c.scale = "minmax"
+	}
 	if c.scale != "minmax" && c.scale != "standard" {
 		return usageError{fmt.Errorf("--scale %s: want minmax or standard", clip.Quote(c.scale))}
 	}
@@ -103,7 +106,11 @@ func runBenchSuite(args []string, e *env) error {
 	for _, n := range notes {
 		fmt.Fprintln(e.stderr, "note:", n)
 	}
-	trainer, err := c.dict.trainer(c.fs)
+	kind := dataset.ScaleMinMax
+	if c.scale == "standard" {
+		kind = dataset.ScaleStandard
+	}
+	trainer, err := c.dict.trainer(kind)
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 // labeled sources, a target whose labels (if any) only score, scaling and
 // the readers' options.
 type dataFlags struct {
+	fs      *flag.FlagSet
 	sources multiFlag
 	target  string
 	scale   string
@@ -27,9 +28,10 @@ type dataFlags struct {
 }
 
 func (d *dataFlags) register(fs *flag.FlagSet) {
+	d.fs = fs
 	fs.Var(&d.sources, "source", "labeled source domain `PATH` (.csv, .npy, .npz or .mat); repeat for every source")
 	fs.StringVar(&d.target, "target", "", "target domain `PATH`; its labels, if any, are only used to report accuracy")
-	fs.StringVar(&d.scale, "scale", "minmax", "feature scaling over all domains together: `minmax`, standard or none")
+	fs.StringVar(&d.scale, "scale", "standard", "feature scaling over all domains together: `standard`, minmax or none (--paper: minmax unless given)")
 	fs.StringVar(&d.missing, "missing", "impute", "missing feature values (\"?\", empty cells, NA, NaN): `impute` with the sources' means, drop the features that miss any, or error")
 	d.rf.register(fs)
 }
@@ -97,10 +99,15 @@ func (d *dataFlags) checkValidate(validate bool) error {
 }
 
 // load reads the domains (dataset.Load); note receives remarks for the
-// user. Errors of the arguments (a file given twice, features too large
-// for --scale none) are usage errors.
-func (d *dataFlags) load(note func(format string, a ...any)) (*dataset.Loaded, error) {
-	kind, err := dataset.ParseScaling(d.scale)
+// user. With paper (--paper) and no --scale, the features are min-max
+// scaled, as in the paper. Errors of the arguments (a file given twice,
+// features too large for --scale none) are usage errors.
+func (d *dataFlags) load(paper bool, note func(format string, a ...any)) (*dataset.Loaded, error) {
+	scale := d.scale
+	if paper && !flagSet(d.fs, "scale") {
+		scale = "minmax"
+	}
+	kind, err := dataset.ParseScaling(scale)
 	if err != nil {
 		return nil, usageError{err}
 	}
@@ -139,7 +146,7 @@ type dictFlags struct {
 func (f *dictFlags) register(fs *flag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.classifier, "classifier", defaultClassifier, "the final classifier of every method: `NAME` among "+strings.Join(adapt.ClassifierNames(), ", ")+" (--paper: softmax unless given)")
-	fs.StringVar(&f.l2, "l2", "0.001", "penalty `λ` of the softmax classifier (--classifier softmax) on its squared weights, for every method; auto: DaDiL-R and DaDiL-E choose theirs on the labeled sources, the other methods keep 0.001")
+	fs.StringVar(&f.l2, "l2", "", "penalty `λ` of the softmax classifier (--classifier softmax) on its squared weights, for every method (default 0.01 with --scale standard, else 0.001, the paper's); auto: DaDiL-R and DaDiL-E choose theirs on the labeled sources, anchored at the default, which the other methods keep")
 	fs.IntVar(&f.atoms, "atoms", 0, "number of atoms `K` (default: the number of sources)")
 	fs.IntVar(&f.samples, "samples", 0, "support size `n` of every atom (default 100 per class; rounded to a multiple of the number of classes)")
 	fs.IntVar(&f.batch, "batch", 0, "mini-batch size `n_b` (default 20 per class; rounded to a multiple of the number of classes)")
@@ -190,8 +197,10 @@ func (f *dictFlags) check() error {
 	if _, err := adapt.NewClassifier(f.classifier, 0); err != nil {
 		return usageError{err}
 	}
-	if f.l2v, err = parseL2(f.l2); err != nil {
-		return err
+	if flagSet(f.fs, "l2") {
+		if f.l2v, err = parseL2(f.l2); err != nil {
+			return err
+		}
 	}
 	if name := f.classifierName(); flagSet(f.fs, "l2") && name != "softmax" {
 		return usageError{fmt.Errorf("--l2 sets the penalty of --classifier softmax, not of %s", name)}
@@ -220,17 +229,22 @@ func parseL2(v string) (float64, error) {
 // defaultClassifier is the default of --classifier.
 const defaultClassifier = "softmax"
 
-// trainer returns the classifier of --classifier, seeded by --seed, with
-// the penalty of --l2 for softmax (with auto, the default penalty, which
-// DaDiL's settings then choose: settings); with --paper and no
+// trainer returns the classifier of --classifier, seeded by --seed; for
+// softmax, with the penalty of --l2, or without it (and with auto, whose
+// choice DaDiL's settings then anchor there: settings) the default penalty
+// of features scaled by kind (adapt.DefaultPenalty). With --paper and no
 // --classifier, the paper's softmax regression.
-func (f *dictFlags) trainer(fs *flag.FlagSet) (classify.Trainer, error) {
+func (f *dictFlags) trainer(kind dataset.Scaling) (classify.Trainer, error) {
 	t, err := adapt.NewClassifier(f.classifierName(), f.seed)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if s, ok := t.(*classify.SoftmaxTrainer); ok && flagSet(fs, "l2") && f.l2 != "auto" {
-		s.Settings = &classify.Settings{L2: f.l2v}
+	if s, ok := t.(*classify.SoftmaxTrainer); ok {
+		l2 := adapt.DefaultPenalty(kind)
+		if f.l2 != "" && f.l2 != "auto" {
+			l2 = f.l2v
+		}
+		s.Settings = &classify.Settings{L2: l2}
 	}
 	return t, nil
 }

@@ -346,7 +346,9 @@ func runFederateJoin(args []string, e *env) error {
 	if err := checkWorkers(workers); err != nil {
 		return err
 	}
-	trainer, err := (&dictFlags{classifier: classifier}).trainer(fs)
+	// The federation's features are min-max scaled or not scaled: the
+	// paper's penalty.
+	trainer, err := (&dictFlags{classifier: classifier}).trainer(dataset.ScaleMinMax)
 	if err != nil {
 		return err
 	}

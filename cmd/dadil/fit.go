@@ -224,7 +224,7 @@ func runFit(args []string, e *env) error {
 	}
 	start := time.Now()
 	nt := &noter{e: e, quiet: c.quiet}
-	ld, err := c.data.load(nt.note)
+	ld, err := c.data.load(c.dict.paper, nt.note)
 	if err != nil {
 		return err
 	}
@@ -239,7 +239,7 @@ func runFit(args []string, e *env) error {
 		return err
 	}
 	defer useMemoryLimit(memoryLimit(c.dict.maxBytes))()
-	trainer, err := c.dict.trainer(c.fs)
+	trainer, err := c.dict.trainer(ld.Scaler.Kind)
 	if err != nil {
 		return err
 	}

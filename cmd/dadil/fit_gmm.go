@@ -60,7 +60,7 @@ var gmmPredictors = []struct{ column, method string }{
 
 // runGMM fits GMM-DaDiL on the loaded domains, reports and writes it.
 func (c *fitCommand) runGMM(e *env, ld *dataset.Loaded, nt *noter, start time.Time) error {
-	trainer, err := c.dict.trainer(c.fs)
+	trainer, err := c.dict.trainer(ld.Scaler.Kind)
 	if err != nil {
 		return err
 	}

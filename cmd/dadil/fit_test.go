@@ -637,6 +637,7 @@ func TestFitL2(t *testing.T) {
 		want string
 	}{
 		{[]string{"--l2", "0"}, `--l2 "0": want a positive number or auto`},
+		{[]string{"--l2", ""}, `--l2 "": want a positive number or auto`},
 		{[]string{"--l2", "-1e-3"}, `--l2 "-1e-3": want a positive number or auto`},
 		{[]string{"--l2", "small"}, `--l2 "small": want a positive number or auto`},
 		{[]string{"--l2", "0.1", "--classifier", "knn"}, "--l2 sets the penalty of --classifier softmax, not of knn"},
@@ -658,19 +659,22 @@ func TestFitL2(t *testing.T) {
 		return r
 	}
 	for _, c := range []struct {
-		out, classifier string
-		args            []string
+		out, classifier, scaling string
+		args                     []string
 	}{
-		{"default", "softmax", nil},
-		{"strong", "softmax, λ = 10", []string{"--l2", "10"}},
-		{"auto", "softmax", []string{"--l2", "auto"}},
+		{"default", "softmax, λ = 0.01", "standard", nil},
+		{"minmax", "softmax", "minmax", []string{"--scale", "minmax"}},
+		{"paper", "softmax", "minmax", []string{"--paper", "--atoms", "2"}},
+		{"paper-standard", "softmax, λ = 0.01", "standard", []string{"--paper", "--atoms", "2", "--scale", "standard"}},
+		{"strong", "softmax, λ = 10", "standard", []string{"--l2", "10"}},
+		{"auto", "softmax, λ = 0.01", "standard", []string{"--l2", "auto"}},
 	} {
 		if code, stderr := fit(c.out, c.args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
 		r := report(c.out)
-		if r.Classifier != c.classifier {
-			t.Errorf("%v: report classifier %q, want %q", c.args, r.Classifier, c.classifier)
+		if r.Classifier != c.classifier || r.Scaling != c.scaling {
+			t.Errorf("%v: report classifier %q and scaling %q, want %q and %q", c.args, r.Classifier, r.Scaling, c.classifier, c.scaling)
 		}
 		if auto := c.out == "auto"; (r.Penalty != nil) != auto || auto && (len(r.Penalty.Score) != len(classify.DefaultL2Grid) || !r.Settings.ChoosePenalty) {
 			t.Errorf("%v: report penalty %+v, settings.ChoosePenalty %v", c.args, r.Penalty, r.Settings.ChoosePenalty)
