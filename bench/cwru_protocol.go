@@ -25,7 +25,8 @@ type CWRUProtocol struct {
 	Encoder *mlp.Settings `json:"encoder"` // nil: CWRUEncoder()
 	// Scaling is applied to the encoded features, fitted on the sources
 	// and the target's training rows together as in the Caltech-Office
-	// protocol: "minmax" (the default), "standard" or "none".
+	// protocol: "minmax" (the zero value's), "standard" (dadil bench
+	// cwru's default) or "none".
 	Scaling string `json:"scaling"`
 	// PaperScaling replaces Scaling for the rows of DaDiL in the paper's
 	// setting ("dadil-r-paper", "dadil-e-paper"); default "standard". The

@@ -26,9 +26,9 @@ import (
 // A SuiteSet is one data set of the development suite: one file content
 // per domain (features and the labels as read) and how its experiments are
 // scored. Every domain in turn is the target, the others its sources, and
-// the problem is prepared as dadil adapt prepares users' files by default
-// (min-max scaling over all domains together, missing values imputed with
-// the sources' means).
+// the problem is prepared as dadil adapt --scale minmax prepares users'
+// files (min-max scaling over all domains together, missing values imputed
+// with the sources' means).
 type SuiteSet struct {
 	Name    string
 	Domains []*dataset.File
@@ -40,7 +40,7 @@ type SuiteSet struct {
 }
 
 // Problem returns the problem whose target is domain t, the other domains
-// its sources in order, prepared as dadil adapt does by default.
+// its sources in order, prepared as dadil adapt --scale minmax does.
 func (s *SuiteSet) Problem(t int) (*dataset.Loaded, error) {
 	return s.problem(t, dataset.ScaleMinMax)
 }
@@ -353,8 +353,9 @@ type SuiteOptions struct {
 	// the fit's job, after it.
 	Scorers []selection.Scorer
 	// Standard scales the features of every problem to zero mean and
-	// unit variance over all its domains together (dadil adapt --scale
-	// standard) instead of to [0, 1] (its default, SuiteSet.Problem).
+	// unit variance over all its domains together, as dadil adapt and
+	// dadil bench suite do by default (--scale standard); false scales
+	// them to [0, 1] (--scale minmax, SuiteSet.Problem).
 	Standard bool
 	// Progress, if not nil, receives a line per finished fit.
 	Progress func(done, total int, what string, elapsed time.Duration)

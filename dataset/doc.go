@@ -78,9 +78,10 @@
 // FitScaler fits a per-feature affine map x' = (x − Offset)·Scale over all
 // rows of the given domains together: min-max scaling to [0, 1] (the
 // protocol of the Caltech-Office experiments of DaDiL and WBT) or
-// standardisation to zero mean and unit variance. A constant feature gets
-// Scale 1, as in scikit-learn, so min-max and standard scaling both map it
-// to 0 on the fitted data and never produce NaN or infinite values.
+// standardisation to zero mean and unit variance (the default of dadil's
+// commands, --scale standard). A constant feature gets Scale 1, as in
+// scikit-learn, so min-max and standard scaling both map it to 0 on the
+// fitted data and never produce NaN or infinite values.
 //
 // # Sampling
 //

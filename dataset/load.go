@@ -18,7 +18,7 @@ type LoadOptions struct {
 	Read ReadOptions
 	// Scaling is fitted over all rows of all the files together; the
 	// zero value, ScaleNone, keeps the features as they are (dadil's
-	// command line defaults to ScaleMinMax).
+	// command line defaults to ScaleStandard).
 	Scaling Scaling
 	// Missing is the policy for missing feature values; the zero value,
 	// MissingError, refuses them.

@@ -49,7 +49,7 @@ func newAnalyzeFlags(name string, e *env) *analyzeFlags {
 	fs.StringVar(&a.out, "out", "", "output `DIR`: figures (PNG and SVG), "+name+".json and "+name+".md")
 	a.data.register(fs)
 	a.dict.register(fs)
-	fs.StringVar(&a.bench, "bench", "", "analyse a benchmark instead of --source/--target files: `office-caltech10`")
+	fs.StringVar(&a.bench, "bench", "", "analyse a benchmark instead of --source/--target files: `office-caltech10` (its protocol's min-max scaled features, whatever --scale, and λ = 0.001 unless --l2 is given)")
 	fs.StringVar(&a.benchDir, "data", "", "benchmark folder `DIR` (with --bench)")
 	fs.StringVar(&a.features, "features", "surf", "benchmark features: surf or decaf (with --bench)")
 	fs.StringVar(&a.targets, "targets", "W,A,D,C", "benchmark target domains (with --bench)")

@@ -37,7 +37,7 @@ func parseSuite(args []string, e *env) (*suiteCommand, error) {
 	fs.StringVar(&c.json, "json", "", "write every result to `FILE` as JSON")
 	fs.StringVar(&c.from, "from", "", "print the tables of the results a previous run wrote with --json to `FILE`, without fitting anything")
 	fs.IntVar(&c.workers, "workers", 0, "fits run at once (0: one per core); results do not depend on it")
-	fs.StringVar(&c.scale, "scale", "standard", "feature scaling over all domains of a problem together, as dadil adapt's: `standard` or minmax")
+	fs.StringVar(&c.scale, "scale", "standard", "feature scaling over all domains of a problem together, as dadil adapt's: `standard` or minmax (--paper: minmax unless given)")
 	fs.IntVar(&c.maxRows, "max-rows", 2000, "rows of every domain for the transport-based methods, as dadil adapt")
 	fs.StringVar(&c.choose, "select", "", selectUsage+"; prints each scorer's pick against the best method of every experiment")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
