@@ -49,7 +49,7 @@ func silentSite(t *testing.T, url, subject, name string, onWelcome func(w welcom
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	inbox := inboxPrefix(subject) + "silent"
+	inbox := inboxPrefix(subject, name) + "silent"
 	if _, err := nc.Subscribe(inbox, func(m *natsMsg) {
 		if onFrame != nil {
 			onFrame(m.Data)
@@ -59,7 +59,7 @@ func silentSite(t *testing.T, url, subject, name string, onWelcome func(w welcom
 	}
 	b, _ := json.Marshal(hello{Version: Version, Name: name, Role: RoleSource, Features: 2, Labels: []int{0, 1, 2}, Inbox: inbox})
 	go func() {
-		m, err := request(context.Background(), nc, joinSubject(subject), b)
+		m, err := request(context.Background(), nc, joinSubject(subject, name), b)
 		var w welcome
 		if err == nil && decodeControl(m.Data, &w) == nil && onWelcome != nil {
 			onWelcome(w)
@@ -116,13 +116,13 @@ func TestHostileFrames(t *testing.T) {
 		data := summarize(X, []int{0, 0, 0, 0, 0, 0}, w.Shape.C, w.Ranges, w.Classes)
 		data[3*w.Shape.D] = -1 // class 0's deviation of feature 1
 		frames, _ := Encode(&Message{Kind: KindSummary, Client: uint32(w.ID), Shape: sh, Data: data}, 1<<20)
-		nc.Publish(upSubject(cfg.Subject), frames[0])
+		nc.Publish(upSubject(cfg.Subject, "a-hostile"), frames[0])
 	}, func(b []byte) {
 		h, _, err := ParseFrame(b)
 		if err != nil || h.Kind != KindRound {
 			return
 		}
-		up := upSubject(cfg.Subject)
+		up := upSubject(cfg.Subject, "a-hostile")
 		big := make([]byte, HeaderSize+8)
 		putHeader(big, &Header{Kind: KindUpdate, Round: h.Round, Client: h.Client, Shape: Shape{1 << 30, 1 << 30, 1, 1}, Chunks: 1})
 		nc.Publish(up, big)

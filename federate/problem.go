@@ -5,35 +5,23 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
-
-	"github.com/nats-io/nats.go"
+	"unicode"
 
 	"github.com/dadil/dadil/dataset"
 )
 
-// Connect connects to the NATS server at url with the token ("" for
-// none), retrying the first connection briefly and reconnecting for ever
-// after a server restart.
-func Connect(url, token, name string) (*nats.Conn, error) {
-	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond), nats.RetryOnFailedConnect(false)}
-	if token != "" {
-		opts = append(opts, nats.Token(token))
-	}
-	nc, err := nats.Connect(url, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("federate: connect to %s: %w", url, err)
-	}
-	return nc, nil
-}
-
 // SiteName returns the name of a domain as a site's name: its name with
-// spaces as '-', or "site-<i>" if it has none.
+// spaces, '.', '*' and '>' as '-', or "site-<i>" if it has none.
 func SiteName(d dataset.Domain, i int) string {
 	if d.Name == "" {
 		return fmt.Sprintf("site-%d", i)
 	}
-	return strings.ReplaceAll(d.Name, " ", "-")
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || r == '.' || r == '*' || r == '>' {
+			return '-'
+		}
+		return r
+	}, d.Name)
 }
 
 // RunProblem runs a whole federation in this process: the coordinator and
@@ -75,7 +63,7 @@ func runProblemSites(ctx context.Context, url, token string, p *dataset.Problem,
 			}
 		}
 		wg.Go(func() {
-			nc, err := Connect(url, token, "dadil site "+sc.Name)
+			nc, err := Dial(url, ConnOptions{Name: "dadil site " + sc.Name, Token: token, Subject: sc.Subject, Site: sc.Name})
 			if err != nil {
 				errs[i] = err
 				return

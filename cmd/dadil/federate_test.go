@@ -279,7 +279,7 @@ func hostile(t *testing.T, url string, stop chan struct{}) {
 	}
 	for {
 		for _, b := range [][]byte{[]byte(strings.Repeat("garbage!", 20)), huge, huge[:20]} {
-			nc.Publish(federate.DefaultSubject+".up", b)
+			nc.Publish(federate.DefaultSubject+".up.s1", b)
 		}
 		select {
 		case <-stop:
