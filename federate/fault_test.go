@@ -78,8 +78,26 @@ func TestSiteMissesRounds(t *testing.T) {
 	// with the other four after the timeout.
 	silentSite(t, url, cfg.Subject, "a-silent", nil, nil)
 	// RunProblem expects the problem's domains; the silent site is one more.
+	// A hello in another site's name is refused.
+	nc, err := Connect(url, "secret", "liar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	refused := make(chan string, 1)
+	go func() {
+		b, _ := json.Marshal(hello{Version: Version, Name: "s9", Role: RoleSource, Features: 2, Labels: []int{0, 1}, Inbox: inboxPrefix(cfg.Subject, "s9") + "x"})
+		var w welcome
+		if m, err := request(context.Background(), nc, joinSubject(cfg.Subject, "a-liar"), b); err == nil && decodeControl(m.Data, &w) == nil {
+			refused <- w.Error
+		}
+		close(refused)
+	}()
 	cfg.Sites = 5
 	res, sites, err := runWithExtra(t, url, p, cfg, 1)
+	if why := <-refused; !strings.Contains(why, "a hello on test.fed.join.a-liar names site s9") {
+		t.Errorf("a hello in another's name: %q", why)
+	}
 	if err != nil {
 		t.Fatal(err, rec.lines)
 	}
@@ -135,13 +153,30 @@ func TestHostileFrames(t *testing.T) {
 		for _, f := range frames {
 			nc.Publish(up, f)
 		}
+		// A well-formed update in another site's name, on its own subject.
+		m.Data[7], m.Client = 0, h.Client+1
+		frames, _ = Encode(m, 1<<20)
+		nc.Publish(up, frames[0])
 		ver := append([]byte(nil), frames[0]...)
 		binary.LittleEndian.PutUint16(ver[4:], 9)
 		nc.Publish(up, ver)
 		nc.Flush()
 	})
+	// A hello in another site's name is refused.
+	refused := make(chan string, 1)
+	go func() {
+		b, _ := json.Marshal(hello{Version: Version, Name: "s9", Role: RoleSource, Features: 2, Labels: []int{0, 1}, Inbox: inboxPrefix(cfg.Subject, "s9") + "x"})
+		var w welcome
+		if m, err := request(context.Background(), nc, joinSubject(cfg.Subject, "a-liar"), b); err == nil && decodeControl(m.Data, &w) == nil {
+			refused <- w.Error
+		}
+		close(refused)
+	}()
 	cfg.Sites = 5
 	res, sites, err := runWithExtra(t, url, p, cfg, 1)
+	if why := <-refused; !strings.Contains(why, "a hello on test.fed.join.a-liar names site s9") {
+		t.Errorf("a hello in another's name: %q", why)
+	}
 	if err != nil {
 		t.Fatal(err, rec.lines)
 	}
@@ -151,7 +186,8 @@ func TestHostileFrames(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"shorter than the 64-byte header", "bad magic", "more than", "unsupported message version 9", "site a-hostile: rejected its update: federate: chunk 0: value 7 is NaN",
-		"site a-hostile: rejected its summary: federate: class 0: feature 1 has deviation -1", "summaries from 4 of 5 sites"} {
+		"site a-hostile: rejected its summary: federate: class 0: feature 1 has deviation -1", "summaries from 4 of 5 sites",
+		"rejected a frame on test.fed.up.a-hostile claiming site id 1"} {
 		if !rec.has(want) {
 			t.Errorf("no remark %q in %q", want, rec.lines)
 		}

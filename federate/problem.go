@@ -32,15 +32,24 @@ func SiteName(d dataset.Domain, i int) string {
 // set to the number of domains. It returns the coordinator's result and
 // every site's, sources first.
 func RunProblem(ctx context.Context, url, token string, p *dataset.Problem, cfg Config, site SiteConfig) (*Result, []*SiteResult, error) {
-	return runProblemSites(ctx, url, token, p, cfg, site, len(p.Sources)+1)
+	return runProblemSites(ctx, url, tokenConns(token), p, cfg, site, len(p.Sources)+1)
+}
+
+// tokenConns returns the connection options of the coordinator (site "")
+// and of every site with the token.
+func tokenConns(token string) func(site string) ConnOptions {
+	return func(site string) ConnOptions { return ConnOptions{Token: token} }
 }
 
 // runProblemSites is RunProblem with a federation of sites sites, of which
-// those beyond the problem's domains join on their own.
-func runProblemSites(ctx context.Context, url, token string, p *dataset.Problem, cfg Config, site SiteConfig, sites int) (*Result, []*SiteResult, error) {
+// those beyond the problem's domains join on their own, and connections
+// as conn says: the coordinator's conn(""), a site's conn(its name).
+func runProblemSites(ctx context.Context, url string, conn func(site string) ConnOptions, p *dataset.Problem, cfg Config, site SiteConfig, sites int) (*Result, []*SiteResult, error) {
 	cfg.Sites = sites
 	site.Subject = cfg.Subject
-	cnc, err := Connect(url, token, "dadil coordinator")
+	co := conn("")
+	co.Name = "dadil coordinator"
+	cnc, err := Dial(url, co)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -63,7 +72,9 @@ func runProblemSites(ctx context.Context, url, token string, p *dataset.Problem,
 			}
 		}
 		wg.Go(func() {
-			nc, err := Dial(url, ConnOptions{Name: "dadil site " + sc.Name, Token: token, Subject: sc.Subject, Site: sc.Name})
+			co := conn(sc.Name)
+			co.Name, co.Subject, co.Site = "dadil site "+sc.Name, sc.Subject, sc.Name
+			nc, err := Dial(url, co)
 			if err != nil {
 				errs[i] = err
 				return
