@@ -57,6 +57,10 @@ func Dial(url string, o ConnOptions) (*nats.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.InProcess != nil {
+		// No network, hence no TLS: the URL only names the server.
+		url = nats.DefaultURL
+	}
 	deadline := time.Now().Add(o.ConnectTimeout)
 	for {
 		nc, err := nats.Connect(url, opts...)

@@ -228,6 +228,9 @@ func (s *siteRun) join(ctx context.Context) error {
 		return err
 	}
 	m, err := s.hello(ctx, b)
+	if errors.Is(err, nats.ErrPermissionViolation) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("federate: site %s: join: %w", s.cfg.Name, err)
 	}

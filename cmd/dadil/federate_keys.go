@@ -23,7 +23,7 @@ import (
 func runFederateKeys(args []string, e *env) error {
 	fs := newFlags("dadil federate keys", e)
 	var dir, out string
-	fs.StringVar(&dir, "dir", ".", "folder of the sites' seed files `DIR`/NAME.nk")
+	fs.StringVar(&dir, "dir", ".", "folder of the sites' seed files `DIR`/NAME.nk (made if missing)")
 	fs.StringVar(&out, "out", "", "the sites' public keys to `FILE` (default DIR/sites.keys), for serve --site-keys")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil federate keys [--dir DIR] [--out FILE] NAME...")
@@ -44,14 +44,19 @@ func runFederateKeys(args []string, e *env) error {
 	if out == "" {
 		out = filepath.Join(dir, "sites.keys")
 	}
-	var list bytes.Buffer
-	list.WriteString("# dadil federate: the sites' public NKeys (serve --site-keys)\n")
 	seen := map[string]bool{}
 	for _, name := range fs.Args() {
 		if !federate.ValidSiteName(name) || seen[name] {
 			return usageError{fmt.Errorf("site name %s: want distinct names of 1 to 64 printable characters, no space, '.', '*' or '>'", clip.Quote(name))}
 		}
 		seen[name] = true
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	var list bytes.Buffer
+	list.WriteString("# dadil federate: the sites' public NKeys (serve --site-keys)\n")
+	for _, name := range fs.Args() {
 		pub, made, err := siteKey(filepath.Join(dir, name+".nk"))
 		if err != nil {
 			return err
