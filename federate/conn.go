@@ -1,8 +1,12 @@
 package federate
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -36,9 +40,10 @@ type ConnOptions struct {
 	// own subjects, where a server giving every site its own NKey lets it
 	// listen (SitePermissions).
 	Subject, Site string
-	// ConnectTimeout: while no server answers at the URL, the first
-	// connection is tried again every 250 ms for this long (0: once). A
-	// refused credential or a failed TLS handshake is not retried.
+	// ConnectTimeout: while no server answers at the URL (or one drops
+	// the connection before the handshake ends), the first connection is
+	// tried again every 250 ms for this long (0: once). A refused
+	// credential or certificate is not retried.
 	ConnectTimeout time.Duration
 	// InProcess, if not nil, connects in process to this server (the
 	// embedded server of the coordinator's own process) instead of url.
@@ -67,11 +72,24 @@ func Dial(url string, o ConnOptions) (*nats.Conn, error) {
 		if err == nil {
 			return nc, nil
 		}
-		if !errors.Is(err, nats.ErrNoServers) || time.Now().After(deadline) {
+		if !retryable(err) || time.Now().After(deadline) {
 			return nil, fmt.Errorf("federate: connect to %s: %w", url, err)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
+}
+
+// retryable reports whether a failed first connection may succeed later:
+// no server listens yet, or the one there went away mid-handshake (a
+// server restarting). A refused credential or certificate may not.
+func retryable(err error) bool {
+	var alert tls.AlertError
+	var verify *tls.CertificateVerificationError
+	if errors.Is(err, nats.ErrTLS) || errors.As(err, &alert) || errors.As(err, &verify) {
+		return false
+	}
+	var op *net.OpError
+	return errors.Is(err, nats.ErrNoServers) || errors.As(err, &op) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // Connect connects to the NATS server at url with the token ("" for

@@ -104,7 +104,14 @@ func TestFederateCoordinatorKilledBeforeStart(t *testing.T) {
 	if err := crash.wait(t, 30*time.Second); !proctest.Killed(err) {
 		t.Fatalf("the coordinator was not killed: %v\n%s", err, crash.stderr)
 	}
-	serve, _ := startServe(t, "--listen", addr, "--state", state, "--rounds", "4")
+	serve, _ := startServe(t, "--listen", addr, "--state", state, "--rounds", "4", "--join-timeout", "8s")
+	defer func() {
+		if t.Failed() {
+			for _, s := range sites {
+				t.Log(s.stderr)
+			}
+		}
+	}()
 	r := finishFederation(t, serve, sites)
 	if r.FirstRound != 1 || len(r.Rounds) != 4 || r.Acknowledged != 4 {
 		t.Fatalf("first round %d, %d rounds, %d acknowledgements\n%s", r.FirstRound, len(r.Rounds), r.Acknowledged, serve.stderr)
