@@ -77,7 +77,6 @@ func TestSiteMissesRounds(t *testing.T) {
 	// A fifth site that joins and never answers: every round completes
 	// with the other four after the timeout.
 	silentSite(t, url, cfg.Subject, "a-silent", nil, nil)
-	// RunProblem expects the problem's domains; the silent site is one more.
 	// A hello in another site's name is refused.
 	nc, err := Connect(url, "secret", "liar")
 	if err != nil {
@@ -93,6 +92,7 @@ func TestSiteMissesRounds(t *testing.T) {
 		}
 		close(refused)
 	}()
+	// RunProblem expects the problem's domains; the silent site is one more.
 	cfg.Sites = 5
 	res, sites, err := runWithExtra(t, url, p, cfg, 1)
 	if why := <-refused; !strings.Contains(why, "a hello on test.fed.join.a-liar names site s9") {
@@ -162,21 +162,8 @@ func TestHostileFrames(t *testing.T) {
 		nc.Publish(up, ver)
 		nc.Flush()
 	})
-	// A hello in another site's name is refused.
-	refused := make(chan string, 1)
-	go func() {
-		b, _ := json.Marshal(hello{Version: Version, Name: "s9", Role: RoleSource, Features: 2, Labels: []int{0, 1}, Inbox: inboxPrefix(cfg.Subject, "s9") + "x"})
-		var w welcome
-		if m, err := request(context.Background(), nc, joinSubject(cfg.Subject, "a-liar"), b); err == nil && decodeControl(m.Data, &w) == nil {
-			refused <- w.Error
-		}
-		close(refused)
-	}()
 	cfg.Sites = 5
 	res, sites, err := runWithExtra(t, url, p, cfg, 1)
-	if why := <-refused; !strings.Contains(why, "a hello on test.fed.join.a-liar names site s9") {
-		t.Errorf("a hello in another's name: %q", why)
-	}
 	if err != nil {
 		t.Fatal(err, rec.lines)
 	}
