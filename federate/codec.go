@@ -42,7 +42,7 @@ import (
 // of the shapes SummaryShape and ScaleShape give.
 const (
 	Magic      = "DDLF"
-	Version    = 2
+	Version    = 3
 	HeaderSize = 64
 )
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nuid"
 
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
@@ -124,6 +125,7 @@ type coordinator struct {
 	scaler     *dataset.Scaler // the federation's scaling, nil for none
 	maxPayload int
 	reconnects uint64 // the connection's reconnections seen so far
+	instance   string // this coordinator process, named in its welcomes and announcements
 	joins, ups chan *nats.Msg
 	acks       chan *nats.Msg
 }
@@ -157,13 +159,18 @@ func Serve(ctx context.Context, nc *nats.Conn, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	if !c.started {
-		if err := c.form(ctx); err != nil {
+		stop := c.announce()
+		err := c.form(ctx)
+		if err == nil {
+			err = c.start(ctx, res)
+		}
+		if err == nil {
+			c.save(ctx, store, 0)
+		}
+		stop()
+		if err != nil {
 			return nil, err
 		}
-		if err := c.start(ctx, res); err != nil {
-			return nil, err
-		}
-		c.save(ctx, store, 0)
 	}
 	res.Labels = c.labels
 	for id, s := range c.sites {
@@ -226,6 +233,30 @@ func (c *coordinator) open(ctx context.Context, res *Result) (*stateStore, error
 	return store, nil
 }
 
+// announce publishes the coordinator's instance on P.coordinator every
+// announceEvery until the returned function is called: sites that joined
+// a coordinator gone before the atoms started (or wait for its welcome)
+// see a new instance and join again.
+func (c *coordinator) announce() (stop func()) {
+	b, _ := json.Marshal(announce{Version: Version, Instance: c.instance}) // plain data: cannot fail
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(announceEvery)
+		defer tick.Stop()
+		for {
+			c.nc.Publish(announceSubject(c.cfg.Subject), b)
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
 // save saves the state after round r, if there is a store; a failure is
 // logged, and a restart then resumes from an earlier round.
 func (c *coordinator) save(ctx context.Context, store *stateStore, r int) {
@@ -260,7 +291,7 @@ func newCoordinator(nc *nats.Conn, cfg Config) (*coordinator, error) {
 	if cfg.Log == nil {
 		cfg.Log = func(string, ...any) {}
 	}
-	return &coordinator{nc: nc, cfg: cfg, byName: map[string]int{}, maxPayload: int(nc.MaxPayload()), reconnects: nc.Stats().Reconnects,
+	return &coordinator{nc: nc, cfg: cfg, byName: map[string]int{}, maxPayload: int(nc.MaxPayload()), reconnects: nc.Stats().Reconnects, instance: nuid.Next(),
 		joins: make(chan *nats.Msg, 256), ups: make(chan *nats.Msg, 4096), acks: make(chan *nats.Msg, 256)}, nil
 }
 
@@ -270,7 +301,7 @@ func (c *coordinator) subscribe() ([]*nats.Subscription, error) {
 	for _, s := range []struct {
 		subj string
 		ch   chan *nats.Msg
-	}{{joinSubject(p), c.joins}, {upSubject(p), c.ups}, {ackSubject(p), c.acks}} {
+	}{{joinSubject(p, "*"), c.joins}, {upSubject(p, "*"), c.ups}, {ackSubject(p, "*"), c.acks}} {
 		sub, err := c.nc.ChanSubscribe(s.subj, s.ch)
 		if err != nil {
 			for _, o := range subs {
@@ -325,6 +356,11 @@ func (c *coordinator) join(m *nats.Msg) {
 	if err == nil {
 		err = h.check(c.cfg.Subject)
 	}
+	if from := siteOf(joinSubject(c.cfg.Subject, ""), m.Subject); err == nil && from != h.Name {
+		// The subject is what the server's permissions bind to the
+		// site's credential: a site may not join in another's name.
+		err = protocolErr("a hello on %s names site %s", m.Subject, h.Name)
+	}
 	if err == nil && len(c.sites) > 0 && h.Features != c.sites[0].Features {
 		err = protocolErr("site %s has %d features, site %s %d", h.Name, h.Features, c.sites[0].Name, c.sites[0].Features)
 	}
@@ -365,7 +401,7 @@ func (c *coordinator) join(m *nats.Msg) {
 // summary the start needs; after, it sends the site the federation's
 // scaling.
 func (c *coordinator) welcome(m *nats.Msg, id int) {
-	w := welcome{ID: id, Rounds: c.cfg.Rounds, Labels: c.labels, Shape: c.shape, Settings: c.local,
+	w := welcome{Instance: c.instance, ID: id, Rounds: c.cfg.Rounds, Labels: c.labels, Shape: c.shape, Settings: c.local,
 		Scaled: c.scaler != nil || (!c.started && c.cfg.Scaling != dataset.ScaleNone)}
 	if !c.started {
 		w.Ranges = w.Scaled
@@ -559,7 +595,7 @@ func (c *coordinator) gather(ctx context.Context, k Kind, r uint32, chosen []int
 			}
 		case m := <-c.ups:
 			in += int64(len(m.Data))
-			id, done := c.frame(k, r, m.Data, asm)
+			id, done := c.frame(k, r, m, asm)
 			if done {
 				got[id] = asm[id].Message()
 			}
@@ -585,14 +621,19 @@ func (c *coordinator) gather(ctx context.Context, k Kind, r uint32, chosen []int
 
 // frame handles one frame of round r's messages of kind k. It returns the
 // site whose message the frame completed or failed (whose assembler it
-// then removes), else -1.
-func (c *coordinator) frame(k Kind, r uint32, b []byte, asm map[int]*Assembler) (int, bool) {
-	h, data, err := ParseFrame(b)
+// then removes), else -1. A frame counts only for the site named by its
+// subject: one that claims another site's id is dropped.
+func (c *coordinator) frame(k Kind, r uint32, m *nats.Msg, asm map[int]*Assembler) (int, bool) {
+	h, data, err := ParseFrame(m.Data)
 	if err != nil {
 		c.cfg.Log("round %d: rejected a frame: %v", r, err)
 		return -1, false
 	}
 	id := int(h.Client)
+	if from, ok := c.byName[siteOf(upSubject(c.cfg.Subject, ""), m.Subject)]; !ok || from != id {
+		c.cfg.Log("round %d: rejected a frame on %s claiming site id %d", r, m.Subject, id)
+		return -1, false
+	}
 	a := asm[id]
 	if h.Kind != k || h.Round != r || a == nil || a.Message() != nil {
 		return -1, false // late, early, repeated or not ours
@@ -625,7 +666,8 @@ func (c *coordinator) final(ctx context.Context) (int, error) {
 		select {
 		case m := <-c.acks:
 			var a ack
-			if err := decodeControl(m.Data, &a); err != nil || a.Round != r || a.ID < 0 || a.ID >= len(c.sites) {
+			from, ok := c.byName[siteOf(ackSubject(c.cfg.Subject, ""), m.Subject)]
+			if err := decodeControl(m.Data, &a); err != nil || a.Round != r || !ok || a.ID != from {
 				continue
 			}
 			acked[a.ID] = true

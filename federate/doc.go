@@ -6,9 +6,9 @@
 // hold one domain each: a labeled source or the unlabeled target. The
 // protocol, under a subject prefix P (DefaultSubject):
 //
-//  1. Every site sends a hello (JSON, request–reply on P.join): its name,
-//     role, number of features, its inbox subject P.site.<token> and, for
-//     a source, the distinct label values it holds. Once Config.Sites
+//  1. Every site N sends a hello (JSON, request–reply on P.join.N): its
+//     name, role, number of features, its inbox subject P.site.N.<token>
+//     and, for a source, the distinct label values it holds. Once Config.Sites
 //     sites have joined the coordinator numbers them by name, takes the
 //     union of the sources' label values as the classes and answers every
 //     hello with a welcome: the site's id, the classes, the atoms' shape,
@@ -30,14 +30,14 @@
 //     domain from these atoms and from its own α (dictionary.FitLocal: the
 //     label-aware W_c loss for a source, W_2² for the target) and sends
 //     the new atoms and its last epoch's mean loss back (KindUpdate on
-//     P.up).
+//     P.up.N).
 //  5. The coordinator waits for the chosen sites' updates at most
 //     Config.RoundTimeout, then aggregates those that arrived, in site-id
 //     order whatever their order of arrival: their element-wise mean
 //     (Average) or one of them chosen by the seeded generator (Random).
 //     Given the seed, the atoms depend only on which sites answered.
 //  6. After the last round the coordinator sends the final atoms
-//     (KindFinal) to every site; a site acknowledges them on P.ack. The
+//     (KindFinal) to every site; a site acknowledges them on P.ack.N. The
 //     target fits its α to them (atoms fixed), trains DaDiL-R and DaDiL-E
 //     (dictionary.NewModel) and classifies its rows.
 //
@@ -67,8 +67,17 @@
 // every round it is chosen. What never does: its rows, its labels, its α,
 // its predictions.
 //
-// StartServer runs an embedded NATS server (nats-server as a library) that
-// admits only clients presenting a token; Connect connects with one.
+// Every subject a site speaks on names it; the coordinator takes a
+// message's site from its subject and drops a hello or frame that claims
+// another. StartServer runs an embedded NATS server (nats-server as a
+// library) that admits only clients presenting a token, or, with
+// ServerConfig.Sites, only sites signing with their own NKey, each
+// allowed to speak only on its own subjects (SitePermissions); TLS when
+// given certificates. Dial connects with a token, an NKey seed or a
+// credentials file, over TLS if asked, retrying the first connection
+// while no server listens. A coordinator that forms a new federation
+// announces itself on P.coordinator until its atoms start: sites that
+// joined a coordinator gone before then join the new one.
 // RunProblem runs a coordinator and one site per domain of a problem in
 // one process, as the demo and the tests do.
 package federate

@@ -49,7 +49,7 @@ func silentSite(t *testing.T, url, subject, name string, onWelcome func(w welcom
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	inbox := inboxPrefix(subject) + "silent"
+	inbox := inboxPrefix(subject, name) + "silent"
 	if _, err := nc.Subscribe(inbox, func(m *natsMsg) {
 		if onFrame != nil {
 			onFrame(m.Data)
@@ -59,7 +59,7 @@ func silentSite(t *testing.T, url, subject, name string, onWelcome func(w welcom
 	}
 	b, _ := json.Marshal(hello{Version: Version, Name: name, Role: RoleSource, Features: 2, Labels: []int{0, 1, 2}, Inbox: inbox})
 	go func() {
-		m, err := request(context.Background(), nc, joinSubject(subject), b)
+		m, err := request(context.Background(), nc, joinSubject(subject, name), b)
 		var w welcome
 		if err == nil && decodeControl(m.Data, &w) == nil && onWelcome != nil {
 			onWelcome(w)
@@ -77,9 +77,27 @@ func TestSiteMissesRounds(t *testing.T) {
 	// A fifth site that joins and never answers: every round completes
 	// with the other four after the timeout.
 	silentSite(t, url, cfg.Subject, "a-silent", nil, nil)
+	// A hello in another site's name is refused.
+	nc, err := Connect(url, "secret", "liar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	refused := make(chan string, 1)
+	go func() {
+		b, _ := json.Marshal(hello{Version: Version, Name: "s9", Role: RoleSource, Features: 2, Labels: []int{0, 1}, Inbox: inboxPrefix(cfg.Subject, "s9") + "x"})
+		var w welcome
+		if m, err := request(context.Background(), nc, joinSubject(cfg.Subject, "a-liar"), b); err == nil && decodeControl(m.Data, &w) == nil {
+			refused <- w.Error
+		}
+		close(refused)
+	}()
 	// RunProblem expects the problem's domains; the silent site is one more.
 	cfg.Sites = 5
 	res, sites, err := runWithExtra(t, url, p, cfg, 1)
+	if why := <-refused; !strings.Contains(why, "a hello on test.fed.join.a-liar names site s9") {
+		t.Errorf("a hello in another's name: %q", why)
+	}
 	if err != nil {
 		t.Fatal(err, rec.lines)
 	}
@@ -116,13 +134,13 @@ func TestHostileFrames(t *testing.T) {
 		data := summarize(X, []int{0, 0, 0, 0, 0, 0}, w.Shape.C, w.Ranges, w.Classes)
 		data[3*w.Shape.D] = -1 // class 0's deviation of feature 1
 		frames, _ := Encode(&Message{Kind: KindSummary, Client: uint32(w.ID), Shape: sh, Data: data}, 1<<20)
-		nc.Publish(upSubject(cfg.Subject), frames[0])
+		nc.Publish(upSubject(cfg.Subject, "a-hostile"), frames[0])
 	}, func(b []byte) {
 		h, _, err := ParseFrame(b)
 		if err != nil || h.Kind != KindRound {
 			return
 		}
-		up := upSubject(cfg.Subject)
+		up := upSubject(cfg.Subject, "a-hostile")
 		big := make([]byte, HeaderSize+8)
 		putHeader(big, &Header{Kind: KindUpdate, Round: h.Round, Client: h.Client, Shape: Shape{1 << 30, 1 << 30, 1, 1}, Chunks: 1})
 		nc.Publish(up, big)
@@ -135,6 +153,10 @@ func TestHostileFrames(t *testing.T) {
 		for _, f := range frames {
 			nc.Publish(up, f)
 		}
+		// A well-formed update in another site's name, on its own subject.
+		m.Data[7], m.Client = 0, h.Client+1
+		frames, _ = Encode(m, 1<<20)
+		nc.Publish(up, frames[0])
 		ver := append([]byte(nil), frames[0]...)
 		binary.LittleEndian.PutUint16(ver[4:], 9)
 		nc.Publish(up, ver)
@@ -151,7 +173,8 @@ func TestHostileFrames(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"shorter than the 64-byte header", "bad magic", "more than", "unsupported message version 9", "site a-hostile: rejected its update: federate: chunk 0: value 7 is NaN",
-		"site a-hostile: rejected its summary: federate: class 0: feature 1 has deviation -1", "summaries from 4 of 5 sites"} {
+		"site a-hostile: rejected its summary: federate: class 0: feature 1 has deviation -1", "summaries from 4 of 5 sites",
+		"rejected a frame on test.fed.up.a-hostile claiming site id 1"} {
 		if !rec.has(want) {
 			t.Errorf("no remark %q in %q", want, rec.lines)
 		}

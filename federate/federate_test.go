@@ -106,7 +106,7 @@ func runWithExtra(t *testing.T, url string, p *dataset.Problem, cfg Config, extr
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return runProblemSites(ctx, url, "secret", p, cfg, SiteConfig{Workers: 1}, cfg.Sites)
+	return runProblemSites(ctx, url, tokenConns("secret"), p, cfg, SiteConfig{Workers: 1}, cfg.Sites)
 }
 
 var sprintf = fmt.Sprintf

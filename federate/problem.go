@@ -5,35 +5,23 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
-
-	"github.com/nats-io/nats.go"
+	"unicode"
 
 	"github.com/dadil/dadil/dataset"
 )
 
-// Connect connects to the NATS server at url with the token ("" for
-// none), retrying the first connection briefly and reconnecting for ever
-// after a server restart.
-func Connect(url, token, name string) (*nats.Conn, error) {
-	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond), nats.RetryOnFailedConnect(false)}
-	if token != "" {
-		opts = append(opts, nats.Token(token))
-	}
-	nc, err := nats.Connect(url, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("federate: connect to %s: %w", url, err)
-	}
-	return nc, nil
-}
-
 // SiteName returns the name of a domain as a site's name: its name with
-// spaces as '-', or "site-<i>" if it has none.
+// spaces, '.', '*' and '>' as '-', or "site-<i>" if it has none.
 func SiteName(d dataset.Domain, i int) string {
 	if d.Name == "" {
 		return fmt.Sprintf("site-%d", i)
 	}
-	return strings.ReplaceAll(d.Name, " ", "-")
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || r == '.' || r == '*' || r == '>' {
+			return '-'
+		}
+		return r
+	}, d.Name)
 }
 
 // RunProblem runs a whole federation in this process: the coordinator and
@@ -44,15 +32,24 @@ func SiteName(d dataset.Domain, i int) string {
 // set to the number of domains. It returns the coordinator's result and
 // every site's, sources first.
 func RunProblem(ctx context.Context, url, token string, p *dataset.Problem, cfg Config, site SiteConfig) (*Result, []*SiteResult, error) {
-	return runProblemSites(ctx, url, token, p, cfg, site, len(p.Sources)+1)
+	return runProblemSites(ctx, url, tokenConns(token), p, cfg, site, len(p.Sources)+1)
+}
+
+// tokenConns returns the connection options of the coordinator (site "")
+// and of every site with the token.
+func tokenConns(token string) func(site string) ConnOptions {
+	return func(site string) ConnOptions { return ConnOptions{Token: token} }
 }
 
 // runProblemSites is RunProblem with a federation of sites sites, of which
-// those beyond the problem's domains join on their own.
-func runProblemSites(ctx context.Context, url, token string, p *dataset.Problem, cfg Config, site SiteConfig, sites int) (*Result, []*SiteResult, error) {
+// those beyond the problem's domains join on their own, and connections
+// as conn says: the coordinator's conn(""), a site's conn(its name).
+func runProblemSites(ctx context.Context, url string, conn func(site string) ConnOptions, p *dataset.Problem, cfg Config, site SiteConfig, sites int) (*Result, []*SiteResult, error) {
 	cfg.Sites = sites
 	site.Subject = cfg.Subject
-	cnc, err := Connect(url, token, "dadil coordinator")
+	co := conn("")
+	co.Name = "dadil coordinator"
+	cnc, err := Dial(url, co)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -75,7 +72,9 @@ func runProblemSites(ctx context.Context, url, token string, p *dataset.Problem,
 			}
 		}
 		wg.Go(func() {
-			nc, err := Connect(url, token, "dadil site "+sc.Name)
+			co := conn(sc.Name)
+			co.Name, co.Subject, co.Site = "dadil site "+sc.Name, sc.Subject, sc.Name
+			nc, err := Dial(url, co)
 			if err != nil {
 				errs[i] = err
 				return

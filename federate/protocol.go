@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/dadil/dadil/dictionary"
@@ -16,18 +17,50 @@ import (
 // DefaultSubject is the default prefix of the federation's subjects.
 const DefaultSubject = "dadil.federate"
 
-// The subjects under the prefix P:
+// The subjects under the prefix P, where N is a site's name:
 //
-//	P.join         a site's hello (JSON), request–reply: the welcome
-//	P.site.<token> frames from the coordinator to one site (its inbox)
-//	P.up           frames from the sites to the coordinator
-//	P.ack          a site's acknowledgement of the final atoms (JSON)
-func joinSubject(p string) string          { return p + ".join" }
-func upSubject(p string) string            { return p + ".up" }
-func ackSubject(p string) string           { return p + ".ack" }
-func inboxPrefix(p string) string          { return p + ".site." }
+//	P.join.N            site N's hello (JSON), request–reply: the welcome
+//	P.site.N.<token>    frames from the coordinator to site N (its inbox)
+//	P.site.N.r.>        replies to site N's requests (its connection's inbox prefix)
+//	P.up.N              frames from site N to the coordinator
+//	P.ack.N             site N's acknowledgement of the final atoms (JSON)
+//	P.coordinator       a coordinator's announcement while it forms a new federation (JSON)
+//
+// Every subject a site speaks on names it, so that a NATS server that
+// gives each site its own credential (ServerConfig.Sites) lets a site
+// speak only for itself: the coordinator takes the site a message comes
+// from from its subject, never from its content.
+func joinSubject(p, name string) string { return p + ".join." + name }
+func upSubject(p, name string) string   { return p + ".up." + name }
+func ackSubject(p, name string) string  { return p + ".ack." + name }
+func announceSubject(p string) string   { return p + ".coordinator" }
+func inboxPrefix(p, name string) string { return p + ".site." + name + "." }
+
+// replyPrefix is the inbox prefix of site name's connection: the replies
+// to its requests arrive under its own subjects.
+func replyPrefix(p, name string) string { return inboxPrefix(p, name) + "r" }
+
+// siteOf returns the site name that ends subject subj after base (P.join.,
+// P.up. or P.ack.), or "" if subj is not of that form.
+func siteOf(base, subj string) string {
+	name, ok := strings.CutPrefix(subj, base)
+	if !ok || !ValidSiteName(name) {
+		return ""
+	}
+	return name
+}
+
 func validPrefix(p string) bool            { return p != "" && !strings.ContainsAny(p, "*> \t\r\n") }
 func protocolErr(f string, a ...any) error { return fmt.Errorf("federate: "+f, a...) }
+
+// ValidSiteName reports whether name may name a site: 1 to 64 printable
+// characters, none of them a space, '.', '*' or '>' (a site's name is one
+// token of its NATS subjects).
+func ValidSiteName(name string) bool {
+	return name != "" && len([]rune(name)) <= maxName && strings.IndexFunc(name, func(r rune) bool {
+		return !unicode.IsPrint(r) || unicode.IsSpace(r) || r == '.' || r == '*' || r == '>'
+	}) < 0
+}
 
 // The roles of a site.
 const (
@@ -60,8 +93,12 @@ type hello struct {
 // features' ranges and its classes' statistics; Scaled announces the
 // federation's scaling (KindScale), which the site applies to its rows
 // before it trains.
+//
+// Instance identifies the coordinator process that sent it (see
+// announce).
 type welcome struct {
 	Error    string              `json:"error,omitempty"`
+	Instance string              `json:"instance,omitempty"`
 	ID       int                 `json:"id"`
 	Rounds   int                 `json:"rounds"`
 	Labels   []int               `json:"labels"`
@@ -71,6 +108,20 @@ type welcome struct {
 	Classes  bool                `json:"classes,omitempty"`
 	Scaled   bool                `json:"scaled,omitempty"`
 }
+
+// announce is what a coordinator that starts a new federation (not one
+// resuming a saved state) publishes on P.coordinator every
+// announceEvery until the atoms have started. A site that holds the
+// welcome of another instance, or waits for one, joins again: the
+// coordinator it joined is gone before the federation started, and
+// nothing of it is kept.
+type announce struct {
+	Version  int    `json:"version"`
+	Instance string `json:"instance"`
+}
+
+// announceEvery is the period of a forming coordinator's announcements.
+const announceEvery = 500 * time.Millisecond
 
 // ack acknowledges the final atoms.
 type ack struct {
@@ -92,19 +143,26 @@ func decodeControl(b []byte, v any) error {
 	return nil
 }
 
+// validInbox reports whether inbox is a subject P.site.<name>.<token> of
+// one token of at most 64 characters.
+func validInbox(inbox, p, name string) bool {
+	tok, ok := strings.CutPrefix(inbox, inboxPrefix(p, name))
+	return ok && tok != "" && len(tok) <= 64 && tok != "r" && validPrefix(tok) && !strings.Contains(tok, ".")
+}
+
 // check verifies a hello received under prefix p.
 func (h *hello) check(p string) error {
 	switch {
 	case h.Version != Version:
 		return protocolErr("protocol version %d (the coordinator speaks %d)", h.Version, Version)
-	case h.Name == "" || len([]rune(h.Name)) > maxName || strings.IndexFunc(h.Name, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0:
-		return protocolErr("site name %q: want 1 to %d printable characters", h.Name, maxName)
+	case !ValidSiteName(h.Name):
+		return protocolErr("site name %q: want 1 to %d printable characters, no space, '.', '*' or '>'", h.Name, maxName)
 	case h.Role != RoleSource && h.Role != RoleTarget:
 		return protocolErr("site %s: role %q (want source or target)", h.Name, h.Role)
 	case h.Features < 1 || h.Features > math.MaxInt32:
 		return protocolErr("site %s: %d features", h.Name, h.Features)
-	case !strings.HasPrefix(h.Inbox, inboxPrefix(p)) || !validPrefix(h.Inbox) || len(h.Inbox) > len(p)+64:
-		return protocolErr("site %s: inbox %q is not a subject under %s", h.Name, h.Inbox, inboxPrefix(p))
+	case !validInbox(h.Inbox, p, h.Name):
+		return protocolErr("site %s: inbox %q is not a subject %s<token>", h.Name, h.Inbox, inboxPrefix(p, h.Name))
 	case h.Role == RoleTarget && len(h.Labels) > 0:
 		return protocolErr("site %s: a target sends no labels", h.Name)
 	case h.Role == RoleSource && len(h.Labels) < 2:

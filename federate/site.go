@@ -76,6 +76,11 @@ type siteRun struct {
 	dom    dataset.Domain
 	res    *SiteResult
 	frames chan *nats.Msg
+	// announces receives the announcements of forming coordinators;
+	// seen is the instance whose announcement last made the site send
+	// its hello, gone the instance of a coordinator the site left.
+	announces  chan *nats.Msg
+	seen, gone string
 	// The message being assembled and its key (see frame), and the key
 	// of the last one completed or failed.
 	asm       *Assembler
@@ -96,16 +101,44 @@ type siteRun struct {
 // sends back the atoms, until the final atoms arrive. A target then fits
 // its α to the final atoms (the atoms fixed, as many epochs), trains
 // DaDiL-R and DaDiL-E (dictionary.NewModel) and classifies its rows.
+//
+// The site speaks only on subjects that name it (P.join.<Name>,
+// P.up.<Name>, P.ack.<Name>, P.site.<Name>.>): nc should be connected
+// with ConnOptions.Site set to Name, so that the replies to its requests
+// arrive there too. If a new coordinator announces itself before the
+// atoms have started (the one the site joined is gone), the site forgets
+// that federation and joins the new one.
 func Join(ctx context.Context, nc *nats.Conn, cfg SiteConfig) (*SiteResult, error) {
 	s, err := newSite(nc, cfg)
 	if err != nil {
 		return nil, err
 	}
-	sub, err := nc.ChanSubscribe(s.inbox, s.frames)
-	if err != nil {
-		return nil, fmt.Errorf("federate: subscribe %s: %w", s.inbox, err)
+	for _, sb := range []struct {
+		subj string
+		ch   chan *nats.Msg
+	}{{s.inbox, s.frames}, {announceSubject(s.cfg.Subject), s.announces}} {
+		sub, err := nc.ChanSubscribe(sb.subj, sb.ch)
+		if err != nil {
+			return nil, fmt.Errorf("federate: subscribe %s: %w", sb.subj, err)
+		}
+		defer sub.Unsubscribe()
 	}
-	defer sub.Unsubscribe()
+	for {
+		res, err := s.run(ctx)
+		if !errors.Is(err, errNewCoordinator) {
+			return res, err
+		}
+		s.cfg.Log("site %s: a new coordinator (%s) is forming the federation: joining it", s.cfg.Name, s.seen)
+		s.reset()
+	}
+}
+
+// errNewCoordinator ends a site's run when a new coordinator forms the
+// federation.
+var errNewCoordinator = errors.New("federate: a new coordinator")
+
+// run joins the federation and takes part in it until the final atoms.
+func (s *siteRun) run(ctx context.Context) (*SiteResult, error) {
 	if err := s.join(ctx); err != nil {
 		return nil, err
 	}
@@ -113,6 +146,34 @@ func Join(ctx context.Context, nc *nats.Conn, cfg SiteConfig) (*SiteResult, erro
 		return nil, err
 	}
 	return s.loop(ctx)
+}
+
+// reset forgets the federation the site joined: its welcome, its α, the
+// scaling, the messages under way.
+func (s *siteRun) reset() {
+	s.gone = s.w.Instance
+	s.w, s.res, s.dom, s.scaled = welcome{}, nil, dataset.Domain{}, false
+	s.asm, s.cur, s.done = nil, 0, 0
+	s.lastUp, s.lastRound, s.lastIn = nil, 0, 0
+}
+
+// announced decodes an announcement and returns the instance it names,
+// or "" if it is malformed or of the coordinator the site left.
+func (s *siteRun) announced(m *nats.Msg) string {
+	var a announce
+	if err := decodeControl(m.Data, &a); err != nil || a.Version != Version || a.Instance == "" || a.Instance == s.gone {
+		return ""
+	}
+	return a.Instance
+}
+
+// refused returns an error if the server refused one of the site's
+// messages for want of permission (its credential is another site's).
+func (s *siteRun) refused() error {
+	if err := s.nc.LastError(); errors.Is(err, nats.ErrPermissionViolation) {
+		return fmt.Errorf("federate: site %s: the NATS server refused a message (is the credential site %s's?): %w", s.cfg.Name, s.cfg.Name, err)
+	}
+	return nil
 }
 
 func newSite(nc *nats.Conn, cfg SiteConfig) (*siteRun, error) {
@@ -143,7 +204,11 @@ func newSite(nc *nats.Conn, cfg SiteConfig) (*siteRun, error) {
 	if cfg.Log == nil {
 		cfg.Log = func(string, ...any) {}
 	}
-	return &siteRun{nc: nc, cfg: cfg, inbox: inboxPrefix(cfg.Subject) + nuid.Next(), frames: make(chan *nats.Msg, 1024)}, nil
+	if !ValidSiteName(cfg.Name) {
+		return nil, protocolErr("site name %q: want 1 to %d printable characters, no space, '.', '*' or '>'", cfg.Name, maxName)
+	}
+	return &siteRun{nc: nc, cfg: cfg, inbox: inboxPrefix(cfg.Subject, cfg.Name) + nuid.Next(), frames: make(chan *nats.Msg, 1024),
+		announces: make(chan *nats.Msg, 64)}, nil
 }
 
 // join sends the hello and waits for the welcome, then encodes the rows'
@@ -162,9 +227,10 @@ func (s *siteRun) join(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	jctx, cancel := context.WithTimeout(ctx, s.cfg.JoinTimeout)
-	defer cancel()
-	m, err := request(jctx, s.nc, joinSubject(s.cfg.Subject), b)
+	m, err := s.hello(ctx, b)
+	if errors.Is(err, nats.ErrPermissionViolation) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("federate: site %s: join: %w", s.cfg.Name, err)
 	}
@@ -185,6 +251,49 @@ func (s *siteRun) join(ctx context.Context) error {
 	return nil
 }
 
+// hello sends the hello b and returns the welcome, waiting at most
+// SiteConfig.JoinTimeout. When a new coordinator announces itself the
+// hello goes again (the one sent may have reached a coordinator now
+// gone).
+func (s *siteRun) hello(ctx context.Context, b []byte) (*nats.Msg, error) {
+	jctx, cancel := context.WithTimeout(ctx, s.cfg.JoinTimeout)
+	defer cancel()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	type reply struct {
+		m   *nats.Msg
+		err error
+	}
+	for {
+		actx, stop := context.WithCancel(jctx)
+		got := make(chan reply, 1)
+		go func() {
+			m, err := request(actx, s.nc, joinSubject(s.cfg.Subject, s.cfg.Name), b)
+			got <- reply{m, err}
+		}()
+	wait:
+		for {
+			select {
+			case r := <-got:
+				stop()
+				return r.m, r.err
+			case a := <-s.announces:
+				if in := s.announced(a); in != "" && in != s.seen {
+					s.seen = in
+					break wait
+				}
+			case <-tick.C:
+				if err := s.refused(); err != nil {
+					stop()
+					return nil, err
+				}
+			}
+		}
+		stop()
+		<-got
+	}
+}
+
 // loop handles the coordinator's frames until the final atoms.
 func (s *siteRun) loop(ctx context.Context) (*SiteResult, error) {
 	idle := time.NewTimer(s.cfg.Idle)
@@ -194,7 +303,15 @@ func (s *siteRun) loop(ctx context.Context) (*SiteResult, error) {
 	reconnects := s.nc.Stats().Reconnects
 	for {
 		select {
+		case a := <-s.announces:
+			if in := s.announced(a); in != "" && in != s.w.Instance {
+				s.seen = in
+				return nil, errNewCoordinator
+			}
 		case <-tick.C:
+			if err := s.refused(); err != nil {
+				return nil, err
+			}
 			// The last update may have been lost while the server was
 			// away; the coordinator takes it only for the round under
 			// way and from the atoms of that round.
@@ -314,7 +431,7 @@ func (s *siteRun) train(m *Message) error {
 		return err
 	}
 	for _, f := range frames {
-		if err := s.nc.Publish(upSubject(s.cfg.Subject), f); err != nil {
+		if err := s.nc.Publish(upSubject(s.cfg.Subject, s.cfg.Name), f); err != nil {
 			return err
 		}
 	}
@@ -334,7 +451,7 @@ func (s *siteRun) finish(m *Message) (*SiteResult, error) {
 	}
 	s.res.Atoms = atoms
 	if b, err := json.Marshal(ack{ID: s.w.ID, Round: m.Round}); err == nil {
-		s.nc.Publish(ackSubject(s.cfg.Subject), b)
+		s.nc.Publish(ackSubject(s.cfg.Subject, s.cfg.Name), b)
 		s.nc.Flush()
 	}
 	if !s.cfg.Target {
@@ -410,7 +527,7 @@ func (s *siteRun) summarize() error {
 		return err
 	}
 	for _, f := range frames {
-		if err := s.nc.Publish(upSubject(s.cfg.Subject), f); err != nil {
+		if err := s.nc.Publish(upSubject(s.cfg.Subject, s.cfg.Name), f); err != nil {
 			return fmt.Errorf("federate: site %s: summary: %w", s.cfg.Name, err)
 		}
 	}
@@ -445,7 +562,7 @@ func (s *siteRun) scale(m *Message) {
 func (s *siteRun) resend() {
 	s.cfg.Log("site %s: round %d: sending its update again", s.cfg.Name, s.lastRound)
 	for _, f := range s.lastUp {
-		if err := s.nc.Publish(upSubject(s.cfg.Subject), f); err != nil {
+		if err := s.nc.Publish(upSubject(s.cfg.Subject, s.cfg.Name), f); err != nil {
 			s.cfg.Log("site %s: round %d: %v", s.cfg.Name, s.lastRound, err)
 			return
 		}

@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
+
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/federate"
@@ -31,20 +33,49 @@ const tokenEnv = "DADIL_FEDERATE_TOKEN"
 
 // natsFlags are the connection flags of dadil federate serve and join.
 type natsFlags struct {
-	url, token, subject string
+	url, token, subject, nkey, creds string
+	tls                              federate.TLSFiles
 }
 
 func (n *natsFlags) register(fs *flag.FlagSet, urlUsage, def string) {
 	fs.StringVar(&n.url, "nats", def, urlUsage)
-	fs.StringVar(&n.token, "token", "", "the federation's credential `T` (default: $"+tokenEnv+")")
+	fs.StringVar(&n.token, "token", "", "the federation's shared credential `T` (default: $"+tokenEnv+")")
 	fs.StringVar(&n.subject, "subject", federate.DefaultSubject, "`PREFIX` of the federation's NATS subjects")
 }
 
-// resolveToken fills the token from the environment.
-func (n *natsFlags) resolveToken() {
-	if n.token == "" {
+// registerClient registers the credentials of a client, of join and of
+// serve on an existing server, and for join its TLS files (serve's are
+// embeddedFlags').
+func (n *natsFlags) registerClient(fs *flag.FlagSet, who string, withTLS bool) {
+	fs.StringVar(&n.nkey, "nkey", "", "`FILE` holding "+who+"'s NKey seed (dadil federate keys), instead of a token")
+	fs.StringVar(&n.creds, "creds", "", "NATS user credentials `FILE` (user JWT and seed), instead of a token")
+	if !withTLS {
+		return
+	}
+	fs.StringVar(&n.tls.CA, "tls-ca", "", "connect with TLS, verifying the server's certificate with this CA `FILE` (PEM)")
+	fs.StringVar(&n.tls.Cert, "tls-cert", "", "client certificate `FILE` (PEM) for a server that asks for one")
+	fs.StringVar(&n.tls.Key, "tls-key", "", "`FILE` of the client certificate's private key (PEM)")
+}
+
+// options returns the connection options of a client named name; the
+// token comes from the environment when no other credential is given.
+func (n *natsFlags) options(name string) (federate.ConnOptions, error) {
+	if n.token == "" && n.nkey == "" && n.creds == "" {
 		n.token = os.Getenv(tokenEnv)
 	}
+	given := 0
+	for _, f := range []string{n.token, n.nkey, n.creds} {
+		if f != "" {
+			given++
+		}
+	}
+	if given > 1 {
+		return federate.ConnOptions{}, usageError{errors.New("--token, --nkey and --creds: give one credential")}
+	}
+	if (n.tls.Cert == "") != (n.tls.Key == "") {
+		return federate.ConnOptions{}, usageError{errors.New("--tls-cert and --tls-key go together")}
+	}
+	return federate.ConnOptions{Name: name, Token: n.token, NKeyFile: n.nkey, CredsFile: n.creds, TLS: n.tls, Subject: n.subject}, nil
 }
 
 // roundFlags are the coordinator's settings, shared by serve and demo.
@@ -181,7 +212,10 @@ func runFederateServe(args []string, e *env) error {
 	var sites int
 	var listen, report, stateDir, bucket string
 	var maxPayload int
+	var emb embeddedFlags
 	nf.register(fs, "`URL` of an existing NATS server or cluster (default: start one in this process on --listen)", "")
+	nf.registerClient(fs, "the coordinator (with --nats)", false)
+	emb.register(fs)
 	rf.register(fs)
 	fs.IntVar(&sites, "sites", 0, "number of sites that must join before round 1 (required)")
 	fs.StringVar(&listen, "listen", "127.0.0.1:4222", "`HOST:PORT` of the embedded NATS server (port 0: any free port)")
@@ -190,10 +224,12 @@ func runFederateServe(args []string, e *env) error {
 	fs.StringVar(&stateDir, "state", "", "keep the coordinator's state in the embedded server's JetStream, stored in `DIR`: a serve restarted with the same --state and --subject resumes after the last completed round")
 	fs.StringVar(&bucket, "state-bucket", "", "JetStream object store `NAME` of the state (default dadil-federate with --state; with --nats, giving it keeps the state on that server)")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: dadil federate serve --sites N [--nats URL | --listen HOST:PORT] [--token T] [--state DIR] [flags]")
+		fmt.Fprintln(fs.Output(), "usage: dadil federate serve --sites N [--nats URL | --listen HOST:PORT] [--token T | --site-keys FILE] [--state DIR] [flags]")
 		fmt.Fprintln(fs.Output(), "\nCoordinates federated DaDiL: waits for N sites (dadil federate join), runs the rounds")
 		fmt.Fprintln(fs.Output(), "and sends the final atoms. Without --nats it starts a NATS server in this process that")
-		fmt.Fprintln(fs.Output(), "admits only clients with the token (a random one, printed, unless given).")
+		fmt.Fprintln(fs.Output(), "admits only clients with the token (a random one, printed, unless given), or with")
+		fmt.Fprintln(fs.Output(), "--site-keys only the sites holding these NKeys, each speaking only for itself; with")
+		fmt.Fprintln(fs.Output(), "--tls-cert and --tls-key it speaks TLS (and with --tls-ca it asks for client certificates).")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -216,18 +252,22 @@ func runFederateServe(args []string, e *env) error {
 	if stateDir != "" && bucket == "" {
 		cfg.State = "dadil-federate"
 	}
-	nf.resolveToken()
-	if nf.url == "" {
-		if nf.url, err = startEmbedded(e, &nf, listen, maxPayload, stateDir); err != nil {
-			return err
-		}
+	co, err := serveConn(e, &nf, &emb, listen, maxPayload, stateDir)
+	if err != nil {
+		return err
 	}
-	nc, err := federate.Connect(nf.url, nf.token, "dadil federate serve")
+	nc, err := federate.Dial(nf.url, co)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	cfg.Log = func(format string, a ...any) { fmt.Fprintf(e.stderr, format+"\n", a...) }
+	cfg.Log = func(format string, a ...any) {
+		msg := fmt.Sprintf(format, a...)
+		if federateLogHook != nil {
+			federateLogHook(msg)
+		}
+		fmt.Fprintln(e.stderr, msg)
+	}
 	cfg.Progress = func(st federate.RoundStats) { fmt.Fprintln(e.stderr, roundLine(st)) }
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -252,27 +292,92 @@ func checkMaxPayload(n int) error {
 	return nil
 }
 
-// startEmbedded starts the embedded NATS server on listen, with the token
-// of nf (a random one, printed, if none), and returns its URL. The server
+// embeddedFlags are the credentials and TLS files of serve's embedded
+// server.
+type embeddedFlags struct {
+	siteKeys string
+	tls      federate.TLSFiles
+}
+
+func (f *embeddedFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.siteKeys, "site-keys", "", "`FILE` of the sites' public NKeys, one \"NAME KEY\" a line (dadil federate keys): the embedded server admits only these sites, each speaking only for itself, instead of a token")
+	fs.StringVar(&f.tls.Cert, "tls-cert", "", "the embedded server's TLS certificate `FILE` (PEM): clients must connect with TLS (with --nats: the coordinator's client certificate)")
+	fs.StringVar(&f.tls.Key, "tls-key", "", "`FILE` of the --tls-cert certificate's private key (PEM)")
+	fs.StringVar(&f.tls.CA, "tls-ca", "", "CA `FILE` (PEM): with --tls-cert, every client must present a certificate it signed (with --nats: connect with TLS, verifying the server's certificate with it)")
+}
+
+// serveConn returns the options of the coordinator's connection: to the
+// embedded server it starts (in process), or to the server of --nats.
+func serveConn(e *env, nf *natsFlags, emb *embeddedFlags, listen string, maxPayload int, stateDir string) (federate.ConnOptions, error) {
+	if nf.url != "" {
+		if emb.siteKeys != "" {
+			return federate.ConnOptions{}, usageError{errors.New("--site-keys configures the embedded server: an existing server (--nats) has its own users (the coordinator connects with --token, --nkey or --creds)")}
+		}
+		nf.tls = emb.tls
+		return nf.options("dadil federate serve")
+	}
+	if nf.nkey != "" || nf.creds != "" {
+		return federate.ConnOptions{}, usageError{errors.New("--nkey and --creds connect to an existing server (--nats); the embedded server takes --token or --site-keys")}
+	}
+	srv, co, err := startEmbedded(e, nf, emb, listen, maxPayload, stateDir)
+	if err != nil {
+		return co, err
+	}
+	nf.url, co.InProcess = srv.ClientURL(), srv
+	return co, nil
+}
+
+// startEmbedded starts the embedded NATS server on listen, with the
+// sites' NKeys or the token of nf (a random one, printed, if none), and
+// returns it with the options of the coordinator's connection. The server
 // stops with the process.
-func startEmbedded(e *env, nf *natsFlags, listen string, maxPayload int, stateDir string) (string, error) {
+func startEmbedded(e *env, nf *natsFlags, emb *embeddedFlags, listen string, maxPayload int, stateDir string) (*server.Server, federate.ConnOptions, error) {
+	co := federate.ConnOptions{Name: "dadil federate serve"}
 	host, port, err := net.SplitHostPort(listen)
 	p, perr := strconv.Atoi(port)
 	if err != nil || perr != nil || p < 0 || p > 65535 {
-		return "", usageError{fmt.Errorf("--listen %s: want HOST:PORT", clip.Quote(listen))}
+		return nil, co, usageError{fmt.Errorf("--listen %s: want HOST:PORT", clip.Quote(listen))}
 	}
-	if nf.token == "" {
-		b := make([]byte, 16)
-		rand.Read(b)
-		nf.token = hex.EncodeToString(b)
-		fmt.Fprintf(e.stderr, "token: %s (give it to the sites with --token or $%s)\n", nf.token, tokenEnv)
+	sc := federate.ServerConfig{Host: host, Port: p, Subject: nf.subject, TLS: emb.tls, MaxPayload: int32(maxPayload), StoreDir: stateDir}
+	if (emb.tls.Cert == "") != (emb.tls.Key == "") || (emb.tls.CA != "" && emb.tls.Cert == "") {
+		return nil, co, usageError{errors.New("--tls-cert and --tls-key go together, and --tls-ca needs them")}
 	}
-	srv, err := federate.StartServer(federate.ServerConfig{Host: host, Port: p, Token: nf.token, MaxPayload: int32(maxPayload), StoreDir: stateDir})
+	switch {
+	case emb.siteKeys != "" && nf.token != "":
+		return nil, co, usageError{errors.New("--site-keys and --token: give one credential")}
+	case emb.siteKeys != "":
+		if sc.Sites, err = federate.ReadSiteKeys(emb.siteKeys); err != nil {
+			return nil, co, err
+		}
+		// The coordinator's own key lives only in this process.
+		if co.NKeySeed, sc.Coordinator, err = federate.NewKey(); err != nil {
+			return nil, co, err
+		}
+	default:
+		if nf.token == "" {
+			nf.token = os.Getenv(tokenEnv)
+		}
+		if nf.token == "" {
+			b := make([]byte, 16)
+			rand.Read(b)
+			nf.token = hex.EncodeToString(b)
+			fmt.Fprintf(e.stderr, "token: %s (give it to the sites with --token or $%s)\n", nf.token, tokenEnv)
+		}
+		sc.Token, co.Token = nf.token, nf.token
+	}
+	srv, err := federate.StartServer(sc)
 	if err != nil {
-		return "", err
+		return nil, co, err
 	}
-	fmt.Fprintf(e.stderr, "NATS server listening on %s\n", srv.ClientURL())
-	return srv.ClientURL(), nil
+	what := "a token"
+	if sc.Sites != nil {
+		what = fmt.Sprintf("the NKeys of %d sites", len(sc.Sites))
+	}
+	if sc.TLS.Cert != "" {
+		what += ", TLS"
+	}
+	fmt.Fprintf(e.stderr, "NATS server listening on %s (%s)\n", srv.ClientURL(), what)
+	return srv, co, nil
 }
 
 // writeJSONReport prints v as one JSON line on stdout and, if path is not
@@ -313,8 +418,10 @@ func runFederateJoin(args []string, e *env) error {
 	var rf readerFlags
 	var source, target, name, scale, out, report, classifier string
 	var workers int
-	var joinTimeout, idle time.Duration
+	var joinTimeout, idle, connectTimeout time.Duration
 	nf.register(fs, "`URL` of the federation's NATS server", "nats://127.0.0.1:4222")
+	nf.registerClient(fs, "this site", true)
+	fs.DurationVar(&connectTimeout, "connect-timeout", time.Minute, "while no NATS server answers at --nats, try again for this long")
 	rf.register(fs)
 	fs.StringVar(&source, "source", "", "this site's labeled domain `PATH` (.csv, .npy, .npz or .mat)")
 	fs.StringVar(&target, "target", "", "this site's unlabeled target domain `PATH`; its labels, if any, only score")
@@ -327,7 +434,7 @@ func runFederateJoin(args []string, e *env) error {
 	fs.DurationVar(&joinTimeout, "join-timeout", 10*time.Minute, "how long to wait for the federation to form")
 	fs.DurationVar(&idle, "idle-timeout", 10*time.Minute, "give up when the coordinator sends nothing for this long")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: dadil federate join (--source FILE | --target FILE) [--nats URL] [--token T] [--name NAME] [flags]")
+		fmt.Fprintln(fs.Output(), "usage: dadil federate join (--source FILE | --target FILE) [--nats URL] [--token T | --nkey FILE | --creds FILE] [--tls-ca FILE] [--name NAME] [flags]")
 		fmt.Fprintln(fs.Output(), "\nJoins a federation as a site: trains on the atoms of every round it is chosen for and")
 		fmt.Fprintln(fs.Output(), "sends back only the atoms (and its local loss). Its rows, labels and α stay here. A target")
 		fmt.Fprintln(fs.Output(), "classifies its rows at the end with DaDiL-R and DaDiL-E.")
@@ -357,8 +464,19 @@ func runFederateJoin(args []string, e *env) error {
 		return usageError{errors.New("--out: only a target site predicts")}
 	}
 	if name == "" {
-		name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		name = federate.SiteName(dataset.Domain{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}, 0)
 	}
+	if !federate.ValidSiteName(name) {
+		return usageError{fmt.Errorf("--name %s: want 1 to 64 printable characters, no space, '.', '*' or '>'", clip.Quote(name))}
+	}
+	co, err := nf.options("dadil federate join " + name)
+	if err != nil {
+		return err
+	}
+	if connectTimeout < 0 {
+		return usageError{fmt.Errorf("--connect-timeout %v: want a duration ≥ 0", connectTimeout)}
+	}
+	co.Site, co.ConnectTimeout = name, connectTimeout
 	f, err := readSite(path, kind, rf.options())
 	if err != nil {
 		return err
@@ -377,8 +495,7 @@ func runFederateJoin(args []string, e *env) error {
 	} else if sc.Labels = f.Labels; sc.Labels == nil {
 		return fmt.Errorf("%s: a source needs labels (see --label-column, --labels-var)", path)
 	}
-	nf.resolveToken()
-	nc, err := federate.Connect(nf.url, nf.token, "dadil federate join "+name)
+	nc, err := federate.Dial(nf.url, co)
 	if err != nil {
 		return err
 	}

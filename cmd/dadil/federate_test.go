@@ -99,7 +99,7 @@ func (p *proc) waitFor(t *testing.T, re *regexp.Regexp) string {
 	return ""
 }
 
-var listening = regexp.MustCompile(`listening on (nats://\S+)`)
+var listening = regexp.MustCompile(`listening on ((?:nats|tls)://\S+)`)
 
 // startServe starts dadil federate serve for 4 sites on a free port with
 // the token "tok" and returns it and the server's URL.
@@ -279,7 +279,7 @@ func hostile(t *testing.T, url string, stop chan struct{}) {
 	}
 	for {
 		for _, b := range [][]byte{[]byte(strings.Repeat("garbage!", 20)), huge, huge[:20]} {
-			nc.Publish(federate.DefaultSubject+".up", b)
+			nc.Publish(federate.DefaultSubject+".up.s1", b)
 		}
 		select {
 		case <-stop:
@@ -306,6 +306,15 @@ func TestFederateUsageErrors(t *testing.T) {
 		{[]string{"federate", "serve", "--sites", "2", "--scale", "standard"}, `--scale "standard": want minmax or none`},
 		{[]string{"federate", "serve", "--sites", "2", "--start", "rows"}, `unknown start "rows"`},
 		{[]string{"federate", "demo", "--start", "rows"}, `unknown start "rows"`},
+		{[]string{"federate", "serve", "--sites", "2", "--site-keys", "k", "--token", "t", "--listen", "127.0.0.1:0"}, "--site-keys and --token: give one credential"},
+		{[]string{"federate", "serve", "--sites", "2", "--site-keys", "k", "--nats", "nats://127.0.0.1:1"}, "--site-keys configures the embedded server"},
+		{[]string{"federate", "serve", "--sites", "2", "--nkey", "k", "--listen", "127.0.0.1:0"}, "--nkey and --creds connect to an existing server"},
+		{[]string{"federate", "serve", "--sites", "2", "--tls-cert", "c", "--listen", "127.0.0.1:0"}, "--tls-cert and --tls-key go together"},
+		{[]string{"federate", "join", "--source", "x.csv", "--token", "t", "--nkey", "k"}, "give one credential"},
+		{[]string{"federate", "join", "--source", "x.csv", "--name", "a.b"}, `--name "a.b": want`},
+		{[]string{"federate", "join", "--source", "x.csv", "--tls-key", "k"}, "--tls-cert and --tls-key go together"},
+		{[]string{"federate", "keys"}, "name at least one site"},
+		{[]string{"federate", "keys", "a", "a"}, `site name "a": want distinct names`},
 	} {
 		code, _, stderr := runCLI(c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

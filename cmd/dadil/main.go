@@ -16,6 +16,7 @@
 //	dadil federate serve --sites N [--nats URL | --listen HOST:PORT] [--token T] [--rounds R] [--local-epochs E] [--fraction C] [--aggregation avg|random]
 //	dadil federate join (--source PATH | --target PATH) [--nats URL] [--token T] [--name NAME] [--out FILE]
 //	dadil federate demo [--rounds R] [--local-epochs E] [--fraction C] [--aggregation avg|random]
+//	dadil federate keys [--dir DIR] [--out FILE] NAME...
 //	dadil bench emd [--sizes 200,1000,...] [--pot PYTHON] [--json FILE]
 //	dadil bench office-caltech10 --data DIR [--features surf|decaf] [--methods LIST] [--held-out-sources] [--json FILE]
 //	dadil bench cwru --data DIR [--methods LIST] [--targets 1772,1750,1730] [--seeds 5] [--held-out-sources] [--json FILE]
@@ -107,6 +108,7 @@ func groups() map[string]map[string]command {
 			"serve": {"coordinate federated DaDiL over NATS (sites share only atoms)", runFederateServe},
 			"join":  {"join a federation as a site", runFederateJoin},
 			"demo":  {"federated DaDiL on the generated problem", runFederateDemo},
+			"keys":  {"an NKey per site, and the file of their public keys", runFederateKeys},
 		},
 		"bench": {
 			"emd":              {"time EMD on Gaussian problems, side by side with POT when available", runBenchEMD},
