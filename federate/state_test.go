@@ -142,6 +142,7 @@ func TestStateErrors(t *testing.T) {
 		{"seed", func(c *Config) { c.Seed++ }, "is of another federation"},
 		{"rounds", func(c *Config) { c.Rounds = 1 }, "has run 2 rounds, more than the 1 asked"},
 		{"bucket", func(c *Config) { c.State = "a.b" }, "state bucket"},
+		{"server", func(c *Config) { c.Server.Optimizer = ServerAdam }, "has the server optimiser"},
 	} {
 		cc := cfg
 		c.edit(&cc)
@@ -174,7 +175,7 @@ func FuzzParseState(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if v, _ := s.Shape.Values(); len(atoms) != v || len(s.Members) != s.Sites {
+		if v, _ := s.Shape.Values(); len(atoms) != v*(1+s.Moments) || len(s.Members) != s.Sites {
 			t.Fatalf("accepted %d values for shape %v", len(atoms), s.Shape)
 		}
 	})
