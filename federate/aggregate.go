@@ -79,7 +79,9 @@ const (
 	// sites' mean move.
 	ServerSGD ServerOptimizer = iota
 	// ServerMomentum (FedAvgM, Hsu et al. 2019): m ← β₁ m + Δ,
-	// x ← x + η_s m, m starting at 0.
+	// x ← x + η_s m, m starting at 0. With β₁ = 0.5 (the default) a
+	// move the sites agree on from round to round is carried on at up to
+	// twice its size, while one they reverse is damped.
 	ServerMomentum
 	// ServerAdam (FedAdam, Reddi et al. 2021): m ← β₁ m + (1 − β₁) Δ,
 	// v ← β₂ v + (1 − β₂) Δ² and x ← x + η_s m / (√v + τ), element-wise,
@@ -121,8 +123,9 @@ type Server struct {
 	// LR is η_s. Default 1 for ServerSGD and ServerMomentum,
 	// DefaultServerAdamLR for ServerAdam.
 	LR float64
-	// Beta1 and Beta2 are β₁ (default 0.9) and β₂ (default 0.99), Tau
-	// is τ (default 1e-3; ServerAdam only).
+	// Beta1 is β₁ (default 0.5 for ServerMomentum, 0.9 for ServerAdam),
+	// Beta2 β₂ (default 0.99) and Tau τ (default 1e-3), both of
+	// ServerAdam only.
 	Beta1, Beta2, Tau float64
 }
 
@@ -139,6 +142,9 @@ func (s Server) resolved() Server {
 	}
 	if s.Beta1 == 0 {
 		s.Beta1 = 0.9
+		if s.Optimizer == ServerMomentum {
+			s.Beta1 = 0.5
+		}
 	}
 	if s.Beta2 == 0 {
 		s.Beta2 = 0.99

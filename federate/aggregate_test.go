@@ -119,6 +119,7 @@ func TestServerOptimizers(t *testing.T) {
 		{Server{}, []float64{1 + 2 + 1, 0 + 2 + 1}},
 		{Server{LR: 2}, []float64{1 + 4 + 2, 0 + 4 + 2}},
 		{Server{Optimizer: ServerMomentum, LR: 0.5, Beta1: 0.5}, []float64{1 + 0.5*2 + 0.5*(0.5*2+1), 0 + 0.5*2 + 0.5*(0.5*2+1)}},
+		{Server{Optimizer: ServerMomentum}, []float64{1 + 2 + (0.5*2 + 1), 0 + 2 + (0.5*2 + 1)}}, // η_s = 1, β₁ = 0.5
 		{Server{Optimizer: ServerAdam, LR: 0.1}, adam(0.1, 0.9, 0.99, 1e-3)},
 	} {
 		g, err := newAggregator(Average, c.srv, sh)
@@ -206,5 +207,34 @@ func TestServerStepDeterministic(t *testing.T) {
 	}
 	if avg := run(testConfig(4), 1); atomsEqual(a.Atoms, avg.Atoms) {
 		t.Error("the server optimiser left the averaged atoms as they were")
+	}
+}
+
+// BenchmarkWBary aggregates the updates of 4 sites with wbary at the size
+// of Caltech-Office's atoms (K = 3, n = 1000, d = 800, c = 10), each site's
+// points moved a little and permuted.
+func BenchmarkWBary(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	sh := Shape{K: 3, N: 1000, D: 800, C: 10}
+	x := randomAtoms(rng, sh)
+	var ups [][]float64
+	for range 4 {
+		u := slices.Clone(x)
+		for i := range u {
+			u[i] += 0.01 * rng.NormFloat64()
+		}
+		ups = append(ups, permuted(rng, u, sh))
+	}
+	g, err := newAggregator(WBary, Server{}, sh)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]float64, len(x))
+	b.ResetTimer()
+	for range b.N {
+		copy(dst, x)
+		if err := g.apply(dst, ups, nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
