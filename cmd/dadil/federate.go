@@ -94,7 +94,7 @@ func (r *roundFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.rounds, "rounds", 20, "number of rounds")
 	fs.IntVar(&r.epochs, "local-epochs", 5, "epochs of DaDiL every chosen site runs per round")
 	fs.Float64Var(&r.fraction, "fraction", 1, "fraction `C` of the sites chosen every round (0 < C ≤ 1)")
-	fs.StringVar(&r.aggregation, "aggregation", "avg", "`avg` (element-wise mean of the atoms), wbary (mean of the atoms' points matched by optimal assignment to the round's) or random (one site's atoms)")
+	fs.StringVar(&r.aggregation, "aggregation", "avg", "`avg` (element-wise mean of the atoms), wbary (mean of the atoms' points matched by optimal assignment to the round's) or random (one site's atoms; with --server-optimizer sgd and --keep-local-state=false unless given)")
 	fs.StringVar(&r.serverOpt, "server-optimizer", "momentum", "the coordinator's step on the sites' mean move Δ: sgd (x + η_s·Δ; η_s = 1 is plain FedAvg), `momentum` (FedAvgM) or adam (FedAdam)")
 	fs.Float64Var(&r.serverLR, "server-lr", 0, "server learning rate `η_s` (default 1 for sgd and momentum, 0.01 for adam)")
 	fs.BoolVar(&r.keepState, "keep-local-state", true, "sites keep their Adam moments from round to round (false: afresh every round)")
@@ -124,6 +124,18 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 	opt, err := federate.ParseServerOptimizer(r.serverOpt)
 	if err != nil {
 		return cfg, usageError{err}
+	}
+	keep := r.keepState
+	if agg == federate.Random {
+		// One site's atoms a round is a baseline: the paper's, unless
+		// asked otherwise. Momentum over moves towards a different site
+		// every round, with the sites' own moments kept, diverges.
+		if !flagSet(fs, "server-optimizer") {
+			opt = federate.ServerSGD
+		}
+		if !flagSet(fs, "keep-local-state") {
+			keep = false
+		}
 	}
 	scale, err := dataset.ParseScaling(r.scale)
 	if err != nil || scale == dataset.ScaleStandard {
@@ -159,7 +171,7 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 	}
 	return federate.Config{
 		Rounds: r.rounds, LocalEpochs: r.epochs, Fraction: r.fraction, Aggregation: agg,
-		Server: federate.Server{Optimizer: opt, LR: r.serverLR, Beta1: r.serverBeta1}, KeepLocalState: r.keepState,
+		Server: federate.Server{Optimizer: opt, LR: r.serverLR, Beta1: r.serverBeta1}, KeepLocalState: keep,
 		RoundTimeout: r.roundTimeout, JoinTimeout: r.joinTimeout, Seed: r.seed, Start: start, Scaling: scale,
 		Settings: dictionary.Settings{Atoms: r.atoms, Samples: r.samples, Batch: r.batch, LearningRate: r.lr},
 	}, nil

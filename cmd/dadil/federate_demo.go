@@ -108,7 +108,12 @@ func runFederateDemo(args []string, e *env) error {
 	}
 	cenTime := time.Since(start)
 	w := e.stdout
-	fmt.Fprintf(w, "federated DaDiL: %d sites, %d rounds of %d local epochs, C = %g, %v aggregation\n", len(res.Sites), cfg.Rounds, cfg.LocalEpochs, cfg.Fraction, cfg.Aggregation)
+	kept := "restarted"
+	if cfg.KeepLocalState {
+		kept = "kept"
+	}
+	fmt.Fprintf(w, "federated DaDiL: %d sites, %d rounds of %d local epochs, C = %g, %v aggregation, %v server step, sites' Adam state %s\n",
+		len(res.Sites), cfg.Rounds, cfg.LocalEpochs, cfg.Fraction, cfg.Aggregation, cfg.Server.Optimizer, kept)
 	fmt.Fprintf(w, "  bytes per round (mean): %s sent to the sites, %s received from them\n", byteSize(out/int64(cfg.Rounds)), byteSize(in/int64(cfg.Rounds)))
 	fmt.Fprintf(w, "%-32s %8s %8s %8s\n", "target accuracy (%)", "DaDiL-R", "DaDiL-E", "seconds")
 	fmt.Fprintf(w, "%-32s %8.2f %8.2f %8.2f\n", "federated", 100*tg.AccuracyR, 100*tg.AccuracyE, fedTime.Seconds())

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -324,6 +325,34 @@ func TestFederateUsageErrors(t *testing.T) {
 		code, _, stderr := runCLI(c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestRoundFlagsDefaults: the coordinator's defaults (FedAvgM over the
+// mean, sites keeping their Adam state), and the paper's setting with
+// --aggregation random unless its flags are given.
+func TestRoundFlagsDefaults(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		agg  federate.Aggregation
+		opt  federate.ServerOptimizer
+		keep bool
+	}{
+		{nil, federate.Average, federate.ServerMomentum, true},
+		{[]string{"--aggregation", "wbary", "--server-optimizer", "adam", "--keep-local-state=false"}, federate.WBary, federate.ServerAdam, false},
+		{[]string{"--aggregation", "random"}, federate.Random, federate.ServerSGD, false},
+		{[]string{"--aggregation", "random", "--server-optimizer", "momentum", "--keep-local-state"}, federate.Random, federate.ServerMomentum, true},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		var rf roundFlags
+		rf.register(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := rf.config(fs)
+		if err != nil || cfg.Aggregation != c.agg || cfg.Server.Optimizer != c.opt || cfg.KeepLocalState != c.keep {
+			t.Errorf("%v: %v %v %v, %v; want %v %v %v", c.args, cfg.Aggregation, cfg.Server.Optimizer, cfg.KeepLocalState, err, c.agg, c.opt, c.keep)
 		}
 	}
 }
