@@ -33,6 +33,11 @@ type fitter struct {
 	// alpha0, if not nil, is the first domain's starting α (FitLocal);
 	// the coordinates start uniform otherwise.
 	alpha0 []float64
+	// carry, if not nil, holds the optimisers' state to continue and
+	// receives it at the end (FitLocal's LocalStart.State); t0 is the
+	// step count of the features' optimisers when the call began.
+	carry *LocalState
+	t0    int
 
 	// Batch buffers: one atom batch per domain, or one shared by all
 	// (Settings.SharedAtomBatch).
@@ -201,6 +206,10 @@ func (f *fitter) setup() {
 		copy(f.alpha.RawRowView(0), f.alpha0)
 	}
 	f.optA.init(f.N * K)
+	if f.carry != nil && !f.fixed && f.carry.fits(K, f.n, d, c) {
+		f.optX, f.optZ, f.optA = f.carry.optX, f.carry.optZ, f.carry.optA
+		f.t0 = f.optX[0].t
+	}
 
 	f.abs = make([]atomBatch, f.N)
 	if f.set.SharedAtomBatch {

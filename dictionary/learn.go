@@ -373,10 +373,13 @@ func (f *fitter) finish() {
 		h.DeltaX = make([]float64, len(h.DeltaY))
 		for u := range h.DeltaX {
 			for k := 0; k < f.K; k++ {
-				h.DeltaX[u] += f.optX[k].sq[u]
+				h.DeltaX[u] += f.optX[k].sq[f.t0+u]
 			}
 			h.DeltaX[u] /= float64(f.K)
 		}
+	}
+	if f.carry != nil && !f.fixed {
+		f.carry.optX, f.carry.optZ, f.carry.optA = f.optX, f.optZ, f.optA
 	}
 	h.Elapsed = time.Since(f.start)
 	atoms := make([]Atom, f.K)

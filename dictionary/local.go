@@ -22,6 +22,37 @@ type LocalStart struct {
 	// FixAtoms learns α only, the atoms held fixed (as WBR does with the
 	// sources).
 	FixAtoms bool
+	// State, if not nil, carries the optimisers' state (Adam's moments
+	// and step counts for the atoms and α) from one FitLocal call to the
+	// next: an empty State starts afresh and receives the state at the
+	// end; a State of the same shapes is continued, and updated. A State
+	// of other shapes starts afresh. nil: the optimisers start afresh
+	// every call.
+	State *LocalState
+}
+
+// LocalState is the state of FitLocal's optimisers that a caller keeps
+// between calls (LocalStart.State): a federated site that keeps its Adam
+// moments from round to round, its atoms replaced meanwhile by the
+// coordinator's. Its zero value is empty.
+type LocalState struct {
+	optX []lazyAdam
+	optZ []adam
+	optA adam
+}
+
+// fits reports whether s holds optimisers for K atoms of n×d points and
+// n×c logits and one domain's α.
+func (s *LocalState) fits(K, n, d, c int) bool {
+	if len(s.optX) != K || len(s.optZ) != K || len(s.optA.m) != K {
+		return false
+	}
+	for k := range K {
+		if s.optX[k].width != d || len(s.optX[k].last) != n || len(s.optZ[k].m) != n*c {
+			return false
+		}
+	}
+	return true
 }
 
 // FitLocal runs paper Algorithm 2 on the single domain dm from the atoms
@@ -74,6 +105,7 @@ func FitLocal(dm dataset.Domain, classes int, start LocalStart, s *Settings) (*D
 	f := newFitter(domains, classes, set)
 	f.fixed = start.FixAtoms
 	f.alpha0 = start.Alpha
+	f.carry = start.State
 	for _, a := range start.Atoms {
 		f.X = append(f.X, mat.DenseCopyOf(a.X))
 		f.Z = append(f.Z, mat.DenseCopyOf(a.Logits))

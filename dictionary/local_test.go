@@ -113,3 +113,40 @@ func TestFitLocalErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFitLocalState: an empty State receives the optimisers' state; a
+// second call that continues it differs from one that starts afresh, and
+// its history counts only its own steps; a State of other shapes starts
+// afresh.
+func TestFitLocalState(t *testing.T) {
+	set := &Settings{Batch: 10, Epochs: 2, PlateauTol: -1, Seed: 3, Workers: 1}
+	dm := localDomain(1, 40, true)
+	fit := func(st LocalStart) *Dictionary {
+		t.Helper()
+		d, err := FitLocal(dm, 2, st, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	var state LocalState
+	first := fit(LocalStart{Atoms: localAtoms(2, 20, 2, 2), State: &state})
+	if !state.fits(2, 20, 2, 2) || state.optX[0].t != 4 {
+		t.Fatalf("the state after a call of 4 steps: fits %v, t %d", state.fits(2, 20, 2, 2), state.optX[0].t)
+	}
+	alpha := mat.Row(nil, 0, first.Alpha)
+	fresh := fit(LocalStart{Atoms: first.Atoms, Alpha: alpha})
+	kept := fit(LocalStart{Atoms: first.Atoms, Alpha: alpha, State: &state})
+	if mat.Equal(fresh.Atoms[0].X, kept.Atoms[0].X) {
+		t.Error("continuing the optimisers' state changed nothing")
+	}
+	if state.optX[0].t != 8 || len(kept.History.DeltaX) != 4 || !(kept.History.DeltaX[0] > 0) {
+		t.Errorf("after two calls: t %d, this call's ΔX %v", state.optX[0].t, kept.History.DeltaX)
+	}
+	other := LocalState{}
+	fit(LocalStart{Atoms: localAtoms(3, 20, 2, 2), State: &other})
+	again := fit(LocalStart{Atoms: first.Atoms, Alpha: alpha, State: &other})
+	if !mat.Equal(fresh.Atoms[0].X, again.Atoms[0].X) || !mat.Equal(fresh.Atoms[1].Logits, again.Atoms[1].Logits) {
+		t.Error("a state of 3 atoms did not start 2 atoms afresh")
+	}
+}

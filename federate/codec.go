@@ -42,7 +42,7 @@ import (
 // of the shapes SummaryShape and ScaleShape give.
 const (
 	Magic      = "DDLF"
-	Version    = 3
+	Version    = 4
 	HeaderSize = 64
 )
 

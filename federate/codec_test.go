@@ -3,6 +3,7 @@ package federate
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -127,7 +128,7 @@ func TestParseFrameErrors(t *testing.T) {
 		{"truncated data", f[:len(f)-3], "holds 61 bytes, want 64"},
 		{"extra data", append(append([]byte(nil), f...), 0, 0, 0, 0, 0, 0, 0, 0), "holds 72 bytes, want 64"},
 		{"magic", edit(func(b []byte) { b[0] = 'X' }), "bad magic"},
-		{"version", edit(func(b []byte) { le.PutUint16(b[4:], Version+1) }), "unsupported message version 4"},
+		{"version", edit(func(b []byte) { le.PutUint16(b[4:], Version+1) }), fmt.Sprintf("unsupported message version %d", Version+1)},
 		{"kind", edit(func(b []byte) { b[6] = 9 }), "unknown kind"},
 		{"reserved", edit(func(b []byte) { b[7] = 1 }), "reserved"},
 		{"zero size", edit(func(b []byte) { le.PutUint32(b[24:], 0) }), "must be positive"},

@@ -30,7 +30,17 @@ type Config struct {
 	// least one).
 	Rounds, LocalEpochs int
 	Fraction            float64
-	Aggregation         Aggregation
+	// Aggregation merges the answering sites' atoms into the round's
+	// candidate, and Server steps the atoms towards it (the defaults:
+	// the element-wise mean, taken as it is).
+	Aggregation Aggregation
+	Server      Server
+	// KeepLocalState makes every site keep its local optimisers' state
+	// (Adam's moments of the atoms and of its α) from one round it
+	// trains in to the next, instead of starting them afresh every round;
+	// the state never leaves the site, and a site that rejoins starts it
+	// afresh.
+	KeepLocalState bool
 	// RoundTimeout bounds the wait for the chosen sites' updates: a site
 	// that has not answered by then misses the round. JoinTimeout bounds
 	// the wait for the Sites sites to join.
@@ -121,6 +131,7 @@ type coordinator struct {
 	shape      Shape
 	local      dictionary.Settings
 	atoms      []float64
+	agg        *aggregator     // the aggregation and the server optimiser's state
 	started    bool            // the atoms have started (after the summaries)
 	scaler     *dataset.Scaler // the federation's scaling, nil for none
 	maxPayload int
@@ -263,7 +274,7 @@ func (c *coordinator) save(ctx context.Context, store *stateStore, r int) {
 	if store == nil {
 		return
 	}
-	if err := store.save(ctx, c.snapshot(r), c.atoms); err != nil {
+	if err := store.save(ctx, c.snapshot(r), append([][]float64{c.atoms}, c.agg.mom...)...); err != nil {
 		c.cfg.Log("%v", err)
 	}
 }
@@ -287,6 +298,11 @@ func newCoordinator(nc *nats.Conn, cfg Config) (*coordinator, error) {
 		return nil, protocolErr("scaling %v (want none or minmax)", cfg.Scaling)
 	case cfg.Start != StartSummary && cfg.Start != StartGaussian:
 		return nil, protocolErr("start %v", cfg.Start)
+	case cfg.Aggregation < Average || cfg.Aggregation > WBary:
+		return nil, protocolErr("aggregation %d", int(cfg.Aggregation))
+	}
+	if err := cfg.Server.resolved().check(); err != nil {
+		return nil, err
 	}
 	if cfg.Log == nil {
 		cfg.Log = func(string, ...any) {}
@@ -401,7 +417,7 @@ func (c *coordinator) join(m *nats.Msg) {
 // summary the start needs; after, it sends the site the federation's
 // scaling.
 func (c *coordinator) welcome(m *nats.Msg, id int) {
-	w := welcome{Instance: c.instance, ID: id, Rounds: c.cfg.Rounds, Labels: c.labels, Shape: c.shape, Settings: c.local,
+	w := welcome{Instance: c.instance, ID: id, Rounds: c.cfg.Rounds, Labels: c.labels, Shape: c.shape, Settings: c.local, KeepState: c.cfg.KeepLocalState,
 		Scaled: c.scaler != nil || (!c.started && c.cfg.Scaling != dataset.ScaleNone)}
 	if !c.started {
 		w.Ranges = w.Scaled
@@ -459,7 +475,11 @@ func (c *coordinator) shapeUp() error {
 	c.local = set
 	c.shape = Shape{K: set.Atoms, N: set.Samples, D: c.sites[0].Features, C: ncls}
 	v, err := c.shape.Values()
+	if err != nil {
+		return err
+	}
 	c.atoms = make([]float64, v)
+	c.agg, err = newAggregator(c.cfg.Aggregation, c.cfg.Server, c.shape)
 	return err
 }
 
@@ -491,7 +511,9 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 		c.cfg.Log("round %d: no site answered; the atoms stay", r)
 	} else {
 		st.Loss /= float64(len(updates))
-		aggregate(c.atoms, updates, c.cfg.Aggregation, roundRand(c.cfg.Seed, r, 0xa99))
+		if err := c.agg.apply(c.atoms, updates, roundRand(c.cfg.Seed, r, 0xa99)); err != nil {
+			return st, err
+		}
 	}
 	st.Elapsed = time.Since(start)
 	return st, nil

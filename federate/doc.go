@@ -30,12 +30,17 @@
 //     domain from these atoms and from its own α (dictionary.FitLocal: the
 //     label-aware W_c loss for a source, W_2² for the target) and sends
 //     the new atoms and its last epoch's mean loss back (KindUpdate on
-//     P.up.N).
+//     P.up.N). Its Adam moments start afresh, or carry on from the last
+//     round it trained in (Config.KeepLocalState, dictionary.LocalState).
 //  5. The coordinator waits for the chosen sites' updates at most
 //     Config.RoundTimeout, then aggregates those that arrived, in site-id
-//     order whatever their order of arrival: their element-wise mean
-//     (Average) or one of them chosen by the seeded generator (Random).
-//     Given the seed, the atoms depend only on which sites answered.
+//     order whatever their order of arrival, into a candidate x̄: their
+//     element-wise mean (Average), their mean after matching every atom's
+//     points by optimal assignment (WBary) or one of them chosen by the
+//     seeded generator (Random). Its server optimiser (Config.Server:
+//     plain, FedAvgM momentum or FedAdam) then steps the atoms x on the
+//     pseudo-gradient x̄ − x. Given the seed, the atoms depend only on
+//     which sites answered.
 //  6. After the last round the coordinator sends the final atoms
 //     (KindFinal) to every site; a site acknowledges them on P.ack.N. The
 //     target fits its α to them (atoms fixed), trains DaDiL-R and DaDiL-E

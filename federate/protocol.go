@@ -2,7 +2,6 @@ package federate
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -107,6 +106,10 @@ type welcome struct {
 	Ranges   bool                `json:"ranges,omitempty"`
 	Classes  bool                `json:"classes,omitempty"`
 	Scaled   bool                `json:"scaled,omitempty"`
+	// KeepState asks the site to keep its local optimisers' state (Adam's
+	// moments) from one round it trains in to the next
+	// (Config.KeepLocalState).
+	KeepState bool `json:"keep_state,omitempty"`
 }
 
 // announce is what a coordinator that starts a new federation (not one
@@ -196,59 +199,6 @@ func (w *welcome) check(d int, own []int) error {
 		if _, ok := slices.BinarySearch(w.Labels, l); !ok {
 			return protocolErr("the federation's label values %v miss this site's %d", w.Labels, l)
 		}
-	}
-	return nil
-}
-
-// Aggregation is how the coordinator merges the sites' atoms.
-type Aggregation int
-
-const (
-	// Average takes the element-wise mean of the answering sites' atoms
-	// (features and label logits), summed in site-id order.
-	Average Aggregation = iota
-	// Random keeps one answering site's atoms, chosen by the seeded
-	// generator.
-	Random
-)
-
-// ParseAggregation returns the aggregation named "avg" or "random".
-func ParseAggregation(s string) (Aggregation, error) {
-	switch s {
-	case "avg":
-		return Average, nil
-	case "random":
-		return Random, nil
-	}
-	return 0, fmt.Errorf("federate: unknown aggregation %q (want avg or random)", s)
-}
-
-func (a Aggregation) String() string {
-	if a == Random {
-		return "random"
-	}
-	return "avg"
-}
-
-// aggregate merges the values of the updates, given in site-id order,
-// into dst: their mean (Average) or one of them (Random, drawn by rng).
-func aggregate(dst []float64, updates [][]float64, a Aggregation, rng *rand.Rand) error {
-	if len(updates) == 0 {
-		return errors.New("federate: no update to aggregate")
-	}
-	if a == Random {
-		copy(dst, updates[rng.IntN(len(updates))])
-		return nil
-	}
-	clear(dst)
-	for _, u := range updates {
-		for i, v := range u {
-			dst[i] += v
-		}
-	}
-	inv := 1 / float64(len(updates))
-	for i := range dst {
-		dst[i] *= inv
 	}
 	return nil
 }

@@ -93,6 +93,9 @@ type siteRun struct {
 	lastUp    [][]byte
 	lastRound uint32
 	lastIn    uint64
+	// opt is the local optimisers' state kept from round to round when
+	// the coordinator asks for it (welcome.KeepState).
+	opt dictionary.LocalState
 }
 
 // Join runs a site on the connection nc: it joins the federation, then
@@ -155,6 +158,7 @@ func (s *siteRun) reset() {
 	s.w, s.res, s.dom, s.scaled = welcome{}, nil, dataset.Domain{}, false
 	s.asm, s.cur, s.done = nil, 0, 0
 	s.lastUp, s.lastRound, s.lastIn = nil, 0, 0
+	s.opt = dictionary.LocalState{}
 }
 
 // announced decodes an announcement and returns the instance it names,
@@ -415,7 +419,11 @@ func (s *siteRun) train(m *Message) error {
 	}
 	set := s.w.Settings
 	set.Seed, set.Workers = m.Aux, s.cfg.Workers
-	d, err := dictionary.FitLocal(s.dom, m.Shape.C, dictionary.LocalStart{Atoms: atoms, Alpha: s.res.Alpha}, &set)
+	start := dictionary.LocalStart{Atoms: atoms, Alpha: s.res.Alpha}
+	if s.w.KeepState {
+		start.State = &s.opt
+	}
+	d, err := dictionary.FitLocal(s.dom, m.Shape.C, start, &set)
 	if err != nil {
 		return err
 	}

@@ -26,7 +26,9 @@ import (
 //	     0     8  magic "DDLSTATE"
 //	     8     4  length L of the JSON description (savedState)
 //	    12     L  the description: round, settings, sites, scaling
-//	  12+L     …  the atoms' values, float64 little-endian (Pack's order)
+//	  12+L     …  the atoms' values, float64 little-endian (Pack's order),
+//	              then the server optimiser's moments m and v, as many
+//	              values each, when it keeps them (savedState.Moments)
 //
 // An object is written whole or not at all, so a restarted coordinator
 // finds the atoms of exactly one completed round.
@@ -45,6 +47,8 @@ type savedState struct {
 	LocalEpochs int                 `json:"local_epochs"`
 	Fraction    float64             `json:"fraction"`
 	Aggregation string              `json:"aggregation"`
+	Server      string              `json:"server,omitempty"`
+	Moments     int                 `json:"moments,omitempty"`
 	Members     []hello             `json:"members"`
 	Labels      []int               `json:"labels"`
 	Shape       Shape               `json:"shape"`
@@ -80,22 +84,32 @@ func openState(ctx context.Context, nc *nats.Conn, bucket, name string) (*stateS
 	return &stateStore{obs: obs, name: name, chunk: uint32(min(128<<10, max(nc.MaxPayload()-1024, 1024)))}, nil
 }
 
-// encodeState returns the object of the state s with the atoms.
-func encodeState(s *savedState, atoms []float64) []byte {
+// encodeState returns the object of the state s with the values: the
+// atoms, then the server optimiser's moments.
+func encodeState(s *savedState, values ...[]float64) []byte {
 	meta, _ := json.Marshal(s) // plain data: cannot fail
-	b := make([]byte, 12+len(meta)+8*len(atoms))
+	n := 0
+	for _, v := range values {
+		n += len(v)
+	}
+	b := make([]byte, 12+len(meta)+8*n)
 	copy(b, stateMagic)
 	binary.LittleEndian.PutUint32(b[8:], uint32(len(meta)))
 	copy(b[12:], meta)
-	for i, v := range atoms {
-		binary.LittleEndian.PutUint64(b[12+len(meta)+8*i:], math.Float64bits(v))
+	at := 12 + len(meta)
+	for _, vs := range values {
+		for _, v := range vs {
+			binary.LittleEndian.PutUint64(b[at:], math.Float64bits(v))
+			at += 8
+		}
 	}
 	return b
 }
 
-// save replaces the saved state by s and the atoms.
-func (st *stateStore) save(ctx context.Context, s *savedState, atoms []float64) error {
-	b := encodeState(s, atoms)
+// save replaces the saved state by s and the values (the atoms, then the
+// server optimiser's moments).
+func (st *stateStore) save(ctx context.Context, s *savedState, values ...[]float64) error {
+	b := encodeState(s, values...)
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	meta := jetstream.ObjectMeta{Name: st.name, Opts: &jetstream.ObjectMetaOptions{ChunkSize: st.chunk}}
@@ -105,7 +119,8 @@ func (st *stateStore) save(ctx context.Context, s *savedState, atoms []float64) 
 	return nil
 }
 
-// load returns the saved state and atoms, or nil if there are none.
+// load returns the saved state and values (the atoms, then the server
+// optimiser's moments), or nil if there are none.
 func (st *stateStore) load(ctx context.Context) (*savedState, []float64, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
@@ -120,7 +135,8 @@ func (st *stateStore) load(ctx context.Context) (*savedState, []float64, error) 
 }
 
 // parseState decodes a saved state and checks it: the format, the atoms'
-// shape and values, the sites.
+// shape and values, the sites. It returns the atoms' values followed by
+// the server optimiser's savedState.Moments vectors of as many values.
 func parseState(b []byte) (*savedState, []float64, error) {
 	bad := func(f string, a ...any) error { return protocolErr("saved state: "+f, a...) }
 	if len(b) < 12 || string(b[:8]) != stateMagic {
@@ -143,14 +159,16 @@ func parseState(b []byte) (*savedState, []float64, error) {
 	switch {
 	case s.Version != Version:
 		return nil, nil, bad("version %d (this program writes %d)", s.Version, Version)
-	case len(b)-12-n != 8*v:
-		return nil, nil, bad("%d bytes of atoms for shape %v", len(b)-12-n, s.Shape)
+	case s.Moments < 0 || s.Moments > 2:
+		return nil, nil, bad("%d moment vectors of the server optimiser (at most 2)", s.Moments)
+	case len(b)-12-n != 8*v*(1+s.Moments):
+		return nil, nil, bad("%d bytes of atoms and %d moment vectors for shape %v", len(b)-12-n, s.Moments, s.Shape)
 	case len(s.Members) != s.Sites || s.Round < 0:
 		return nil, nil, bad("%d sites of %d, round %d", len(s.Members), s.Sites, s.Round)
 	case len(s.Offset) != len(s.Scale) || (s.Offset != nil && len(s.Offset) != s.Shape.D):
 		return nil, nil, bad("a scaling of %d offsets and %d factors", len(s.Offset), len(s.Scale))
 	}
-	atoms := make([]float64, v)
+	atoms := make([]float64, v*(1+s.Moments))
 	for i := range atoms {
 		atoms[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[12+n+8*i:]))
 		if math.IsNaN(atoms[i]) || math.IsInf(atoms[i], 0) {
@@ -163,7 +181,8 @@ func parseState(b []byte) (*savedState, []float64, error) {
 // snapshot returns the coordinator's state after round r.
 func (c *coordinator) snapshot(r int) *savedState {
 	s := &savedState{Version: Version, Round: r, Sites: c.cfg.Sites, Seed: c.cfg.Seed, LocalEpochs: c.cfg.LocalEpochs,
-		Fraction: c.cfg.Fraction, Aggregation: c.cfg.Aggregation.String(), Labels: c.labels, Shape: c.shape, Settings: c.local}
+		Fraction: c.cfg.Fraction, Aggregation: c.cfg.Aggregation.String(), Labels: c.labels, Shape: c.shape, Settings: c.local,
+		Server: c.cfg.Server.resolved().describe(), Moments: c.cfg.Server.moments()}
 	for _, m := range c.sites {
 		s.Members = append(s.Members, m.hello)
 	}
@@ -174,12 +193,17 @@ func (c *coordinator) snapshot(r int) *savedState {
 }
 
 // resume takes up a saved state: the sites, the classes, the shape, the
-// settings, the scaling and the atoms. The saved federation must be the
-// configured one (sites, seed, local epochs, fraction, aggregation) and
-// must not have run more rounds than configured.
-func (c *coordinator) resume(s *savedState, atoms []float64) error {
+// settings, the scaling, the atoms and the server optimiser's moments
+// (values holds the atoms, then the moments). The saved federation must
+// be the configured one (sites, seed, local epochs, fraction,
+// aggregation, server optimiser) and must not have run more rounds than
+// configured.
+func (c *coordinator) resume(s *savedState, values []float64) error {
 	cfg := &c.cfg
+	srv := cfg.Server.resolved()
 	switch {
+	case s.Server != srv.describe() || s.Moments != srv.moments():
+		return protocolErr("the saved state %s has the server optimiser %q (%d moment vectors), this coordinator %q", cfg.Subject, s.Server, s.Moments, srv.describe())
 	case s.Sites != cfg.Sites || s.Seed != cfg.Seed || s.LocalEpochs != cfg.LocalEpochs || s.Fraction != cfg.Fraction || s.Aggregation != cfg.Aggregation.String():
 		return protocolErr("the saved state %s is of another federation (%d sites, seed %d, %d local epochs, C = %g, %s), not of this one (%d, %d, %d, %g, %v)",
 			cfg.Subject, s.Sites, s.Seed, s.LocalEpochs, s.Fraction, s.Aggregation, cfg.Sites, cfg.Seed, cfg.LocalEpochs, cfg.Fraction, cfg.Aggregation)
@@ -195,7 +219,15 @@ func (c *coordinator) resume(s *savedState, atoms []float64) error {
 		c.sites = append(c.sites, &site{hello: h})
 		c.byName[h.Name] = id
 	}
-	c.labels, c.shape, c.local, c.atoms, c.started = s.Labels, s.Shape, s.Settings, atoms, true
+	agg, err := newAggregator(cfg.Aggregation, cfg.Server, s.Shape)
+	if err != nil {
+		return err
+	}
+	v := len(values) / (1 + s.Moments)
+	for i := range agg.mom {
+		copy(agg.mom[i], values[(i+1)*v:(i+2)*v])
+	}
+	c.labels, c.shape, c.local, c.atoms, c.agg, c.started = s.Labels, s.Shape, s.Settings, values[:v:v], agg, true
 	c.local.Epochs = cfg.LocalEpochs
 	if s.Offset != nil {
 		c.scaler = &dataset.Scaler{Kind: dataset.ScaleMinMax, Offset: s.Offset, Scale: s.Scale}

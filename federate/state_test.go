@@ -2,7 +2,9 @@ package federate
 
 import (
 	"context"
+	"math"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -74,13 +76,30 @@ func serveOnce(t *testing.T, ctx context.Context, url string, cfg Config, stopAf
 
 // TestCoordinatorResumes stops a coordinator after round 3 of 7 and starts
 // another on the same state: it resumes at round 4, and the final atoms
-// are bit-identical to those of an uninterrupted federation.
+// are bit-identical to those of an uninterrupted federation, also with a
+// server optimiser whose moments the state keeps.
 func TestCoordinatorResumes(t *testing.T) {
 	url := startJetStream(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cfg := testConfig(7)
 	cfg.Sites, cfg.State = 4, "state"
+	adam := cfg
+	adam.Server, adam.Aggregation = Server{Optimizer: ServerAdam, LR: 0.05}, WBary
+	resumeAndCompare(t, ctx, url, adam, "test.adam")
+	resumeAndCompare(t, ctx, url, cfg, "test")
+	// The finished federation's state is gone: a new coordinator waits
+	// for sites again.
+	cfg.JoinTimeout, cfg.Subject = 200*time.Millisecond, "test.resumed"
+	if _, err := serveOnce(t, ctx, url, cfg, 0); err == nil || !strings.Contains(err.Error(), "0 of 4 sites joined") {
+		t.Errorf("a coordinator after the end: %v", err)
+	}
+}
+
+// resumeAndCompare runs the federation cfg whole, then stopped after round
+// 3 and resumed, under subjects prefixed by prefix, and compares them.
+func resumeAndCompare(t *testing.T, ctx context.Context, url string, cfg Config, prefix string) {
+	t.Helper()
 	run := func(subject string, stopAfter int) (*Result, []*SiteResult) {
 		cfg.Subject = subject
 		wait := runSites(t, ctx, url, subject)
@@ -100,8 +119,8 @@ func TestCoordinatorResumes(t *testing.T) {
 		}
 		return res, wait()
 	}
-	whole, _ := run("test.whole", 0)
-	res, sites := run("test.resumed", 3)
+	whole, _ := run(prefix+".whole", 0)
+	res, sites := run(prefix+".resumed", 3)
 	if res.FirstRound != 4 || len(res.Rounds) != 4 || res.Acknowledged != 4 || res.Scaler == nil {
 		t.Fatalf("resumed at round %d, %d rounds, %d acknowledgements, scaling %v", res.FirstRound, len(res.Rounds), res.Acknowledged, res.Scaler)
 	}
@@ -111,16 +130,10 @@ func TestCoordinatorResumes(t *testing.T) {
 		}
 	}
 	if !atomsEqual(res.Atoms, whole.Atoms) {
-		t.Error("the resumed federation's atoms differ from the uninterrupted one's")
+		t.Errorf("%s: the resumed federation's atoms differ from the uninterrupted one's", prefix)
 	}
 	if tg := sites[3]; tg.Model == nil || len(tg.Trained) != 7 || !(tg.AccuracyR > 0.9) {
-		t.Errorf("target trained in rounds %v, accuracy %.3f", tg.Trained, tg.AccuracyR)
-	}
-	// The finished federation's state is gone: a new coordinator waits
-	// for sites again.
-	cfg.JoinTimeout = 200 * time.Millisecond
-	if _, err := serveOnce(t, ctx, url, cfg, 0); err == nil || !strings.Contains(err.Error(), "0 of 4 sites joined") {
-		t.Errorf("a coordinator after the end: %v", err)
+		t.Errorf("%s: target trained in rounds %v, accuracy %.3f", prefix, tg.Trained, tg.AccuracyR)
 	}
 }
 
@@ -142,6 +155,7 @@ func TestStateErrors(t *testing.T) {
 		{"seed", func(c *Config) { c.Seed++ }, "is of another federation"},
 		{"rounds", func(c *Config) { c.Rounds = 1 }, "has run 2 rounds, more than the 1 asked"},
 		{"bucket", func(c *Config) { c.State = "a.b" }, "state bucket"},
+		{"server", func(c *Config) { c.Server.Optimizer = ServerAdam }, "has the server optimiser"},
 	} {
 		cc := cfg
 		c.edit(&cc)
@@ -160,6 +174,32 @@ func TestStateErrors(t *testing.T) {
 	}
 }
 
+// TestParseStateMoments: a state keeps the server optimiser's moments
+// after the atoms; a count or a length that does not match is refused.
+func TestParseStateMoments(t *testing.T) {
+	c := &coordinator{cfg: testConfig(3), labels: []int{0, 1}, shape: Shape{K: 1, N: 2, D: 1, C: 2}}
+	c.cfg.Sites, c.cfg.Server = 1, Server{Optimizer: ServerAdam, LR: 0.05}
+	c.sites = []*site{{hello: hello{Version: Version, Name: "a", Role: RoleSource, Features: 1, Labels: []int{0, 1}, Inbox: "test.fed.site.x"}}}
+	atoms, m, v := []float64{1, 2, 3, 4, 5, 6}, []float64{.1, .2, .3, .4, .5, .6}, []float64{7, 8, 9, 10, 11, 12}
+	meta := c.snapshot(2)
+	s, got, err := parseState(encodeState(meta, atoms, m, v))
+	if err != nil || s.Moments != 2 || s.Server != "adam lr=0.05 beta1=0.9 beta2=0.99 tau=0.001" || !slices.Equal(got, slices.Concat(atoms, m, v)) {
+		t.Fatalf("%+v %v %v", s, got, err)
+	}
+	if _, _, err := parseState(encodeState(meta, atoms, m)); err == nil || !strings.Contains(err.Error(), "2 moment vectors") {
+		t.Errorf("one moment vector of two: %v", err)
+	}
+	meta.Moments = 3
+	if _, _, err := parseState(encodeState(meta, atoms, m, v, v)); err == nil || !strings.Contains(err.Error(), "at most 2") {
+		t.Errorf("three moment vectors: %v", err)
+	}
+	meta.Moments = 2
+	v[3] = math.Inf(1)
+	if _, _, err := parseState(encodeState(meta, atoms, m, v)); err == nil || !strings.Contains(err.Error(), "is +Inf") {
+		t.Errorf("an infinite moment: %v", err)
+	}
+}
+
 func FuzzParseState(f *testing.F) {
 	c := &coordinator{cfg: testConfig(3), labels: []int{0, 1}, shape: Shape{K: 1, N: 2, D: 1, C: 2}}
 	c.cfg.Sites = 1
@@ -169,12 +209,14 @@ func FuzzParseState(f *testing.F) {
 	f.Add(good)
 	f.Add(good[:20])
 	f.Add([]byte("DDLSTATE\xff\xff\xff\xff"))
+	c.cfg.Server = Server{Optimizer: ServerAdam}
+	f.Add(encodeState(c.snapshot(2), []float64{1, 2, 3, 4, 5, 6}, make([]float64, 6), make([]float64, 6)))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, atoms, err := parseState(b)
 		if err != nil {
 			return
 		}
-		if v, _ := s.Shape.Values(); len(atoms) != v || len(s.Members) != s.Sites {
+		if v, _ := s.Shape.Values(); len(atoms) != v*(1+s.Moments) || len(s.Members) != s.Sites {
 			t.Fatalf("accepted %d values for shape %v", len(atoms), s.Shape)
 		}
 	})

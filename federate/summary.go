@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -23,11 +24,14 @@ const (
 	// summaries of source k mod N_S (sources in site-id order): point i
 	// of class y is mean_y + std_y ⊙ z with z ~ N(0, I), where mean_y
 	// and std_y are the per-feature mean and standard deviation of the
-	// source's rows of class y (scaled with the federation's scaling);
-	// its label logits put 0.9 on y after the softmax, as
-	// dictionary.InitData does. A class a source did not summarise is
-	// drawn from the first source (by id) that did. Only these statistics
-	// leave the sites, never a row.
+	// source's rows of class y (scaled with the federation's scaling),
+	// clipped to the range of that source's features when it sent its
+	// ranges (with the min-max scaling): min(max(x, lo), hi), element-wise,
+	// so that the points stay where rows can be; its label logits put 0.9
+	// on y after the softmax, as dictionary.InitData does. A class a
+	// source did not summarise is drawn (and clipped) from the first
+	// source (by id) that did. Only these statistics leave the sites,
+	// never a row.
 	StartSummary Start = iota
 	// StartGaussian draws every point from N(0, I) with one-hot logits
 	// (paper Algorithm 2, line 1), with no statistic from the sites.
@@ -175,15 +179,19 @@ func drawAtoms(data []float64, sh Shape, sources []*summary, sc *dataset.Scaler,
 		}
 		return m, sd
 	}
+	// The summary each source's class y draws from: its own, or the
+	// first source's that has it.
+	from := make([][]*summary, len(sources))
 	means, sds := make([][][]float64, len(sources)), make([][][]float64, len(sources))
 	var missing []int
 	for y := range sh.C {
 		var fm, fsd []float64 // the first source's summary of class y
+		var first *summary
 		for i, s := range sources {
 			m, sd := stats(s, y)
-			means[i], sds[i] = append(means[i], m), append(sds[i], sd)
-			if fm == nil {
-				fm, fsd = m, sd
+			means[i], sds[i], from[i] = append(means[i], m), append(sds[i], sd), append(from[i], s)
+			if fm == nil && m != nil {
+				fm, fsd, first = m, sd, s
 			}
 		}
 		if fm == nil {
@@ -191,8 +199,15 @@ func drawAtoms(data []float64, sh Shape, sources []*summary, sc *dataset.Scaler,
 		}
 		for i := range sources {
 			if means[i][y] == nil {
-				means[i][y], sds[i][y] = fm, fsd
+				means[i][y], sds[i][y], from[i][y] = fm, fsd, first
 			}
+		}
+	}
+	// The scaled range of every source that sent one.
+	ranges := map[*summary][2][]float64{}
+	for _, s := range sources {
+		if lo, hi := rangeOf(s, sc); lo != nil {
+			ranges[s] = [2][]float64{lo, hi}
 		}
 	}
 	logit := math.Log(9 * float64(sh.C-1))
@@ -203,16 +218,36 @@ func drawAtoms(data []float64, sh Shape, sources []*summary, sc *dataset.Scaler,
 		for i := range sh.N {
 			y := i % sh.C
 			x, m, sd := a.X.RawRowView(i), means[src][y], sds[src][y]
+			r, clip := ranges[from[src][y]]
 			for j := range x {
 				x[j] = rng.NormFloat64()
 				if m != nil {
 					x[j] = m[j] + sd[j]*x[j]
+				}
+				if clip {
+					x[j] = min(max(x[j], r[0][j]), r[1][j])
 				}
 			}
 			a.Logits.Set(i, y, logit)
 		}
 	}
 	return missing
+}
+
+// rangeOf returns the least and largest value of every feature at the
+// source s, scaled by sc, or nil if s sent no ranges.
+func rangeOf(s *summary, sc *dataset.Scaler) (lo, hi []float64) {
+	if s == nil || !s.sent(0) || !s.sent(1) {
+		return nil, nil
+	}
+	lo, hi = slices.Clone(s.point(0)), slices.Clone(s.point(1))
+	if sc != nil {
+		for j := range lo {
+			lo[j] = (lo[j] - sc.Offset[j]) * sc.Scale[j]
+			hi[j] = (hi[j] - sc.Offset[j]) * sc.Scale[j]
+		}
+	}
+	return lo, hi
 }
 
 // check verifies a summary received from a site: every mark 0 or 1, a

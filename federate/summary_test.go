@@ -3,11 +3,13 @@ package federate
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/dadil/dadil/dataset"
 )
@@ -131,10 +133,19 @@ func TestDrawAtoms(t *testing.T) {
 						t.Fatalf("atom %d, point %d: logits %v", k, i, mat.Row(nil, i, a.Logits))
 					}
 				}
-				m, sd := stat.PopMeanStdDev(col, nil)
-				wm, wsd := (from.point(2 + 2*y)[j]-sc.Offset[j])*sc.Scale[j], from.point(3 + 2*y)[j]*sc.Scale[j]
-				if math.Abs(m-wm) > 4*wsd/math.Sqrt(1000) || math.Abs(sd-wsd) > 0.1*wsd {
-					t.Errorf("atom %d, class %d, feature %d: %.3f ± %.3f, want %.3f ± %.3f", k, y, j, m, sd, wm, wsd)
+				// The draws of N(μ, σ²) clipped to [lo, hi]: their mean
+				// is lo·Φ(a) + hi·(1 − Φ(b)) + μ·(Φ(b) − Φ(a)) + σ·(φ(a) − φ(b)),
+				// a = (lo − μ)/σ, b = (hi − μ)/σ.
+				mu, sd := (from.point(2 + 2*y)[j]-sc.Offset[j])*sc.Scale[j], from.point(3 + 2*y)[j]*sc.Scale[j]
+				lo, hi := (from.point(0)[j]-sc.Offset[j])*sc.Scale[j], (from.point(1)[j]-sc.Offset[j])*sc.Scale[j]
+				n := distuv.UnitNormal
+				a, b := (lo-mu)/sd, (hi-mu)/sd
+				wm := lo*n.CDF(a) + hi*(1-n.CDF(b)) + mu*(n.CDF(b)-n.CDF(a)) + sd*(n.Prob(a)-n.Prob(b))
+				if m := stat.Mean(col, nil); math.Abs(m-wm) > 4*sd/math.Sqrt(1000) {
+					t.Errorf("atom %d, class %d, feature %d: mean %.3f, want %.3f (%.3f ± %.3f clipped to [%.3f, %.3f])", k, y, j, m, wm, mu, sd, lo, hi)
+				}
+				if lc, hc := slices.Min(col), slices.Max(col); lc < lo || hc > hi || lc == hc {
+					t.Errorf("atom %d, class %d, feature %d: draws in [%g, %g], the range is [%g, %g]", k, y, j, lc, hc, lo, hi)
 				}
 			}
 		}

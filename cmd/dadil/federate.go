@@ -13,9 +13,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -83,6 +81,9 @@ type roundFlags struct {
 	rounds, epochs            int
 	fraction                  float64
 	aggregation, scale, start string
+	serverOpt                 string
+	serverLR, serverBeta1     float64
+	keepState                 bool
 	roundTimeout, joinTimeout time.Duration
 	seed                      uint64
 	atoms, samples, batch     int
@@ -93,7 +94,11 @@ func (r *roundFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.rounds, "rounds", 20, "number of rounds")
 	fs.IntVar(&r.epochs, "local-epochs", 5, "epochs of DaDiL every chosen site runs per round")
 	fs.Float64Var(&r.fraction, "fraction", 1, "fraction `C` of the sites chosen every round (0 < C ≤ 1)")
-	fs.StringVar(&r.aggregation, "aggregation", "avg", "`avg` (element-wise mean of the atoms) or random (one site's atoms)")
+	fs.StringVar(&r.aggregation, "aggregation", "avg", "`avg` (element-wise mean of the atoms), wbary (mean of the atoms' points matched by optimal assignment to the round's) or random (one site's atoms; with --server-optimizer sgd and --keep-local-state=false unless given)")
+	fs.StringVar(&r.serverOpt, "server-optimizer", "momentum", "the coordinator's step on the sites' mean move Δ: sgd (x + η_s·Δ; η_s = 1 is plain FedAvg), `momentum` (FedAvgM) or adam (FedAdam)")
+	fs.Float64Var(&r.serverLR, "server-lr", 0, "server learning rate `η_s` (default 1 for sgd and momentum, 0.01 for adam)")
+	fs.BoolVar(&r.keepState, "keep-local-state", true, "sites keep their Adam moments from round to round (false: afresh every round)")
+	fs.Float64Var(&r.serverBeta1, "server-beta1", 0, "server momentum `β₁` (default 0.5 for momentum, 0.9 for adam)")
 	fs.StringVar(&r.scale, "scale", "minmax", "feature scaling every site applies: `minmax` (over all sites, from each site's per-feature minimum and maximum) or none")
 	fs.StringVar(&r.start, "start", "summary", "atoms' start: `summary` (drawn from the sources' per-class feature means and deviations) or gaussian (N(0, I), no statistic leaves a site)")
 	fs.DurationVar(&r.roundTimeout, "round-timeout", time.Minute, "a chosen site that has not answered within this time misses the round")
@@ -115,6 +120,22 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 	start, err := federate.ParseStart(r.start)
 	if err != nil {
 		return cfg, usageError{err}
+	}
+	opt, err := federate.ParseServerOptimizer(r.serverOpt)
+	if err != nil {
+		return cfg, usageError{err}
+	}
+	keep := r.keepState
+	if agg == federate.Random {
+		// One site's atoms a round is a baseline: the paper's, unless
+		// asked otherwise. Momentum over moves towards a different site
+		// every round, with the sites' own moments kept, diverges.
+		if !flagSet(fs, "server-optimizer") {
+			opt = federate.ServerSGD
+		}
+		if !flagSet(fs, "keep-local-state") {
+			keep = false
+		}
 	}
 	scale, err := dataset.ParseScaling(r.scale)
 	if err != nil || scale == dataset.ScaleStandard {
@@ -143,9 +164,14 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 		return cfg, usageError{errors.New("--round-timeout and --join-timeout must be positive")}
 	case !(r.lr > 0) || math.IsInf(r.lr, 0):
 		return cfg, usageError{fmt.Errorf("--lr %g: the learning rate must be positive", r.lr)}
+	case !(r.serverLR >= 0) || math.IsInf(r.serverLR, 0):
+		return cfg, usageError{fmt.Errorf("--server-lr %g: want a positive number (0: the default)", r.serverLR)}
+	case !(r.serverBeta1 >= 0 && r.serverBeta1 < 1):
+		return cfg, usageError{fmt.Errorf("--server-beta1 %g: want 0 ≤ β₁ < 1 (0: the default)", r.serverBeta1)}
 	}
 	return federate.Config{
 		Rounds: r.rounds, LocalEpochs: r.epochs, Fraction: r.fraction, Aggregation: agg,
+		Server: federate.Server{Optimizer: opt, LR: r.serverLR, Beta1: r.serverBeta1}, KeepLocalState: keep,
 		RoundTimeout: r.roundTimeout, JoinTimeout: r.joinTimeout, Seed: r.seed, Start: start, Scaling: scale,
 		Settings: dictionary.Settings{Atoms: r.atoms, Samples: r.samples, Batch: r.batch, LearningRate: r.lr},
 	}, nil
@@ -464,7 +490,7 @@ func runFederateJoin(args []string, e *env) error {
 		return usageError{errors.New("--out: only a target site predicts")}
 	}
 	if name == "" {
-		name = federate.SiteName(dataset.Domain{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}, 0)
+		name = siteBase(path)
 	}
 	if !federate.ValidSiteName(name) {
 		return usageError{fmt.Errorf("--name %s: want 1 to 64 printable characters, no space, '.', '*' or '>'", clip.Quote(name))}

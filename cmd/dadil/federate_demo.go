@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/federate"
@@ -22,16 +26,24 @@ func runFederateDemo(args []string, e *env) error {
 	fs := newFlags("dadil federate demo", e)
 	var rf roundFlags
 	var dataSeed uint64
-	var maxPayload int
+	var maxPayload, workers int
 	var quiet bool
+	var sources multiFlag
+	var target string
+	var rd readerFlags
 	rf.register(fs)
+	rd.register(fs)
+	fs.Var(&sources, "source", "a source site's labeled domain `PATH` instead of the generated problem; repeat for every source")
+	fs.StringVar(&target, "target", "", "the target site's domain `PATH` (with --source); its labels, if any, only score")
+	fs.IntVar(&workers, "workers", 0, "goroutines of every site's local updates and of the centralised fit (0: one per core)")
 	fs.Uint64Var(&dataSeed, "data-seed", 1, "seed of the generated problem")
 	fs.IntVar(&maxPayload, "max-payload", 0, "largest NATS message, in `bytes` (default 1 MiB)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress lines")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: dadil federate demo [--rounds R] [--local-epochs E] [--fraction C] [--aggregation avg|random] [flags]")
+		fmt.Fprintln(fs.Output(), "usage: dadil federate demo [--source FILE... --target FILE] [--rounds R] [--local-epochs E] [--fraction C] [--aggregation avg|random] [flags]")
 		fmt.Fprintln(fs.Output(), "\nRuns federated DaDiL on the generated problem of dadil demo (three sources, one target),")
-		fmt.Fprintln(fs.Output(), "one site per domain over a NATS server on 127.0.0.1, and the centralised DaDiL fit with")
+		fmt.Fprintln(fs.Output(), "or on the files given, one site per domain as goroutines of this process over a NATS")
+		fmt.Fprintln(fs.Output(), "server on 127.0.0.1, and the centralised DaDiL fit with")
 		fmt.Fprintln(fs.Output(), "the same settings (scaling, R·E epochs, atoms started on the sources' rows, or N(0, I) with")
 		fmt.Fprintln(fs.Output(), "--start gaussian); prints both target accuracies.")
 		fs.PrintDefaults()
@@ -46,7 +58,13 @@ func runFederateDemo(args []string, e *env) error {
 	if err := checkMaxPayload(maxPayload); err != nil {
 		return err
 	}
-	p := synth.Generate(synth.Default(), dataSeed)
+	if err := checkWorkers(workers); err != nil {
+		return err
+	}
+	p, err := demoProblem(sources, target, rd.options(), dataSeed)
+	if err != nil {
+		return err
+	}
 	srv, err := federate.StartServer(federate.ServerConfig{Token: "demo", MaxPayload: int32(maxPayload)})
 	if err != nil {
 		return err
@@ -58,7 +76,16 @@ func runFederateDemo(args []string, e *env) error {
 		cfg.Log = func(format string, a ...any) { fmt.Fprintf(e.stderr, format+"\n", a...) }
 	}
 	start := time.Now()
-	res, sites, err := federate.RunProblem(context.Background(), srv.ClientURL(), "demo", p, cfg, federate.SiteConfig{})
+	// On files, the classifier of dadil federate join; on the generated
+	// problem, a softmax regression's defaults.
+	var trainer classify.Trainer
+	if len(sources) > 0 {
+		if trainer, err = (&dictFlags{classifier: defaultClassifier}).trainer(dataset.ScaleMinMax); err != nil {
+			return err
+		}
+	}
+	site := federate.SiteConfig{Workers: workers, Classifier: trainer}
+	res, sites, err := federate.RunProblem(context.Background(), srv.ClientURL(), "demo", p, cfg, site)
 	if err != nil {
 		return err
 	}
@@ -70,18 +97,23 @@ func runFederateDemo(args []string, e *env) error {
 		in += st.BytesIn
 	}
 	set := cfg.Settings
-	set.Epochs, set.PlateauTol, set.Seed = cfg.Rounds*cfg.LocalEpochs, -1, cfg.Seed
+	set.Epochs, set.PlateauTol, set.Seed, set.Workers = cfg.Rounds*cfg.LocalEpochs, -1, cfg.Seed, workers
 	if cfg.Start == federate.StartGaussian {
 		set.Init, set.FeatureScale = dictionary.InitGaussian, dictionary.ScaleNone
 	}
 	start = time.Now()
-	accR, accE, err := centralised(p, cfg.Scaling, &set)
+	accR, accE, err := centralised(p, cfg.Scaling, &set, trainer)
 	if err != nil {
 		return err
 	}
 	cenTime := time.Since(start)
 	w := e.stdout
-	fmt.Fprintf(w, "federated DaDiL: %d sites, %d rounds of %d local epochs, C = %g, %v aggregation\n", len(res.Sites), cfg.Rounds, cfg.LocalEpochs, cfg.Fraction, cfg.Aggregation)
+	kept := "restarted"
+	if cfg.KeepLocalState {
+		kept = "kept"
+	}
+	fmt.Fprintf(w, "federated DaDiL: %d sites, %d rounds of %d local epochs, C = %g, %v aggregation, %v server step, sites' Adam state %s\n",
+		len(res.Sites), cfg.Rounds, cfg.LocalEpochs, cfg.Fraction, cfg.Aggregation, cfg.Server.Optimizer, kept)
 	fmt.Fprintf(w, "  bytes per round (mean): %s sent to the sites, %s received from them\n", byteSize(out/int64(cfg.Rounds)), byteSize(in/int64(cfg.Rounds)))
 	fmt.Fprintf(w, "%-32s %8s %8s %8s\n", "target accuracy (%)", "DaDiL-R", "DaDiL-E", "seconds")
 	fmt.Fprintf(w, "%-32s %8.2f %8.2f %8.2f\n", "federated", 100*tg.AccuracyR, 100*tg.AccuracyE, fedTime.Seconds())
@@ -91,12 +123,12 @@ func runFederateDemo(args []string, e *env) error {
 
 // centralised fits DaDiL on the whole problem, scaled over all its
 // domains, and returns the target accuracies of DaDiL-R and DaDiL-E.
-func centralised(p *dataset.Problem, kind dataset.Scaling, set *dictionary.Settings) (float64, float64, error) {
+func centralised(p *dataset.Problem, kind dataset.Scaling, set *dictionary.Settings, t classify.Trainer) (float64, float64, error) {
 	p, err := scaledProblem(p, kind)
 	if err != nil {
 		return 0, 0, err
 	}
-	m, err := dictionary.FitModel(p, set, nil)
+	m, err := dictionary.FitModel(p, set, t)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -114,6 +146,40 @@ func centralised(p *dataset.Problem, kind dataset.Scaling, set *dictionary.Setti
 		acc[i] /= float64(len(y))
 	}
 	return acc[0], acc[1], nil
+}
+
+// demoProblem returns the problem of the files, unscaled, its domains
+// named by the files' base names, or the generated problem of seed when no
+// file is given.
+func demoProblem(sources []string, target string, opt *dataset.ReadOptions, seed uint64) (*dataset.Problem, error) {
+	if len(sources) == 0 && target == "" {
+		return synth.Generate(synth.Default(), seed), nil
+	}
+	if len(sources) == 0 || target == "" {
+		return nil, usageError{errors.New("--source and --target go together")}
+	}
+	lo := dataset.LoadOptions{}
+	if opt != nil {
+		lo.Read = *opt
+	}
+	ld, err := dataset.Load(sources, target, &lo)
+	if err != nil {
+		return nil, err
+	}
+	if ld.Test == nil {
+		return nil, fmt.Errorf("%s: the demo needs the target's labels to score it", target)
+	}
+	p := ld.Problem
+	for i := range p.Sources {
+		p.Sources[i].Name = siteBase(sources[i])
+	}
+	p.Target.Name = siteBase(target)
+	return p, nil
+}
+
+// siteBase is the site name of a file: its base name without extension.
+func siteBase(path string) string {
+	return federate.SiteName(dataset.Domain{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}, 0)
 }
 
 // scaledProblem returns p with every domain scaled by the scaling of kind

@@ -5,6 +5,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -306,6 +307,11 @@ func TestFederateUsageErrors(t *testing.T) {
 		{[]string{"federate", "serve", "--sites", "2", "--scale", "standard"}, `--scale "standard": want minmax or none`},
 		{[]string{"federate", "serve", "--sites", "2", "--start", "rows"}, `unknown start "rows"`},
 		{[]string{"federate", "demo", "--start", "rows"}, `unknown start "rows"`},
+		{[]string{"federate", "serve", "--sites", "2", "--aggregation", "median"}, `unknown aggregation "median"`},
+		{[]string{"federate", "serve", "--sites", "2", "--server-optimizer", "yogi"}, `unknown server optimiser "yogi"`},
+		{[]string{"federate", "demo", "--server-lr", "-1"}, "--server-lr -1: want a positive number"},
+		{[]string{"federate", "demo", "--server-beta1", "1"}, "--server-beta1 1: want 0 ≤ β₁ < 1"},
+		{[]string{"federate", "demo", "--source", "a.csv"}, "--source and --target go together"},
 		{[]string{"federate", "serve", "--sites", "2", "--site-keys", "k", "--token", "t", "--listen", "127.0.0.1:0"}, "--site-keys and --token: give one credential"},
 		{[]string{"federate", "serve", "--sites", "2", "--site-keys", "k", "--nats", "nats://127.0.0.1:1"}, "--site-keys configures the embedded server"},
 		{[]string{"federate", "serve", "--sites", "2", "--nkey", "k", "--listen", "127.0.0.1:0"}, "--nkey and --creds connect to an existing server"},
@@ -319,6 +325,34 @@ func TestFederateUsageErrors(t *testing.T) {
 		code, _, stderr := runCLI(c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestRoundFlagsDefaults: the coordinator's defaults (FedAvgM over the
+// mean, sites keeping their Adam state), and the paper's setting with
+// --aggregation random unless its flags are given.
+func TestRoundFlagsDefaults(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		agg  federate.Aggregation
+		opt  federate.ServerOptimizer
+		keep bool
+	}{
+		{nil, federate.Average, federate.ServerMomentum, true},
+		{[]string{"--aggregation", "wbary", "--server-optimizer", "adam", "--keep-local-state=false"}, federate.WBary, federate.ServerAdam, false},
+		{[]string{"--aggregation", "random"}, federate.Random, federate.ServerSGD, false},
+		{[]string{"--aggregation", "random", "--server-optimizer", "momentum", "--keep-local-state"}, federate.Random, federate.ServerMomentum, true},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		var rf roundFlags
+		rf.register(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := rf.config(fs)
+		if err != nil || cfg.Aggregation != c.agg || cfg.Server.Optimizer != c.opt || cfg.KeepLocalState != c.keep {
+			t.Errorf("%v: %v %v %v, %v; want %v %v %v", c.args, cfg.Aggregation, cfg.Server.Optimizer, cfg.KeepLocalState, err, c.agg, c.opt, c.keep)
 		}
 	}
 }
