@@ -30,16 +30,23 @@ func TestGMMDaDiLOnSynthetic(t *testing.T) {
 		if err := fit(m, src, tgt, 3); err != nil {
 			t.Fatal(err)
 		}
-		for _, pr := range Predictors(m) {
-			pred, err := pr.Predict(tgt)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a := accuracy(pred, truth)
-			t.Logf("%s (MAP %v): accuracy %.3f", pr.Name, m.MAP, a)
-			if a < 0.85 {
-				t.Errorf("%s (MAP %v): accuracy %.3f", pr.Name, m.MAP, a)
-			}
+		wantPredictorsAbove(t, m, tgt, truth, 0.85)
+	}
+}
+
+// wantPredictorsAbove reports every predictor of m whose accuracy on X is
+// below least.
+func wantPredictorsAbove(t *testing.T, m *GMMDaDiL, X *mat.Dense, truth []int, least float64) {
+	t.Helper()
+	for _, pr := range Predictors(m) {
+		pred, err := pr.Predict(X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := accuracy(pred, truth)
+		t.Logf("%s (MAP %v): accuracy %.3f", pr.Name, m.MAP, a)
+		if a < least {
+			t.Errorf("%s (MAP %v): accuracy %.3f, want at least %.2f", pr.Name, m.MAP, a, least)
 		}
 	}
 }
@@ -186,5 +193,44 @@ func TestGMMDaDiLReconstructionSamples(t *testing.T) {
 	X2, _, _, _ := m.ReconstructionSamples()
 	if !sameBits(X, X2) {
 		t.Error("two calls drew different samples")
+	}
+}
+
+// TestGMMDaDiLConstantFeatures fits GMM-DaDiL on the demo problem with two
+// features added that are the same in every row (as a background pixel
+// after standard scaling), of values whose mean does not round back to
+// them. Their components' deviations must be the floor of a constant
+// feature, not rounding noise: then the atoms' MAP rules, and so
+// GMM-DaDiL-E, still classify the target, as on the problem without them.
+func TestGMMDaDiLConstantFeatures(t *testing.T) {
+	src, tgt, truth := synthProblem(1)
+	pad := func(X *mat.Dense) *mat.Dense {
+		n, d := X.Dims()
+		Y := mat.NewDense(n, d+2, nil)
+		for i := range n {
+			copy(Y.RawRowView(i), X.RawRowView(i))
+			Y.Set(i, d, -0.7071067811865476)
+			Y.Set(i, d+1, 0.1)
+		}
+		return Y
+	}
+	for i := range src {
+		src[i].X = pad(src[i].X)
+	}
+	tgt = pad(tgt)
+	m := &GMMDaDiL{Settings: &gmm.DictionarySettings{Seed: 1}, Seed: 1}
+	if err := fit(m, src, tgt, 3); err != nil {
+		t.Fatal(err)
+	}
+	wantPredictorsAbove(t, m, tgt, truth, 0.85)
+	_, d := tgt.Dims()
+	for k, a := range m.Dict.Atoms {
+		for i := range a.Components() {
+			for j := d - 2; j < d; j++ {
+				if sd := a.Std.At(i, j); sd < 1e-3 {
+					t.Fatalf("atom %d, component %d: σ of constant feature %d is %v", k, i, j, sd)
+				}
+			}
+		}
 	}
 }

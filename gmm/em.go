@@ -34,8 +34,9 @@ type Settings struct {
 	Tol float64
 	// VarFloor is the variance floor, relative to the data: every
 	// component's variance of feature j is at least VarFloor·v_j, v_j the
-	// variance of feature j over all rows (over all features when feature
-	// j is constant, 1 when every feature is). Default 1e-6.
+	// variance of feature j over all rows (the mean variance of the
+	// features when feature j is constant, all its values equal, however
+	// its mean rounds; 1 when every feature is constant). Default 1e-6.
 	VarFloor float64
 	// Seed seeds the k-means++ start (math/rand/v2 PCG).
 	Seed uint64
@@ -205,9 +206,15 @@ func prepare(X *mat.Dense, workers int, varFloor float64) *problem {
 		p.mean[j] /= float64(n)
 	}
 	p.variance = p.columnSums(p.mean, true)
+	constant := constantFeatures(X)
 	var avg float64
 	for j := range p.variance {
 		p.variance[j] /= float64(n)
+		if constant[j] {
+			// Rounding leaves the mean off the common value, and the
+			// computed variance at rounding noise (~1e-32), not 0.
+			p.variance[j] = 0
+		}
 		avg += p.variance[j] / float64(d)
 	}
 	p.floor = make([]float64, d)
@@ -222,6 +229,28 @@ func prepare(X *mat.Dense, workers int, varFloor float64) *problem {
 		}
 	}
 	return p
+}
+
+// constantFeatures reports, for every feature, whether all the rows of X
+// hold the same value. It stops reading as soon as no feature is left
+// constant, usually after a few rows.
+func constantFeatures(X *mat.Dense) []bool {
+	n, d := X.Dims()
+	constant := make([]bool, d)
+	for j := range constant {
+		constant[j] = true
+	}
+	left := d
+	first := X.RawRowView(0)
+	for i := 1; i < n && left > 0; i++ {
+		for j, v := range X.RawRowView(i) {
+			if constant[j] && v != first[j] {
+				constant[j] = false
+				left--
+			}
+		}
+	}
+	return constant
 }
 
 // columnSums returns Σ_i (x_ij − c_j) for every feature j, or Σ_i (x_ij −

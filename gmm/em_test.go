@@ -282,3 +282,43 @@ func TestEMStepMatchesDirectFormulas(t *testing.T) {
 		}
 	}
 }
+
+// TestFitFloorOfConstantFeature checks that a feature whose rows are all
+// equal gets the floor of a constant feature, VarFloor times the mean
+// variance of the features, even when its value is not exactly
+// representable, so that its computed mean differs from it by rounding and
+// its computed variance is rounding noise rather than 0 (as a pixel
+// constant within a class after standard scaling).
+func TestFitFloorOfConstantFeature(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n, c = 101, -0.7071067811865476
+	X := mat.NewDense(n, 2, nil)
+	for i := range n {
+		X.Set(i, 0, rng.NormFloat64())
+		X.Set(i, 1, c)
+	}
+	var sum float64
+	for i := range n {
+		sum += X.At(i, 1)
+	}
+	if sum/n == c {
+		t.Fatalf("the test needs a mean that rounds away from %v", c)
+	}
+	p := prepare(X, 0, 0.1)
+	if p.variance[1] != 0 {
+		t.Errorf("variance of the constant feature %v, want 0", p.variance[1])
+	}
+	want := 0.1 * p.variance[0] / 2
+	if !near(p.floor[1], want, 1e-12*want) {
+		t.Errorf("floor of the constant feature %v, want %v (VarFloor times the mean variance)", p.floor[1], want)
+	}
+	r, err := Fit(X, &Settings{Components: 2, VarFloor: 0.1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 2 {
+		if sd := r.Mixture.Std.At(k, 1); sd*sd < want*(1-1e-9) {
+			t.Errorf("component %d: σ of the constant feature %v, below the floor's %v", k, sd, math.Sqrt(want))
+		}
+	}
+}
