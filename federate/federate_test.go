@@ -112,3 +112,82 @@ func runWithExtra(t *testing.T, url string, p *dataset.Problem, cfg Config, extr
 var sprintf = fmt.Sprintf
 
 type natsMsg = nats.Msg
+
+// TestRunProblemTestRows holds out the target's odd rows as a test fold:
+// the target trains on its even rows and scores the held-out rows, scaled
+// by the federation's scaling, which pools the training rows only.
+func TestRunProblemTestRows(t *testing.T) {
+	url := startServer(t, "secret")
+	p := synth.Generate(synth.Default(), 2)
+	r, d := p.Target.X.Dims()
+	h := (r + 1) / 2
+	q := *p
+	q.Target.X, q.Test = mat.NewDense(h, d, nil), &dataset.Domain{Name: "test", X: mat.NewDense(r-h, d, nil)}
+	for i := range r {
+		if i%2 == 0 {
+			q.Target.X.SetRow(i/2, p.Target.X.RawRowView(i))
+		} else {
+			q.Test.X.SetRow(i/2, p.Target.X.RawRowView(i))
+			q.Test.Y = append(q.Test.Y, p.Test.Y[i])
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, sites, err := RunProblem(ctx, url, "secret", &q, testConfig(3), SiteConfig{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := sites[3]
+	if len(tg.PredictR) != r-h || len(tg.PredictE) != r-h {
+		t.Fatalf("%d and %d predictions, want the %d test rows", len(tg.PredictR), len(tg.PredictE), r-h)
+	}
+	var files []*dataset.File
+	for _, dm := range q.Domains() {
+		files = append(files, &dataset.File{Name: dm.Name, X: dm.X})
+	}
+	pooled, _ := dataset.FitScaler(dataset.ScaleMinMax, files...)
+	if !slices.Equal(res.Scaler.Offset, pooled.Offset) || !slices.Equal(res.Scaler.Scale, pooled.Scale) {
+		t.Errorf("scaling %+v, the training rows give %+v", res.Scaler, pooled)
+	}
+	var T mat.Dense
+	if err := pooled.Transform(&T, q.Test.X); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := tg.Model.PredictR(&T)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := 0
+	for i, k := range idx {
+		if tg.Labels[k] != tg.PredictR[i] {
+			t.Fatalf("row %d: predicted %d, the model on the scaled test rows gives %d", i, tg.PredictR[i], tg.Labels[k])
+		}
+		if tg.PredictR[i] == q.Test.Y[i] {
+			ok++
+		}
+	}
+	if acc := float64(ok) / float64(len(idx)); acc != tg.AccuracyR || !(acc > 0.8) {
+		t.Errorf("accuracy R %.3f, counted %.3f on the test rows", tg.AccuracyR, acc)
+	}
+}
+
+func TestTestRowsErrors(t *testing.T) {
+	X := mat.NewDense(4, 2, nil)
+	for _, tc := range []struct {
+		name string
+		cfg  SiteConfig
+	}{
+		{"source", SiteConfig{Name: "s", X: X, Labels: []int{0, 1, 0, 1}, TestX: X, TestLabels: []int{0, 1, 0, 1}}},
+		{"features", SiteConfig{Name: "t", X: X, Target: true, TestX: mat.NewDense(3, 3, nil), TestLabels: []int{0, 1, 0}}},
+		{"labels", SiteConfig{Name: "t", X: X, Target: true, TestX: mat.NewDense(3, 2, nil), TestLabels: []int{0, 1, 0, 1}}},
+	} {
+		if _, err := newSite(nil, tc.cfg); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		} else {
+			t.Logf("%s: %v", tc.name, err)
+		}
+	}
+	if _, err := newSite(nil, SiteConfig{Name: "t", X: X, Target: true, TestX: mat.NewDense(3, 2, nil), TestLabels: []int{0, 1, 0}}); err != nil {
+		t.Errorf("3 test rows for a target of 4 rows: %v", err)
+	}
+}

@@ -26,7 +26,8 @@ func SiteName(d dataset.Domain, i int) string {
 
 // RunProblem runs a whole federation in this process: the coordinator and
 // one site per domain of p (its sources, then its target, scored against
-// p.Test's labels when p has them), each on its own connection to the
+// p.Test's labels when p has them, on p.Test's rows when they are not the
+// target's: a benchmark's test fold), each on its own connection to the
 // server at url, as goroutines. site is the template of every site's
 // configuration (Subject, Workers, timeouts, Classifier, Log); cfg.Sites is
 // set to the number of domains. It returns the coordinator's result and
@@ -69,6 +70,9 @@ func runProblemSites(ctx context.Context, url string, conn func(site string) Con
 			sc.Target = true
 			if p.Test != nil {
 				sc.TestLabels = p.Test.Y
+				if p.Test.X != p.Target.X {
+					sc.TestX = p.Test.X
+				}
 			}
 		}
 		wg.Go(func() {

@@ -36,6 +36,11 @@ type SiteConfig struct {
 	// TestLabels, for a target only, are the label values of its rows
 	// used to score its predictions; they never leave the site.
 	TestLabels []int
+	// TestX, for a target only, holds held-out rows (a benchmark's test
+	// fold) that the site classifies and scores against TestLabels
+	// instead of its own rows, scaled as they are. They never leave the
+	// site and take no part in the federation, the summaries included.
+	TestX *mat.Dense
 	// Workers bounds the goroutines of the local updates (0: one per
 	// core).
 	Workers int
@@ -61,8 +66,8 @@ type SiteResult struct {
 	Alpha []float64
 	Atoms []dictionary.Atom
 	// For a target: its DaDiL-R/E model on the final atoms and its own α,
-	// the predicted label values of its rows, and their accuracies
-	// against TestLabels (NaN without them).
+	// the predicted label values of its rows (of TestX when given), and
+	// their accuracies against TestLabels (NaN without them).
 	Model                *dictionary.Model
 	PredictR, PredictE   []int
 	AccuracyR, AccuracyE float64
@@ -85,8 +90,10 @@ type siteRun struct {
 	// of the last one completed or failed.
 	asm       *Assembler
 	cur, done uint64
-	// scaled: the federation's scaling has been applied to dom.X.
+	// scaled: the federation's scaling has been applied to dom.X, and to
+	// test, the rows classify scores (cfg.TestX, or nil for dom.X).
 	scaled bool
+	test   *mat.Dense
 	// The frames of the last update sent, its round and a hash of the
 	// atoms it was computed from: a restarted coordinator that sends
 	// these atoms again gets the same update back.
@@ -155,7 +162,7 @@ func (s *siteRun) run(ctx context.Context) (*SiteResult, error) {
 // scaling, the messages under way.
 func (s *siteRun) reset() {
 	s.gone = s.w.Instance
-	s.w, s.res, s.dom, s.scaled = welcome{}, nil, dataset.Domain{}, false
+	s.w, s.res, s.dom, s.scaled, s.test = welcome{}, nil, dataset.Domain{}, false, nil
 	s.asm, s.cur, s.done = nil, 0, 0
 	s.lastUp, s.lastRound, s.lastIn = nil, 0, 0
 	s.opt = dictionary.LocalState{}
@@ -196,6 +203,10 @@ func newSite(nc *nats.Conn, cfg SiteConfig) (*siteRun, error) {
 		return nil, protocolErr("target site %s: its labels may only be TestLabels", cfg.Name)
 	case !cfg.Target && len(cfg.Labels) != r:
 		return nil, protocolErr("source site %s: %d rows, %d labels", cfg.Name, r, len(cfg.Labels))
+	case cfg.TestX != nil:
+		if err := checkTestRows(cfg); err != nil {
+			return nil, err
+		}
 	case cfg.TestLabels != nil && len(cfg.TestLabels) != r:
 		return nil, protocolErr("site %s: %d rows, %d test labels", cfg.Name, r, len(cfg.TestLabels))
 	}
@@ -213,6 +224,22 @@ func newSite(nc *nats.Conn, cfg SiteConfig) (*siteRun, error) {
 	}
 	return &siteRun{nc: nc, cfg: cfg, inbox: inboxPrefix(cfg.Subject, cfg.Name) + nuid.Next(), frames: make(chan *nats.Msg, 1024),
 		announces: make(chan *nats.Msg, 64)}, nil
+}
+
+// checkTestRows checks a site's held-out rows against its rows and test
+// labels.
+func checkTestRows(cfg SiteConfig) error {
+	r, c := cfg.TestX.Dims()
+	_, d := cfg.X.Dims()
+	switch {
+	case !cfg.Target:
+		return protocolErr("source site %s: only a target has test rows", cfg.Name)
+	case c != d:
+		return protocolErr("site %s: %d features, %d in its test rows", cfg.Name, d, c)
+	case len(cfg.TestLabels) != r:
+		return protocolErr("site %s: %d test rows, %d test labels", cfg.Name, r, len(cfg.TestLabels))
+	}
+	return nil
 }
 
 // join sends the hello and waits for the welcome, then encodes the rows'
@@ -244,7 +271,7 @@ func (s *siteRun) join(ctx context.Context) error {
 	if err := s.w.check(d, labels); err != nil {
 		return fmt.Errorf("federate: site %s: %w", s.cfg.Name, err)
 	}
-	s.dom = dataset.Domain{Name: s.cfg.Name, X: s.cfg.X}
+	s.dom, s.test = dataset.Domain{Name: s.cfg.Name, X: s.cfg.X}, s.cfg.TestX
 	if !s.cfg.Target {
 		if s.dom.Y, err = (&dataset.Classes{Values: s.w.Labels}).Encode(s.cfg.Labels); err != nil {
 			return err
@@ -486,7 +513,11 @@ func (s *siteRun) classify() error {
 		out     *[]int
 		acc     *float64
 	}{{s.res.Model.PredictR, &s.res.PredictR, &s.res.AccuracyR}, {s.res.Model.PredictE, &s.res.PredictE, &s.res.AccuracyE}} {
-		idx, err := p.predict(s.dom.X)
+		rows := s.dom.X
+		if s.test != nil {
+			rows = s.test
+		}
+		idx, err := p.predict(rows)
 		if err != nil {
 			return err
 		}
@@ -557,10 +588,17 @@ func (s *siteRun) scale(m *Message) {
 			return
 		}
 	}
-	var X mat.Dense
+	var X, T mat.Dense
 	if err := sc.Transform(&X, s.cfg.X); err != nil {
 		s.cfg.Log("site %s: rejected the scaling: %v", s.cfg.Name, err)
 		return
+	}
+	if s.cfg.TestX != nil {
+		if err := sc.Transform(&T, s.cfg.TestX); err != nil {
+			s.cfg.Log("site %s: rejected the scaling: %v", s.cfg.Name, err)
+			return
+		}
+		s.test = &T
 	}
 	s.dom.X, s.scaled = &X, true
 	s.cfg.Log("site %s: scaled its features", s.cfg.Name)

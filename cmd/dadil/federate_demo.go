@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
@@ -31,8 +33,10 @@ func runFederateDemo(args []string, e *env) error {
 	var sources multiFlag
 	var target string
 	var rd readerFlags
+	var bf demoBenchFlags
 	rf.register(fs)
 	rd.register(fs)
+	bf.register(fs)
 	fs.Var(&sources, "source", "a source site's labeled domain `PATH` instead of the generated problem; repeat for every source")
 	fs.StringVar(&target, "target", "", "the target site's domain `PATH` (with --source); its labels, if any, only score")
 	fs.IntVar(&workers, "workers", 0, "goroutines of every site's local updates and of the centralised fit (0: one per core)")
@@ -40,12 +44,14 @@ func runFederateDemo(args []string, e *env) error {
 	fs.IntVar(&maxPayload, "max-payload", 0, "largest NATS message, in `bytes` (default 1 MiB)")
 	fs.BoolVar(&quiet, "quiet", false, "no progress lines")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: dadil federate demo [--source FILE... --target FILE] [--rounds R] [--local-epochs E] [--fraction C] [--aggregation avg|random] [flags]")
+		fmt.Fprintln(fs.Output(), "usage: dadil federate demo [--source FILE... --target FILE] [--rounds R] [--local-epochs E] [--fraction C] [--aggregation avg|wbary|random] [flags]")
+		fmt.Fprintln(fs.Output(), "       dadil federate demo --bench office-caltech10 --data DIR [--features surf|decaf] [--targets W,A,D,C] [--folds 1,2,3,4,5] [flags]")
 		fmt.Fprintln(fs.Output(), "\nRuns federated DaDiL on the generated problem of dadil demo (three sources, one target),")
 		fmt.Fprintln(fs.Output(), "or on the files given, one site per domain as goroutines of this process over a NATS")
 		fmt.Fprintln(fs.Output(), "server on 127.0.0.1, and the centralised DaDiL fit with")
 		fmt.Fprintln(fs.Output(), "the same settings (scaling, R·E epochs, atoms started on the sources' rows, or N(0, I) with")
-		fmt.Fprintln(fs.Output(), "--start gaussian); prints both target accuracies.")
+		fmt.Fprintln(fs.Output(), "--start gaussian); prints both target accuracies. With --bench office-caltech10, does so on")
+		fmt.Fprintln(fs.Output(), "every split of the paper's folds asked (as dadil bench office-caltech10) and prints a table.")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -61,68 +67,125 @@ func runFederateDemo(args []string, e *env) error {
 	if err := checkWorkers(workers); err != nil {
 		return err
 	}
+	if bf.bench != "" {
+		return bf.run(fs, demoRunner{cfg: cfg, workers: workers, maxPayload: maxPayload, quiet: quiet}, e)
+	}
+	if err := bf.unused(fs); err != nil {
+		return err
+	}
 	p, err := demoProblem(sources, target, rd.options(), dataSeed)
 	if err != nil {
 		return err
 	}
-	srv, err := federate.StartServer(federate.ServerConfig{Token: "demo", MaxPayload: int32(maxPayload)})
-	if err != nil {
-		return err
-	}
-	defer srv.Shutdown()
-	cfg.Subject = federate.DefaultSubject
-	if !quiet {
-		cfg.Progress = func(st federate.RoundStats) { fmt.Fprintln(e.stderr, roundLine(st)) }
-		cfg.Log = func(format string, a ...any) { fmt.Fprintf(e.stderr, format+"\n", a...) }
-	}
-	start := time.Now()
 	// On files, the classifier of dadil federate join; on the generated
 	// problem, a softmax regression's defaults.
-	var trainer classify.Trainer
+	d := demoRunner{cfg: cfg, workers: workers, maxPayload: maxPayload, quiet: quiet}
 	if len(sources) > 0 {
-		if trainer, err = (&dictFlags{classifier: defaultClassifier}).trainer(dataset.ScaleMinMax); err != nil {
+		if d.trainer, err = (&dictFlags{classifier: defaultClassifier}).trainer(dataset.ScaleMinMax); err != nil {
 			return err
 		}
 	}
-	site := federate.SiteConfig{Workers: workers, Classifier: trainer}
-	res, sites, err := federate.RunProblem(context.Background(), srv.ClientURL(), "demo", p, cfg, site)
+	if err := d.start(e); err != nil {
+		return err
+	}
+	defer d.srv.Shutdown()
+	r, err := d.run(p)
 	if err != nil {
 		return err
 	}
-	fedTime := time.Since(start)
-	tg := sites[len(sites)-1]
-	var out, in int64
-	for _, st := range res.Rounds {
-		out += st.BytesOut
-		in += st.BytesIn
+	w := e.stdout
+	d.describe(w, r)
+	fmt.Fprintf(w, "  bytes per round (mean): %s sent to the sites, %s received from them\n", byteSize(r.out), byteSize(r.in))
+	fmt.Fprintf(w, "%-32s %8s %8s %8s\n", "target accuracy (%)", "DaDiL-R", "DaDiL-E", "seconds")
+	fmt.Fprintf(w, "%-32s %8.2f %8.2f %8.2f\n", "federated", 100*r.fedR, 100*r.fedE, r.fedTime.Seconds())
+	fmt.Fprintf(w, "%-32s %8.2f %8.2f %8.2f\n", fmt.Sprintf("centralised (%d epochs)", r.epochs), 100*r.cenR, 100*r.cenE, r.cenTime.Seconds())
+	return nil
+}
+
+// demoRunner runs federated DaDiL on a problem, its sites as goroutines on
+// an embedded NATS server, then the centralised fit with the same
+// settings.
+type demoRunner struct {
+	cfg                 federate.Config
+	workers, maxPayload int
+	quiet               bool
+	trainer             classify.Trainer // nil: a softmax regression's defaults
+	srv                 *server.Server
+}
+
+// demoResult is one run of demoRunner: the target accuracies of the
+// federation and of the centralised fit, their times, the mean bytes per
+// round each way and the centralised fit's epochs.
+type demoResult struct {
+	sites                  int
+	fedR, fedE, cenR, cenE float64
+	fedTime, cenTime       time.Duration
+	out, in                int64
+	epochs                 int
+}
+
+// start starts the embedded server and sets the progress lines.
+func (d *demoRunner) start(e *env) error {
+	srv, err := federate.StartServer(federate.ServerConfig{Token: "demo", MaxPayload: int32(d.maxPayload)})
+	if err != nil {
+		return err
 	}
+	d.srv = srv
+	d.cfg.Subject = federate.DefaultSubject
+	if !d.quiet {
+		d.cfg.Progress = func(st federate.RoundStats) { fmt.Fprintln(e.stderr, roundLine(st)) }
+		d.cfg.Log = func(format string, a ...any) { fmt.Fprintf(e.stderr, format+"\n", a...) }
+	}
+	return nil
+}
+
+// run runs the federation on p (one site per domain, the target scored on
+// p.Test), then the centralised fit.
+func (d *demoRunner) run(p *dataset.Problem) (*demoResult, error) {
+	cfg := d.cfg
+	start := time.Now()
+	site := federate.SiteConfig{Workers: d.workers, Classifier: d.trainer}
+	res, sites, err := federate.RunProblem(context.Background(), d.srv.ClientURL(), "demo", p, cfg, site)
+	if err != nil {
+		return nil, err
+	}
+	r := &demoResult{sites: len(res.Sites), fedTime: time.Since(start)}
+	tg := sites[len(sites)-1]
+	r.fedR, r.fedE = tg.AccuracyR, tg.AccuracyE
+	for _, st := range res.Rounds {
+		r.out += st.BytesOut
+		r.in += st.BytesIn
+	}
+	r.out /= int64(cfg.Rounds)
+	r.in /= int64(cfg.Rounds)
 	set := cfg.Settings
-	set.Epochs, set.PlateauTol, set.Seed, set.Workers = cfg.Rounds*cfg.LocalEpochs, -1, cfg.Seed, workers
+	set.Epochs, set.PlateauTol, set.Seed, set.Workers = cfg.Rounds*cfg.LocalEpochs, -1, cfg.Seed, d.workers
 	if cfg.Start == federate.StartGaussian {
 		set.Init, set.FeatureScale = dictionary.InitGaussian, dictionary.ScaleNone
 	}
+	r.epochs = set.Epochs
 	start = time.Now()
-	accR, accE, err := centralised(p, cfg.Scaling, &set, trainer)
-	if err != nil {
-		return err
+	if r.cenR, r.cenE, err = centralised(p, cfg.Scaling, &set, d.trainer); err != nil {
+		return nil, err
 	}
-	cenTime := time.Since(start)
-	w := e.stdout
+	r.cenTime = time.Since(start)
+	return r, nil
+}
+
+// describe writes the federation's settings.
+func (d *demoRunner) describe(w io.Writer, r *demoResult) {
+	cfg := d.cfg
 	kept := "restarted"
 	if cfg.KeepLocalState {
 		kept = "kept"
 	}
 	fmt.Fprintf(w, "federated DaDiL: %d sites, %d rounds of %d local epochs, C = %g, %v aggregation, %v server step, sites' Adam state %s\n",
-		len(res.Sites), cfg.Rounds, cfg.LocalEpochs, cfg.Fraction, cfg.Aggregation, cfg.Server.Optimizer, kept)
-	fmt.Fprintf(w, "  bytes per round (mean): %s sent to the sites, %s received from them\n", byteSize(out/int64(cfg.Rounds)), byteSize(in/int64(cfg.Rounds)))
-	fmt.Fprintf(w, "%-32s %8s %8s %8s\n", "target accuracy (%)", "DaDiL-R", "DaDiL-E", "seconds")
-	fmt.Fprintf(w, "%-32s %8.2f %8.2f %8.2f\n", "federated", 100*tg.AccuracyR, 100*tg.AccuracyE, fedTime.Seconds())
-	fmt.Fprintf(w, "%-32s %8.2f %8.2f %8.2f\n", fmt.Sprintf("centralised (%d epochs)", set.Epochs), 100*accR, 100*accE, cenTime.Seconds())
-	return nil
+		r.sites, cfg.Rounds, cfg.LocalEpochs, cfg.Fraction, cfg.Aggregation, cfg.Server.Optimizer, kept)
 }
 
 // centralised fits DaDiL on the whole problem, scaled over all its
-// domains, and returns the target accuracies of DaDiL-R and DaDiL-E.
+// domains, and returns the accuracies of DaDiL-R and DaDiL-E on its test
+// rows (the target's, or a benchmark's test fold, scaled alike).
 func centralised(p *dataset.Problem, kind dataset.Scaling, set *dictionary.Settings, t classify.Trainer) (float64, float64, error) {
 	p, err := scaledProblem(p, kind)
 	if err != nil {
@@ -134,7 +197,7 @@ func centralised(p *dataset.Problem, kind dataset.Scaling, set *dictionary.Setti
 	}
 	var acc [2]float64
 	for i, pred := range []func(X *mat.Dense) ([]int, error){m.PredictR, m.PredictE} {
-		y, err := pred(p.Target.X)
+		y, err := pred(p.Test.X)
 		if err != nil {
 			return 0, 0, err
 		}
@@ -182,8 +245,9 @@ func siteBase(path string) string {
 	return federate.SiteName(dataset.Domain{Name: strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))}, 0)
 }
 
-// scaledProblem returns p with every domain scaled by the scaling of kind
-// fitted on all of them together.
+// scaledProblem returns p with every domain, and its test rows, scaled by
+// the scaling of kind fitted on all the domains together (not the test
+// rows, unless they are the target's).
 func scaledProblem(p *dataset.Problem, kind dataset.Scaling) (*dataset.Problem, error) {
 	var files []*dataset.File
 	for _, d := range p.Domains() {
@@ -207,5 +271,17 @@ func scaledProblem(p *dataset.Problem, kind dataset.Scaling) (*dataset.Problem, 
 		return nil, err
 	}
 	q.Target.X = &X
+	if p.Test != nil {
+		t := *p.Test
+		if t.X == p.Target.X {
+			t.X = &X
+		} else {
+			t.X = new(mat.Dense)
+			if err := sc.Transform(t.X, p.Test.X); err != nil {
+				return nil, err
+			}
+		}
+		q.Test = &t
+	}
 	return &q, nil
 }

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -312,6 +314,12 @@ func TestFederateUsageErrors(t *testing.T) {
 		{[]string{"federate", "demo", "--server-lr", "-1"}, "--server-lr -1: want a positive number"},
 		{[]string{"federate", "demo", "--server-beta1", "1"}, "--server-beta1 1: want 0 ≤ β₁ < 1"},
 		{[]string{"federate", "demo", "--source", "a.csv"}, "--source and --target go together"},
+		{[]string{"federate", "demo", "--folds", "1"}, "--folds goes with --bench"},
+		{[]string{"federate", "demo", "--bench", "cwru", "--data", "d"}, `--bench: want office-caltech10, not "cwru"`},
+		{[]string{"federate", "demo", "--bench", "office-caltech10"}, "--data is required with --bench"},
+		{[]string{"federate", "demo", "--bench", "office-caltech10", "--data", "d", "--source", "a.csv"}, "--source has no meaning with --bench"},
+		{[]string{"federate", "demo", "--bench", "office-caltech10", "--data", "d", "--targets", "W,X"}, `--targets: "X" is not one of W, A, D, C`},
+		{[]string{"federate", "demo", "--bench", "office-caltech10", "--data", "d", "--folds", "1,6"}, `--folds: "6" is not a fold (1 to 5)`},
 		{[]string{"federate", "serve", "--sites", "2", "--site-keys", "k", "--token", "t", "--listen", "127.0.0.1:0"}, "--site-keys and --token: give one credential"},
 		{[]string{"federate", "serve", "--sites", "2", "--site-keys", "k", "--nats", "nats://127.0.0.1:1"}, "--site-keys configures the embedded server"},
 		{[]string{"federate", "serve", "--sites", "2", "--nkey", "k", "--listen", "127.0.0.1:0"}, "--nkey and --creds connect to an existing server"},
@@ -354,5 +362,43 @@ func TestRoundFlagsDefaults(t *testing.T) {
 		if err != nil || cfg.Aggregation != c.agg || cfg.Server.Optimizer != c.opt || cfg.KeepLocalState != c.keep {
 			t.Errorf("%v: %v %v %v, %v; want %v %v %v", c.args, cfg.Aggregation, cfg.Server.Optimizer, cfg.KeepLocalState, err, c.agg, c.opt, c.keep)
 		}
+	}
+}
+
+// TestFederateDemoBench runs dadil federate demo --bench on one split of a
+// generated Caltech-Office-like benchmark: the target's training folds as
+// the target site, scored on its test fold beside the centralised fit.
+func TestFederateDemoBench(t *testing.T) {
+	dir := officeFixture(t, 60)
+	code, stdout, stderr := runCLI("federate", "demo", "--quiet", "--workers", "1", "--rounds", "3", "--local-epochs", "2",
+		"--bench", "office-caltech10", "--data", dir, "--targets", "d", "--folds", "2")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	t.Log(stdout)
+	for _, want := range []string{"federated DaDiL: 4 sites, 3 rounds of 2 local epochs", "mean ± std over folds 2; centralised: 6 epochs",
+		"| Method | D | Avg |", "| federated DaDiL-R |", "| federated DaDiL-E |", "| centralised DaDiL-R |", "| centralised DaDiL-E |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	// One line for the split: the test fold holds 12 of D's 60 rows, so
+	// every accuracy is a multiple of 1/12.
+	var fr, fe, cr, ce, fs, cs float64
+	i := strings.Index(stdout, "D fold 2: ")
+	if i < 0 {
+		t.Fatal("no line for D fold 2")
+	}
+	if _, err := fmt.Sscanf(stdout[i:], "D fold 2: federated R %f E %f (%f s), centralised R %f E %f (%f s)", &fr, &fe, &fs, &cr, &ce, &cs); err != nil {
+		t.Fatalf("the split's line: %v", err)
+	}
+	for _, a := range []float64{fr, fe, cr, ce} {
+		if k := a * 12 / 100; math.Abs(k-math.Round(k)) > 0.01 || a < 80 {
+			t.Errorf("accuracies %v %v %v %v: want multiples of 1/12 of the test fold, above 80 %% on separated classes", fr, fe, cr, ce)
+			break
+		}
+	}
+	if row := fmt.Sprintf("| federated DaDiL-R | %.2f ± 0.00 | %.2f |", fr, fr); !strings.Contains(stdout, row) {
+		t.Errorf("stdout lacks %q", row)
 	}
 }
