@@ -77,19 +77,14 @@ func LoadOfficeCaltech(dir, features string) (*OfficeCaltech, error) {
 	if err := dataset.CheckCompatible(doms...); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
-	scaler, err := dataset.FitScaler(dataset.ScaleMinMax, doms...)
-	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
+	var err error
+	if o.X, err = scaleDomains(dataset.ScaleMinMax, doms); err != nil {
+		return nil, err
 	}
 	if o.Classes, err = dataset.NewClasses(doms...); err != nil {
 		return nil, fmt.Errorf("bench: %w", err)
 	}
 	for k, d := range doms {
-		sd, err := scaler.TransformFile(d)
-		if err != nil {
-			return nil, fmt.Errorf("bench: %w", err)
-		}
-		o.X[k] = sd.X
 		if o.Y[k], err = o.Classes.Encode(d.Labels); err != nil {
 			return nil, fmt.Errorf("bench: %s: %w", d.Path, err)
 		}
@@ -113,19 +108,30 @@ func (o *OfficeCaltech) Standardised() (*OfficeCaltech, error) {
 	for k, X := range o.X {
 		doms[k] = &dataset.File{Name: OfficeCaltechDomains[k], X: X}
 	}
-	scaler, err := dataset.FitScaler(dataset.ScaleStandard, doms...)
-	if err != nil {
-		return nil, fmt.Errorf("bench: %w", err)
-	}
 	s := *o
+	var err error
+	if s.X, err = scaleDomains(dataset.ScaleStandard, doms); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// scaleDomains returns the features of the four domains scaled by a
+// scaler of the given kind fitted over all their rows.
+func scaleDomains(kind dataset.Scaling, doms []*dataset.File) ([4]*mat.Dense, error) {
+	var X [4]*mat.Dense
+	scaler, err := dataset.FitScaler(kind, doms...)
+	if err != nil {
+		return X, fmt.Errorf("bench: %w", err)
+	}
 	for k, d := range doms {
 		sd, err := scaler.TransformFile(d)
 		if err != nil {
-			return nil, fmt.Errorf("bench: %w", err)
+			return X, fmt.Errorf("bench: %w", err)
 		}
-		s.X[k] = sd.X
+		X[k] = sd.X
 	}
-	return &s, nil
+	return X, nil
 }
 
 // readFolds reads the folds file path into o.Folds (see parseFolds).

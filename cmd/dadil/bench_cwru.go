@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/bench"
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
@@ -102,14 +101,14 @@ func cwruClassifier(fs *flag.FlagSet, scaling, l2 string) (classify.Trainer, err
 	if err != nil {
 		return nil, usageError{err}
 	}
-	lambda := adapt.DefaultPenalty(kind)
 	if l2 != "" || flagSet(fs, "l2") {
-		if lambda, err = parseL2(l2); err != nil {
+		lambda, err := parseL2(l2)
+		if err != nil {
 			return nil, err
 		}
 		if lambda == 0 {
 			return nil, usageError{fmt.Errorf("--l2 auto: not on this benchmark; give a penalty")}
 		}
 	}
-	return &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: lambda}}, nil
+	return &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: penalty(l2, kind)}}, nil
 }

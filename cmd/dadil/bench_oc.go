@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/bench"
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
@@ -152,20 +151,12 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 // (adapt.DefaultPenalty); with auto, DaDiL's defaults choosing theirs,
 // anchored at that default.
 func (c *benchOCCommand) l2Settings() (*dictionary.Settings, classify.Trainer) {
-	kind := dataset.ScaleMinMax
-	if c.scale == "standard" {
-		kind = dataset.ScaleStandard
-	}
-	l2 := adapt.DefaultPenalty(kind)
+	kind, _ := dataset.ParseScaling(c.scale) // checked
 	var dict *dictionary.Settings
-	switch c.l2 {
-	case "":
-	case "auto":
+	if c.l2 == "auto" {
 		dict = &dictionary.Settings{ChoosePenalty: true}
-	default:
-		l2, _ = parseL2(c.l2) // checked
 	}
-	return dict, &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: l2}}
+	return dict, &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: penalty(c.l2, kind)}}
 }
 
 // print writes what the accuracies measure, the scaling and classifier of

@@ -106,10 +106,7 @@ func runBenchSuite(args []string, e *env) error {
 	for _, n := range notes {
 		fmt.Fprintln(e.stderr, "note:", n)
 	}
-	kind := dataset.ScaleMinMax
-	if c.scale == "standard" {
-		kind = dataset.ScaleStandard
-	}
+	kind, _ := dataset.ParseScaling(c.scale) // checked
 	trainer, err := c.dict.trainer(kind)
 	if err != nil {
 		return err

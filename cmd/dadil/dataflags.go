@@ -131,7 +131,7 @@ type dictFlags struct {
 	classifier                    string
 	atoms, samples, batch, epochs int
 	recBlock                      int
-	lr, plateau, l2v              float64
+	lr, plateau                   float64
 	l2                            string
 	seed                          uint64
 	init, transport, ensembleTr   string
@@ -198,7 +198,7 @@ func (f *dictFlags) check() error {
 		return usageError{err}
 	}
 	if flagSet(f.fs, "l2") {
-		if f.l2v, err = parseL2(f.l2); err != nil {
+		if _, err = parseL2(f.l2); err != nil {
 			return err
 		}
 	}
@@ -240,13 +240,19 @@ func (f *dictFlags) trainer(kind dataset.Scaling) (classify.Trainer, error) {
 		return nil, usageError{err}
 	}
 	if s, ok := t.(*classify.SoftmaxTrainer); ok {
-		l2 := adapt.DefaultPenalty(kind)
-		if f.l2 != "" && f.l2 != "auto" {
-			l2 = f.l2v
-		}
-		s.Settings = &classify.Settings{L2: l2}
+		s.Settings = &classify.Settings{L2: penalty(f.l2, kind)}
 	}
 	return t, nil
+}
+
+// penalty returns the softmax penalty of the --l2 value v, checked by
+// parseL2, for features scaled by kind: v's number, or for no value and
+// for auto the default penalty of the scaling (adapt.DefaultPenalty).
+func penalty(v string, kind dataset.Scaling) float64 {
+	if l2, err := parseL2(v); err == nil && l2 > 0 {
+		return l2
+	}
+	return adapt.DefaultPenalty(kind)
 }
 
 // classifierName is the name of --classifier; with --paper and no
