@@ -16,8 +16,8 @@ type Config struct {
 	// (a copy is made for every method); nil selects New's.
 	Dictionary *dictionary.Settings
 	// GMM, when not nil, holds the settings of gmm-dadil and gmm-dadil-e:
-	// New copies its Settings, TargetComponents, EM, MAP and
-	// SamplesPerClass (deep copies of the pointers), never what a fit set;
+	// New copies its Settings, TargetComponents, EM, MAP,
+	// EnsembleTransport and SamplesPerClass (deep copies of the pointers), never what a fit set;
 	// the seeds (GMMDaDiL.Seed, Settings.Seed) and the classifier come
 	// from Seed and Classifier. nil selects New's.
 	GMM *GMMDaDiL

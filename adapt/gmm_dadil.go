@@ -8,6 +8,7 @@ import (
 
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/gmm"
 	"github.com/dadil/dadil/internal/par"
 )
@@ -25,8 +26,12 @@ import (
 // (soft) label of its component, as DaDiL-R trains on its reconstruction;
 // with MAP it uses the mixture's own rule, p(y | x) = Σ_j γ_j(x) y_j, γ
 // the posterior over its components (gmm.Mixture.Proba). GMM-DaDiL-E
-// (Ensemble true, "gmm-dadil-e") weighs the atoms' MAP classifiers by α_T
-// (gmm.Dictionary.EnsembleProba). One fit gives both (Predictors).
+// (Ensemble true, "gmm-dadil-e") weighs one classifier per atom by α_T,
+// p(y | x) = Σ_k α_T,k h_k(x), as DaDiL-E: by default h_k is Classifier
+// trained on rows drawn from atom k moved onto B(α_T; P), each with its
+// component's label in the atom (EnsembleTransport); with MAP h_k is atom
+// k's own MAP rule (gmm.Dictionary.EnsembleProba). One fit gives both
+// (Predictors).
 type GMMDaDiL struct {
 	Ensemble bool
 	// Settings are the dictionary's (nil: gmm's defaults). Their
@@ -44,13 +49,25 @@ type GMMDaDiL struct {
 	// selects DefaultGMMDaDiLVarFloor and DefaultGMMTol.
 	EM *gmm.Settings
 	// MAP makes GMM-DaDiL-R classify by the MAP rule of B(α_T; P)
-	// instead of a classifier trained on its samples.
+	// instead of a classifier trained on its samples, and GMM-DaDiL-E by
+	// the α_T-weighted MAP rules of the atoms instead of classifiers
+	// trained on theirs.
 	MAP bool
+	// EnsembleTransport says what GMM-DaDiL-E's classifier of atom k
+	// trains on: rows drawn from the atom moved onto B(α_T; P) through the
+	// plan of the barycenter (gmm.Dictionary.AtomsOnto), its components
+	// keeping their labels (dictionary.TransportBarycenter, or
+	// TransportAuto, the default: as DaDiL-E's default), or from the atom
+	// as it is (dictionary.TransportNone, the paper's DaDiL-E). Other
+	// values are errors.
+	EnsembleTransport dictionary.Transport
 	// SamplesPerClass sets the rows drawn from B(α_T; P) to train
-	// GMM-DaDiL-R's classifier: SamplesPerClass times the number of
+	// GMM-DaDiL-R's classifier, and from every atom to train its
+	// GMM-DaDiL-E classifier: SamplesPerClass times the number of
 	// classes. Default DefaultGMMSamplesPerClass.
 	SamplesPerClass int
-	// Classifier is GMM-DaDiL-R's classifier (nil: softmax regression).
+	// Classifier is the classifier of GMM-DaDiL-R and GMM-DaDiL-E (nil:
+	// softmax regression).
 	Classifier classify.Trainer
 	// Seed seeds the EM fits and the draws of the samples.
 	Seed uint64
@@ -65,6 +82,9 @@ type GMMDaDiL struct {
 	// rule. A model loaded from a file (package modelfile) sets Dict and
 	// R, not Sources and Target, which predicting does not need.
 	R classify.Classifier
+	// E holds GMM-DaDiL-E's classifiers, one per atom, trained by Fit
+	// unless MAP; when nil, GMM-DaDiL-E weighs the atoms' MAP rules.
+	E []classify.Classifier
 }
 
 // Name returns "gmm-dadil" or "gmm-dadil-e".
@@ -114,6 +134,11 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	if m.TargetComponents < 0 {
 		return fmt.Errorf("TargetComponents = %d is negative", m.TargetComponents)
 	}
+	switch m.EnsembleTransport {
+	case dictionary.TransportAuto, dictionary.TransportBarycenter, dictionary.TransportNone:
+	default:
+		return fmt.Errorf("EnsembleTransport %v: GMM-DaDiL-E trains on the atoms moved onto the reconstruction (auto, barycenter) or as they are (none)", m.EnsembleTransport)
+	}
 	set := gmm.DictionarySettings{}
 	if m.Settings != nil {
 		set = *m.Settings
@@ -130,11 +155,49 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	if err != nil {
 		return err
 	}
-	m.Sources, m.Target, m.Dict, m.R = src, tgt, d, nil
-	if !m.MAP {
-		m.R, err = m.trainOnSamples(d.Target(), p.Classes)
+	m.Sources, m.Target, m.Dict, m.R, m.E = src, tgt, d, nil, nil
+	if m.MAP {
+		return nil
 	}
+	if m.R, err = m.trainOnSamples(d.Target(), p.Classes, rStream); err != nil {
+		return err
+	}
+	m.E, err = m.trainEnsemble(p.Classes, set.Workers)
 	return err
+}
+
+// The PCG streams of the draws of the classifiers' training rows, seeded
+// by Seed: GMM-DaDiL-R's, and eStream+k for atom k's.
+const (
+	rStream = 0x5a3
+	eStream = 0xe0000
+)
+
+// trainEnsemble trains GMM-DaDiL-E's classifier of every atom, in
+// parallel, on SamplesPerClass·classes rows drawn from the atom (moved
+// onto B(α_T; P) unless EnsembleTransport is TransportNone) with stream
+// eStream+k, each row labeled with its component's label.
+func (m *GMMDaDiL) trainEnsemble(classes, workers int) ([]classify.Classifier, error) {
+	atoms := m.Dict.Atoms
+	if m.EnsembleTransport != dictionary.TransportNone {
+		N, _ := m.Dict.Alpha.Dims()
+		var err error
+		if atoms, err = m.Dict.AtomsOnto(m.Dict.Alpha.RawRowView(N - 1)); err != nil {
+			return nil, err
+		}
+	}
+	E := make([]classify.Classifier, len(atoms))
+	err := par.Run(len(atoms), workers, func(k int) error {
+		var err error
+		if E[k], err = m.trainOnSamples(atoms[k], classes, eStream+uint64(k)); err != nil {
+			return fmt.Errorf("GMM-DaDiL-E classifier of atom %d: %w", k, err)
+		}
+		return nil
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return E, nil
 }
 
 // fitMixtures fits, in parallel, a labeled mixture to every source
@@ -200,9 +263,10 @@ func smallestClass(y []int, classes int) int {
 }
 
 // trainOnSamples trains the classifier on SamplesPerClass·classes rows
-// drawn from B, each labeled with its component's (soft) label.
-func (m *GMMDaDiL) trainOnSamples(B *gmm.Mixture, classes int) (classify.Classifier, error) {
-	X, T, _, err := m.drawSamples(B, classes)
+// drawn from B with the PCG stream stream, each labeled with its
+// component's (soft) label.
+func (m *GMMDaDiL) trainOnSamples(B *gmm.Mixture, classes int, stream uint64) (classify.Classifier, error) {
+	X, T, _, err := m.drawSamples(B, classes, stream)
 	if err != nil {
 		return nil, err
 	}
@@ -210,16 +274,16 @@ func (m *GMMDaDiL) trainOnSamples(B *gmm.Mixture, classes int) (classify.Classif
 }
 
 // drawSamples returns SamplesPerClass·classes rows X drawn from B (seeded
-// by Seed), their soft labels T (each row its component's label) and
-// their components.
-func (m *GMMDaDiL) drawSamples(B *gmm.Mixture, classes int) (X, T *mat.Dense, comp []int, err error) {
+// by Seed, PCG stream stream), their soft labels T (each row its
+// component's label) and their components.
+func (m *GMMDaDiL) drawSamples(B *gmm.Mixture, classes int, stream uint64) (X, T *mat.Dense, comp []int, err error) {
 	n := m.SamplesPerClass
 	if n == 0 {
 		n = DefaultGMMSamplesPerClass
 	}
 	n *= classes
 	X = mat.NewDense(n, B.Dim(), nil)
-	comp, err = B.Sample(X, rand.New(rand.NewPCG(m.Seed, 0x5a3)))
+	comp, err = B.Sample(X, rand.New(rand.NewPCG(m.Seed, stream)))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -241,7 +305,7 @@ func (m *GMMDaDiL) ReconstructionSamples() (X, T *mat.Dense, comp []int, err err
 		return nil, nil, nil, fmt.Errorf("adapt: %s: ReconstructionSamples before Fit", m.Name())
 	}
 	B := m.Dict.Target()
-	return m.drawSamples(B, B.Classes())
+	return m.drawSamples(B, B.Classes(), rStream)
 }
 
 // Predict classifies the rows of X.
@@ -281,12 +345,35 @@ func (m *GMMDaDiL) probaE(X *mat.Dense) (*mat.Dense, error) {
 		return nil, ErrNotFitted
 	}
 	// α_T is the last row of α, after the sources'.
-	N, _ := m.Dict.Alpha.Dims()
-	var P mat.Dense
-	if err := m.Dict.EnsembleProba(&P, X, m.Dict.Alpha.RawRowView(N-1)); err != nil {
-		return nil, fmt.Errorf("adapt: %s: %w", name, err)
+	N, K := m.Dict.Alpha.Dims()
+	alpha := m.Dict.Alpha.RawRowView(N - 1)
+	if m.E == nil {
+		var P mat.Dense
+		if err := m.Dict.EnsembleProba(&P, X, alpha); err != nil {
+			return nil, fmt.Errorf("adapt: %s: %w", name, err)
+		}
+		return &P, nil
 	}
-	return &P, nil
+	if len(m.E) != K {
+		return nil, fmt.Errorf("adapt: %s: %d classifiers for %d atoms", name, len(m.E), K)
+	}
+	var sum *mat.Dense
+	for k, h := range m.E {
+		if alpha[k] == 0 {
+			continue
+		}
+		P, err := probaOf(name, h, X)
+		if err != nil {
+			return nil, err
+		}
+		if sum == nil {
+			r, c := P.Dims()
+			sum = mat.NewDense(r, c, nil)
+		}
+		P.Scale(alpha[k], P)
+		sum.Add(sum, P)
+	}
+	return sum, nil
 }
 
 // predictFrom returns the argmax of every row of proba(X) (the lowest
@@ -315,7 +402,7 @@ func (m *GMMDaDiL) Predictors() []Predictor {
 func (m *GMMDaDiL) setClassifier(t classify.Trainer) { m.Classifier = t }
 
 // copySettings sets dst's settings (Settings, TargetComponents, EM, MAP,
-// SamplesPerClass) to copies of m's, keeping dst's seeds; a nil Settings
+// EnsembleTransport, SamplesPerClass) to copies of m's, keeping dst's seeds; a nil Settings
 // or EM of m leaves dst's.
 func (m *GMMDaDiL) copySettings(dst *GMMDaDiL) {
 	if m.Settings != nil {
@@ -330,5 +417,5 @@ func (m *GMMDaDiL) copySettings(dst *GMMDaDiL) {
 		e := *m.EM
 		dst.EM = &e
 	}
-	dst.TargetComponents, dst.MAP, dst.SamplesPerClass = m.TargetComponents, m.MAP, m.SamplesPerClass
+	dst.TargetComponents, dst.MAP, dst.EnsembleTransport, dst.SamplesPerClass = m.TargetComponents, m.MAP, m.EnsembleTransport, m.SamplesPerClass
 }

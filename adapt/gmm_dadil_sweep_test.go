@@ -9,6 +9,8 @@ import (
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/bench"
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/gmm"
 )
 
@@ -112,4 +114,81 @@ func sweepSet(t *testing.T, s *bench.SuiteSet, build func(uint64) *adapt.GMMDaDi
 		sum += 100 * score
 	}
 	return sum / float64(len(s.Domains))
+}
+
+// TestGMMDaDiLEnsembleSweep prints GMM-DaDiL-R's and GMM-DaDiL-E's mean
+// scores on every data set of the development suite for seeds 1, 2 and 3,
+// scored as dadil bench suite scores them by default (standard scaling,
+// softmax λ = 0.01), GMM-DaDiL-E with its classifiers on the atoms moved
+// onto the reconstruction (the default), on the atoms as they are, and
+// with the atoms' MAP rules: the comparison behind GMM-DaDiL-E's default
+// (docs/gmm.md). It runs only when DADIL_SUITE names the folder of the
+// suite's data:
+//
+//	DADIL_SUITE=../shared/data go test ./adapt -run GMMDaDiLEnsembleSweep -v -timeout 1h
+func TestGMMDaDiLEnsembleSweep(t *testing.T) {
+	dir := os.Getenv("DADIL_SUITE")
+	if dir == "" {
+		t.Skip("DADIL_SUITE is not set")
+	}
+	variants := []struct {
+		name string
+		gmm  *adapt.GMMDaDiL
+	}{
+		{"atoms onto B(α_T; P) (default)", &adapt.GMMDaDiL{}},
+		{"atoms as they are", &adapt.GMMDaDiL{EnsembleTransport: dictionary.TransportNone}},
+		{"atoms' MAP rules", &adapt.GMMDaDiL{MAP: true}},
+	}
+	var b strings.Builder
+	for seed := uint64(1); seed <= 3; seed++ {
+		sets, _, err := bench.LoadSuite(dir, nil, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seed == 1 {
+			fmt.Fprintf(&b, "| seed | predictor |")
+			for _, s := range sets {
+				fmt.Fprintf(&b, " %s |", s.Name)
+			}
+			fmt.Fprintf(&b, " mean |\n|---|---|%s---:|\n", strings.Repeat("---:|", len(sets)))
+		}
+		for i, v := range variants {
+			cfg := adapt.Config{Seed: seed, GMM: v.gmm,
+				Classifier: &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: adapt.DefaultPenalty(dataset.ScaleStandard)}}}
+			res, err := bench.RunSuite(sets, bench.SuiteOptions{Methods: []string{"gmm-dadil", "gmm-dadil-e"}, Config: cfg, Standard: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := []string{"gmm-dadil-e"}
+			if i == 0 || v.gmm.MAP {
+				rows = []string{"gmm-dadil", "gmm-dadil-e"}
+			}
+			for _, method := range rows {
+				name := method + ", " + v.name
+				if method == "gmm-dadil" {
+					name = "gmm-dadil"
+					if v.gmm.MAP {
+						name += ", MAP rule"
+					}
+				}
+				fmt.Fprintf(&b, "| %d | %s |", seed, name)
+				var total float64
+				for _, s := range sets {
+					var sum float64
+					n := 0
+					for _, r := range res {
+						if r.Set == s.Name && r.Method == method {
+							sum += r.Score
+							n++
+						}
+					}
+					total += sum / float64(n)
+					fmt.Fprintf(&b, " %.2f |", sum/float64(n))
+				}
+				fmt.Fprintf(&b, " %.2f |\n", total/float64(len(sets)))
+			}
+			t.Logf("seed %d, %s done", seed, v.name)
+		}
+	}
+	t.Log("\n" + b.String())
 }

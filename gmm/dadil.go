@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	"github.com/dadil/dadil/internal/linalg"
+	"github.com/dadil/dadil/ot"
 )
 
 // Defaults of DictionarySettings.
@@ -231,20 +232,61 @@ func (d *Dictionary) Target() *Mixture { return d.Reconstructions[len(d.Reconstr
 // until the plans stop changing (at most DefaultBarycenterMaxIter
 // iterations).
 func (d *Dictionary) Reconstruct(alpha []float64) (*Mixture, error) {
+	B, _, err := d.reconstruct("Reconstruct", alpha)
+	return B, err
+}
+
+// reconstruct returns B(α; P) and the plans of its fixed point from B's
+// components to every atom's, errors prefixed by op.
+func (d *Dictionary) reconstruct(op string, alpha []float64) (*Mixture, []ot.Plan, error) {
 	if len(alpha) != len(d.Atoms) {
-		return nil, errf("Reconstruct: %d coordinates for %d atoms", len(alpha), len(d.Atoms))
+		return nil, nil, errf("%s: %d coordinates for %d atoms", op, len(alpha), len(d.Atoms))
 	}
 	if ok, bad, sum := linalg.OnSimplex(alpha, linalg.SimplexTol); !ok {
 		if bad >= 0 {
-			return nil, errf("Reconstruct: α[%d] = %v (coordinates must be finite and non-negative)", bad, alpha[bad])
+			return nil, nil, errf("%s: α[%d] = %v (coordinates must be finite and non-negative)", op, bad, alpha[bad])
 		}
-		return nil, errf("Reconstruct: coordinates sum to %v, not 1", sum)
+		return nil, nil, errf("%s: coordinates sum to %v, not 1", op, sum)
 	}
-	B, _, _, err := fixedPoint(d.Atoms, stack(d.Atoms...), alpha, nil, d.Settings.Beta, DefaultBarycenterMaxIter, nil)
+	B, plans, _, err := fixedPoint(d.Atoms, stack(d.Atoms...), alpha, nil, d.Settings.Beta, DefaultBarycenterMaxIter, nil)
 	if err != nil {
-		return nil, errf("Reconstruct: %s", trimPrefix(err))
+		return nil, nil, errf("%s: %s", op, trimPrefix(err))
 	}
-	return B, nil
+	return B, plans, nil
+}
+
+// AtomsOnto returns the atoms moved onto the barycenter B(α; P) (see
+// Reconstruct) through the plans ω^(k) of its fixed point: component i of
+// atom k goes to the barycentric projection of B's components,
+//
+//	m'_ki = Σ_j ω^(k)_ji m^B_j / Σ_j ω^(k)_ji,   σ'_ki likewise,
+//
+// keeping its weight and its label y_ki. It is the analogue for mixtures
+// of DaDiL-E's TransportBarycenter: each atom keeps its labels on
+// components fitted to the target.
+func (d *Dictionary) AtomsOnto(alpha []float64) ([]*Mixture, error) {
+	B, plans, err := d.reconstruct("AtomsOnto", alpha)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Mixture, len(d.Atoms))
+	for k, a := range d.Atoms {
+		m := a.Clone()
+		m.Means.Zero()
+		m.Std.Zero()
+		mass := make([]float64, a.Components())
+		pl := plans[k]
+		for e, w := range pl.Mass {
+			mass[pl.Col[e]] += w
+		}
+		for e, w := range pl.Mass {
+			j, i := pl.Row[e], pl.Col[e]
+			addScaled(m.Means.RawRowView(i), B.Means.RawRowView(j), w/mass[i])
+			addScaled(m.Std.RawRowView(i), B.Std.RawRowView(j), w/mass[i])
+		}
+		out[k] = m
+	}
+	return out, nil
 }
 
 // EnsembleProba sets dst (n×c; an empty dst is resized) to the class
