@@ -8,13 +8,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/gmm"
 	"github.com/dadil/dadil/internal/linalg"
 )
 
 // checkGMM verifies that a GMM-DaDiL model is complete before it is
 // written: a dictionary of atoms of one size, a reconstruction per row of
-// α and GMM-DaDiL-R's classifier, for classes classes.
+// α, GMM-DaDiL-R's classifier and GMM-DaDiL-E's, one per atom or none
+// (then GMM-DaDiL-E weighs the atoms' MAP rules), for classes classes.
 func checkGMM(m *adapt.GMMDaDiL, classes int) error {
 	d := m.Dict
 	switch {
@@ -22,6 +24,14 @@ func checkGMM(m *adapt.GMMDaDiL, classes int) error {
 		return errors.New("the GMM-DaDiL model has no dictionary, atoms or coordinates")
 	case m.R == nil:
 		return errors.New("the GMM-DaDiL model has no classifier of its reconstruction (fitted with MAP): model files hold GMM-DaDiL-R's classifier")
+	}
+	if len(m.E) != 0 && len(m.E) != len(d.Atoms) {
+		return fmt.Errorf("the GMM-DaDiL model has %d GMM-DaDiL-E classifiers for %d atoms", len(m.E), len(d.Atoms))
+	}
+	for k, e := range m.E {
+		if e == nil {
+			return fmt.Errorf("the GMM-DaDiL model has no GMM-DaDiL-E classifier for atom %d", k)
+		}
 	}
 	if N, _ := d.Alpha.Dims(); len(d.Reconstructions) != N || N < 2 {
 		return fmt.Errorf("the GMM-DaDiL model has %d reconstructions for %d domains (at least one source and the target)", len(d.Reconstructions), N)
@@ -39,9 +49,10 @@ func checkGMM(m *adapt.GMMDaDiL, classes int) error {
 
 // gmmHeaders checks the headers of the members of a GMM-DaDiL model
 // against the manifest: α (N×K), every atom's and every reconstruction's
-// mixture (Components components), and GMM-DaDiL-R's classifier, whose
-// points, if it keeps any, may not outnumber the rows it trains on,
-// SamplesPerClass (default adapt.DefaultGMMSamplesPerClass) per class.
+// mixture (Components components), and the classifiers of GMM-DaDiL-R and
+// (from version 3) GMM-DaDiL-E, whose points, if they keep any, may not
+// outnumber the rows they train on, SamplesPerClass (default
+// adapt.DefaultGMMSamplesPerClass) per class.
 func gmmHeaders(a *archive, man *manifest) error {
 	K, N := man.Atoms, len(man.Domains)
 	if err := a.header("alpha", N, K); err != nil {
@@ -56,7 +67,12 @@ func gmmHeaders(a *archive, man *manifest) error {
 	if per == 0 {
 		per = adapt.DefaultGMMSamplesPerClass
 	}
-	return a.classifierHeaders(man, "r", min(per, math.MaxInt/man.Classes)*man.Classes)
+	for _, p := range man.classifierPrefixes() {
+		if err := a.classifierHeaders(man, p, min(per, math.MaxInt/man.Classes)*man.Classes); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // gmmMixtures returns the member prefixes of the mixtures of a GMM-DaDiL
@@ -88,7 +104,9 @@ func (a *archive) mixtureHeaders(man *manifest, p string) error {
 
 // readGMM reads the GMM-DaDiL model of a model file whose headers were
 // checked: α, the mixtures, each a valid labeled mixture whose labels are
-// on the simplex, and GMM-DaDiL-R's classifier.
+// on the simplex, GMM-DaDiL-R's classifier and, from version 3,
+// GMM-DaDiL-E's (a version 2 model has none: its GMM-DaDiL-E weighs the
+// atoms' MAP rules, as the dadil that wrote it did).
 func readGMM(a *archive, man *manifest) (*adapt.GMMDaDiL, error) {
 	alpha, err := a.alpha(len(man.Domains))
 	if err != nil {
@@ -106,11 +124,20 @@ func readGMM(a *archive, man *manifest) (*adapt.GMMDaDiL, error) {
 			d.Reconstructions = append(d.Reconstructions, m)
 		}
 	}
-	r, err := a.classifier(man, "r")
-	if err != nil {
-		return nil, err
+	var r classify.Classifier
+	var e []classify.Classifier
+	for i, p := range man.classifierPrefixes() {
+		h, err := a.classifier(man, p)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			r = h
+		} else {
+			e = append(e, h)
+		}
 	}
-	return man.GMM.model(d, r), nil
+	return man.GMM.model(d, r, e), nil
 }
 
 // mixture reads the labeled mixture of prefix p.

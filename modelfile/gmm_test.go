@@ -84,6 +84,14 @@ func TestGMMRoundTrip(t *testing.T) {
 			if fmt.Sprintf("%T", g.GMM.R) != fmt.Sprintf("%T", f.GMM.R) {
 				t.Errorf("classifier %T loaded as %T", f.GMM.R, g.GMM.R)
 			}
+			if len(g.GMM.E) != len(f.GMM.Dict.Atoms) || len(f.GMM.E) != len(g.GMM.E) {
+				t.Fatalf("%d GMM-DaDiL-E classifiers loaded, %d saved, for %d atoms", len(g.GMM.E), len(f.GMM.E), len(f.GMM.Dict.Atoms))
+			}
+			for k, e := range g.GMM.E {
+				if fmt.Sprintf("%T", e) != fmt.Sprintf("%T", f.GMM.E[k]) {
+					t.Errorf("GMM-DaDiL-E classifier %d: %T loaded as %T", k, f.GMM.E[k], e)
+				}
+			}
 			a, b := gmmProba(t, f.GMM, X), gmmProba(t, g.GMM, X)
 			for i, which := range []string{"R", "E", "MAP"} {
 				if !mat.Equal(a[i], b[i]) {
@@ -106,7 +114,7 @@ func TestGMMRoundTrip(t *testing.T) {
 				t.Error("labels, feature names or scaler differ")
 			}
 			man := readManifest(t, encoded(t, f))
-			if man["version"] != 2.0 || man["model"] != "gmm-dadil" || man["target"] != 3.0 {
+			if man["version"] != 3.0 || man["model"] != "gmm-dadil" || man["target"] != 3.0 {
 				t.Errorf("manifest version %v, model %v, target %v", man["version"], man["model"], man["target"])
 			}
 		})
@@ -136,7 +144,7 @@ func TestGMMCorrupted(t *testing.T) {
 		want string
 	}{
 		{"version 1", withManifest(t, good, func(v map[string]any) { v["version"] = 1 }), "a gmm-dadil model in a version 1 file (it needs version 2)"},
-		{"newer version", withManifest(t, good, func(v map[string]any) { v["version"] = 3 }), "version 3 was written by a newer dadil"},
+		{"newer version", withManifest(t, good, func(v map[string]any) { v["version"] = 4 }), "version 4 was written by a newer dadil"},
 		{"unknown model", withManifest(t, good, func(v map[string]any) { v["model"] = "vae" }), `unknown model "vae"`},
 		{"read as DaDiL", withManifest(t, good, func(v map[string]any) { delete(v, "model") }), fmt.Sprintf("components %d in a DaDiL model", n)},
 		{"no components", withManifest(t, good, func(v map[string]any) { delete(v, "components") }), "0 components per mixture"},
@@ -156,10 +164,16 @@ func TestGMMCorrupted(t *testing.T) {
 		{"labels off simplex", rewrite(t, good, "rec3_labels.npy", npyOf(t, []int{n, 3}, offSimplex)), "rec3_labels.npy: row 0 sums to 1.5, not 1"},
 		{"alpha", rewrite(t, good, "alpha.npy", npyOf(t, []int{4, 3}, ones(12, 0.5))), "alpha.npy: row 0 sums to 1.5, not 1"},
 		{"softmax shape", rewrite(t, good, "r_W.npy", npyOf(t, []int{2, 2}, make([]float64, 4))), "r_W.npy has shape [2 2], want (3, 2)"},
-		{"no e classifiers", rewrite(t, good, "e0_W.npy", npyOf(t, []int{3, 2}, make([]float64, 6))), ""},
+		{"missing e classifier", rewrite(t, good, "e1_b.npy", nil), "member e1_b.npy is missing"},
+		{"e shape", rewrite(t, good, "e2_W.npy", npyOf(t, []int{3, 3}, make([]float64, 9))), "e2_W.npy has shape [3 3], want (3, 2)"},
+		{"knn e points", rewrite(t, knn, "e0_X.npy", npyOf(t, []int{61, 2}, make([]float64, 122))), "e0_X.npy declares 61 points, more than the 60 a classifier of this model trains on"},
 		{"knn points", rewrite(t, knn, "r_X.npy", npyOf(t, []int{61, 2}, make([]float64, 122))), "r_X.npy declares 61 points, more than the 60 a classifier of this model trains on"},
 		{"knn k", rewrite(t, knn, "r_k.npy", npyOf(t, []int{}, []float64{float64(kn + 1)})), fmt.Sprintf("r_k.npy: entry 0 is %d, not an integer in [1, %d]", kn+1, kn)},
-		{"hidden for DaDiL", withManifest(t, mlpFile, func(v map[string]any) { v["hidden_layers"].(map[string]any)["e0"] = []int{8} }), "hidden_layers for 2 networks, want 1 (r)"},
+		{"hidden of version 2", withManifest(t, mlpFile, func(v map[string]any) { v["version"] = 2 }), "hidden_layers for 4 networks, want 1 (r)"},
+		{"hidden missing", withManifest(t, mlpFile, func(v map[string]any) { delete(v["hidden_layers"].(map[string]any), "e2") }), "hidden_layers for 3 networks, want 4 (r, e0, …)"},
+		// A version 2 model has no GMM-DaDiL-E classifiers: members of
+		// them are ignored.
+		{"version 2 ignores e", withManifest(t, good, func(v map[string]any) { v["version"] = 2 }), ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -243,6 +257,9 @@ func TestGMMSaveErrors(t *testing.T) {
 	}{
 		{"both", &File{GMM: f.GMM, Model: testFile(t).Model, Scaler: f.Scaler, Labels: f.Labels}, "both a DaDiL and a GMM-DaDiL model"},
 		{"MAP", with(func(m *adapt.GMMDaDiL) { m.R = nil }), "no classifier of its reconstruction (fitted with MAP)"},
+		{"E count", with(func(m *adapt.GMMDaDiL) { m.E = m.E[:1] }), "1 GMM-DaDiL-E classifiers for 3 atoms"},
+		{"E missing", with(func(m *adapt.GMMDaDiL) { m.E = []classify.Classifier{m.E[0], nil, m.E[2]} }), "no GMM-DaDiL-E classifier for atom 1"},
+		{"E kind", with(func(m *adapt.GMMDaDiL) { m.E = []classify.Classifier{m.E[0], gmmWith(t, "knn").GMM.E[1], m.E[2]} }), "classifier e1 is a knn classifier and r a softmax one"},
 		{"no dictionary", with(func(m *adapt.GMMDaDiL) { m.Dict = nil }), "no dictionary"},
 		{"reconstructions", with(func(m *adapt.GMMDaDiL) { m.Dict.Reconstructions = m.Dict.Reconstructions[:2] }), "2 reconstructions for 4 domains"},
 		{"labels", &File{GMM: f.GMM, Scaler: f.Scaler, Labels: []int{1, 2}}, "2 label values for 3 classes"},
@@ -261,5 +278,35 @@ func TestGMMSaveErrors(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), "modelfile: ") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestGMMVersion2: a GMM-DaDiL model without GMM-DaDiL-E classifiers (as
+// dadil wrote them before it trained them) is written and read as version
+// 2, and its GMM-DaDiL-E weighs the atoms' MAP rules by α_T, as the dadil
+// that wrote it did.
+func TestGMMVersion2(t *testing.T) {
+	f := gmmWith(t, "softmax")
+	m := *f.GMM
+	m.E = nil
+	old := &File{GMM: &m, Scaler: f.Scaler, Labels: f.Labels}
+	if man := readManifest(t, encoded(t, old)); man["version"] != 2.0 {
+		t.Fatalf("manifest version %v, want 2", man["version"])
+	}
+	g := saveLoad(t, filepath.Join(t.TempDir(), "m.dadil"), old)
+	if g.GMM.E != nil {
+		t.Fatalf("%d GMM-DaDiL-E classifiers loaded from a version 2 file", len(g.GMM.E))
+	}
+	X := synth.Generate(synth.Default(), 9).Target.X
+	P, err := g.GMM.Predictors()[1].Proba(X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want mat.Dense
+	if err := f.GMM.Dict.EnsembleProba(&want, X, f.GMM.Dict.Alpha.RawRowView(3)); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(P, &want) {
+		t.Error("GMM-DaDiL-E of a version 2 model is not the atoms' MAP ensemble")
 	}
 }

@@ -74,16 +74,22 @@
 // # GMM-DaDiL models
 //
 // A GMM-DaDiL model (File.GMM, adapt.GMMDaDiL) is written as format
-// version 2, whose manifest adds
+// version 3, whose manifest adds
 //
 //	"model": "gmm-dadil",
 //	"components": n,            components of every atom and reconstruction
 //	"domains": ["source1", …, "target"], "target": N−1,
 //	"settings": {"dictionary": {…}, "em": {…}, "target_components": …,
-//	             "samples_per_class": …, "seed": …}   (GMMSettings)
+//	             "samples_per_class": …, "seed": …,
+//	             "ensemble_transport": …}   (GMMSettings; absent: auto)
 //
-// and whose classifier members are GMM-DaDiL-R's alone (prefix r; an mlp's
-// "hidden_layers" has the one entry "r"). Its arrays are
+// and whose classifier members are GMM-DaDiL-R's (prefix r) and
+// GMM-DaDiL-E's, one per atom (prefix e<k>), as a DaDiL model's. Version 2,
+// which dadil wrote before GMM-DaDiL-E had classifiers, and still writes
+// for a model without them, has GMM-DaDiL-R's alone (an mlp's
+// "hidden_layers" has the one entry "r"); its GMM-DaDiL-E weighs the
+// atoms' MAP rules, as the dadil that wrote it did, and readers of version
+// 2 refuse version 3 as written by a newer dadil. Its arrays are
 //
 //	alpha.npy                N×K barycentric coordinates, the target's last
 //	atom<k>_weights.npy      n component weights of atom k
@@ -95,6 +101,8 @@
 //	                         rec<N−1>, classifies by the MAP rule)
 //	r_…                      GMM-DaDiL-R's classifier, trained on samples of
 //	                         the target's reconstruction
+//	e<k>_…                   GMM-DaDiL-E's classifier of atom k, trained on
+//	                         samples of the atom (version 3)
 //	scaler_…, imputer_…      as for DaDiL
 //
 // Every mixture must be valid (gmm.Mixture.Validate: weights on the
@@ -154,20 +162,24 @@ import (
 
 // Format is the format name stored in every model file, and Version the
 // highest format version this package reads: it writes DaDiL models as
-// version 1 and GMM-DaDiL models, which need version 2, as version 2.
+// version 1 and GMM-DaDiL models as version 3 (version 2 for a model
+// without GMM-DaDiL-E's classifiers).
 const (
 	Format  = "dadil-model"
-	Version = 2
+	Version = 3
 )
 
 // The kinds of model a model file holds (the manifest's "model"), and the
 // format version each is written with.
 const (
-	modelDaDiL    = "dadil"
-	modelGMM      = "gmm-dadil"
-	versionDaDiL  = 1
-	versionGMM    = 2
-	maxComponents = 1 << 20
+	modelDaDiL   = "dadil"
+	modelGMM     = "gmm-dadil"
+	versionDaDiL = 1
+	versionGMM   = 2
+	// versionGMMEnsemble adds GMM-DaDiL-E's classifiers to GMM-DaDiL
+	// models.
+	versionGMMEnsemble = 3
+	maxComponents      = 1 << 20
 )
 
 // The kinds of classifier a model file holds (the manifest's
@@ -187,8 +199,10 @@ type File struct {
 	Model *dictionary.Model
 	// GMM holds a fitted GMM-DaDiL model: its settings, its dictionary
 	// (Dict: atoms, coordinates and every domain's reconstruction, the
-	// target last) and GMM-DaDiL-R's classifier R, a *classify.Softmax,
-	// *classify.Neighbours or *mlp.Net. A loaded model has no Sources
+	// target last), GMM-DaDiL-R's classifier R and GMM-DaDiL-E's E (one
+	// per atom, or none: then GMM-DaDiL-E weighs the atoms' MAP rules),
+	// all *classify.Softmax, all *classify.Neighbours or all *mlp.Net.
+	// A loaded model has no Sources
 	// and Target mixtures, which predicting does not need, and its
 	// Dict's Loss, Epochs and Status are not stored.
 	GMM *adapt.GMMDaDiL
@@ -249,11 +263,14 @@ type GMMSettings struct {
 	TargetComponents int    `json:"target_components"`
 	SamplesPerClass  int    `json:"samples_per_class"`
 	Seed             uint64 `json:"seed"`
+	// EnsembleTransport is adapt.GMMDaDiL.EnsembleTransport, absent for
+	// its default (auto).
+	EnsembleTransport dictionary.Transport `json:"ensemble_transport,omitempty"`
 }
 
 // GMMSettingsOf returns the settings of the fitted model m.
 func GMMSettingsOf(m *adapt.GMMDaDiL) GMMSettings {
-	s := GMMSettings{TargetComponents: m.TargetComponents, SamplesPerClass: m.SamplesPerClass, Seed: m.Seed}
+	s := GMMSettings{TargetComponents: m.TargetComponents, SamplesPerClass: m.SamplesPerClass, Seed: m.Seed, EnsembleTransport: m.EnsembleTransport}
 	switch {
 	case m.Dict != nil:
 		s.Dictionary = m.Dict.Settings
@@ -266,12 +283,13 @@ func GMMSettingsOf(m *adapt.GMMDaDiL) GMMSettings {
 	return s
 }
 
-// model returns the GMM-DaDiL model of the settings s, the dictionary d
-// and GMM-DaDiL-R's classifier r.
-func (s GMMSettings) model(d *gmm.Dictionary, r classify.Classifier) *adapt.GMMDaDiL {
+// model returns the GMM-DaDiL model of the settings s, the dictionary d,
+// GMM-DaDiL-R's classifier r and GMM-DaDiL-E's e (nil: the atoms' MAP
+// rules).
+func (s GMMSettings) model(d *gmm.Dictionary, r classify.Classifier, e []classify.Classifier) *adapt.GMMDaDiL {
 	set, em := s.Dictionary, s.EM
 	return &adapt.GMMDaDiL{Settings: &set, EM: &em, TargetComponents: s.TargetComponents,
-		SamplesPerClass: s.SamplesPerClass, Seed: s.Seed, Dict: d, R: r}
+		SamplesPerClass: s.SamplesPerClass, Seed: s.Seed, EnsembleTransport: s.EnsembleTransport, Dict: d, R: r, E: e}
 }
 
 // Bounds of the manifest's sizes beyond which it is not believed.

@@ -144,9 +144,10 @@ func (a *archive) alpha(N int) (*mat.Dense, error) {
 }
 
 // classifierPrefixes returns the member prefixes of the model's
-// classifiers: "r", then for DaDiL "e0", "e1", ….
+// classifiers: "r", then "e0", "e1", … (for DaDiL, and for GMM-DaDiL from
+// version 3 on).
 func (man *manifest) classifierPrefixes() []string {
-	if man.Model == modelGMM {
+	if man.Model == modelGMM && man.Version < versionGMMEnsemble {
 		return []string{"r"}
 	}
 	return append([]string{"r"}, eNames(man.Atoms)...)
@@ -255,7 +256,7 @@ func checkManifest(man *manifest) error {
 	prefixes := man.classifierPrefixes()
 	if len(man.Hidden) != len(prefixes) {
 		want := "r, e0, …"
-		if man.Model == modelGMM {
+		if len(prefixes) == 1 {
 			want = "r"
 		}
 		return fmt.Errorf("manifest: hidden_layers for %d networks, want %d (%s)", len(man.Hidden), len(prefixes), want)

@@ -126,9 +126,12 @@ func newManifest(f *File) (*manifest, error) {
 	if g := f.GMM; g != nil {
 		d := g.Dict
 		man.Version, man.Model = versionGMM, modelGMM
+		if len(g.E) > 0 {
+			man.Version = versionGMMEnsemble
+		}
 		man.Atoms, man.Components, man.Features, man.Classes = len(d.Atoms), d.Atoms[0].Components(), d.Atoms[0].Dim(), d.Atoms[0].Classes()
 		man.Domains, man.Target = gmmDomains(len(d.Reconstructions)), len(d.Reconstructions)-1
-		kind, man.Hidden, err = kinds([]string{"r"}, []classify.Classifier{g.R})
+		kind, man.Hidden, err = kinds(gmmClassifiers(g))
 		settings = GMMSettingsOf(g)
 	} else {
 		d := f.Model.Dict
@@ -178,8 +181,14 @@ func (a *archiveWriter) dadilModel(m *dictionary.Model) error {
 	return nil
 }
 
+// gmmClassifiers returns the classifiers of a GMM-DaDiL model by their
+// member prefixes: "r", then GMM-DaDiL-E's "e0", "e1", …, if it has them.
+func gmmClassifiers(m *adapt.GMMDaDiL) ([]string, []classify.Classifier) {
+	return append([]string{"r"}, eNames(len(m.E))...), append([]classify.Classifier{m.R}, m.E...)
+}
+
 // gmmModel writes the members of a GMM-DaDiL model: α, the atoms, the
-// reconstructions and GMM-DaDiL-R's classifier.
+// reconstructions and the classifiers of GMM-DaDiL-R and GMM-DaDiL-E.
 func (a *archiveWriter) gmmModel(m *adapt.GMMDaDiL) error {
 	a.matrix("alpha", m.Dict.Alpha)
 	for k, at := range m.Dict.Atoms {
@@ -188,7 +197,13 @@ func (a *archiveWriter) gmmModel(m *adapt.GMMDaDiL) error {
 	for l, r := range m.Dict.Reconstructions {
 		a.mixture(fmt.Sprintf("rec%d", l), r)
 	}
-	return a.classifier("r", m.R)
+	prefixes, cs := gmmClassifiers(m)
+	for i, c := range cs {
+		if err := a.classifier(prefixes[i], c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // mixture writes the members <p>_weights, <p>_means, <p>_std and
