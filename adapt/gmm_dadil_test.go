@@ -12,6 +12,7 @@ import (
 
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/gmm"
 	"github.com/dadil/dadil/synth"
 )
@@ -51,29 +52,121 @@ func wantPredictorsAbove(t *testing.T, m *GMMDaDiL, X *mat.Dense, truth []int, l
 	}
 }
 
-// TestGMMDaDiLDeterministic checks that a fit gives the same bits for any
-// GOMAXPROCS and number of workers.
+// TestGMMDaDiLDeterministic checks that a fit gives the same bits, with
+// GMM-DaDiL-R and GMM-DaDiL-E, for any GOMAXPROCS and number of workers,
+// and that another seed gives another GMM-DaDiL-E.
 func TestGMMDaDiLDeterministic(t *testing.T) {
 	p := synth.Generate(synth.Default(), 2)
-	var ref, refA *mat.Dense
+	var ref []*mat.Dense
+	var refA *mat.Dense
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	probas := func(m *GMMDaDiL) []*mat.Dense {
+		var out []*mat.Dense
+		for _, pr := range Predictors(m) {
+			P, err := pr.Proba(p.Target.X)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, P)
+		}
+		return out
+	}
 	for _, c := range []struct{ procs, workers int }{{1, 0}, {4, 0}, {4, 1}, {2, 3}} {
 		runtime.GOMAXPROCS(c.procs)
 		m := &GMMDaDiL{Settings: &gmm.DictionarySettings{Seed: 4, Workers: c.workers}, Seed: 4}
 		if err := m.Fit(p); err != nil {
 			t.Fatal(err)
 		}
-		P, err := m.Proba(p.Target.X)
-		if err != nil {
-			t.Fatal(err)
-		}
+		P := probas(m)
 		if ref == nil {
 			ref, refA = P, m.Dict.Alpha
 			continue
 		}
-		if !sameBits(ref, P) || !sameBits(refA, m.Dict.Alpha) {
+		for i, pr := range Predictors(m) {
+			if !sameBits(ref[i], P[i]) {
+				t.Errorf("GOMAXPROCS %d, workers %d: another %s", c.procs, c.workers, pr.Name)
+			}
+		}
+		if !sameBits(refA, m.Dict.Alpha) {
 			t.Errorf("GOMAXPROCS %d, workers %d: another fit", c.procs, c.workers)
 		}
+	}
+	// The seed of the draws alone (the dictionary's kept) changes the
+	// samples GMM-DaDiL-E's classifiers train on.
+	m := &GMMDaDiL{Settings: &gmm.DictionarySettings{Seed: 4}, Seed: 5}
+	if err := m.Fit(p); err != nil {
+		t.Fatal(err)
+	}
+	if P := probas(m); sameBits(ref[1], P[1]) {
+		t.Error("GMM-DaDiL-E is the same for the seeds 4 and 5 of its draws")
+	}
+}
+
+// TestGMMDaDiLEnsemble: GMM-DaDiL-E weighs its atoms' classifiers by α_T
+// (a vertex of the simplex gives that atom's classifier, bit for bit, and
+// the probabilities change with α_T); its classifiers train on the atoms
+// moved onto the reconstruction by default, on the atoms as they are with
+// TransportNone (another ensemble), and with MAP it is the atoms' MAP
+// rules weighed by α_T.
+func TestGMMDaDiLEnsemble(t *testing.T) {
+	p := synth.Generate(synth.Default(), 2)
+	m := &GMMDaDiL{Ensemble: true, Settings: &gmm.DictionarySettings{Seed: 3}, Seed: 3}
+	if err := m.Fit(p); err != nil {
+		t.Fatal(err)
+	}
+	K := len(m.Dict.Atoms)
+	if len(m.E) != K {
+		t.Fatalf("%d GMM-DaDiL-E classifiers for %d atoms", len(m.E), K)
+	}
+	X := p.Target.X
+	def, err := m.Proba(X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	N, _ := m.Dict.Alpha.Dims()
+	for k := range K {
+		v := *m
+		d := *m.Dict
+		d.Alpha = mat.DenseCopyOf(m.Dict.Alpha)
+		row := d.Alpha.RawRowView(N - 1)
+		clear(row)
+		row[k] = 1
+		v.Dict = &d
+		got, err := v.Proba(X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want mat.Dense
+		if err := m.E[k].Proba(&want, X); err != nil {
+			t.Fatal(err)
+		}
+		if !sameBits(got, &want) {
+			t.Errorf("α_T = e_%d: GMM-DaDiL-E is not atom %d's classifier", k, k)
+		}
+		if sameBits(got, def) {
+			t.Errorf("α_T = e_%d gives the probabilities of α_T = %v", k, mat.Row(nil, N-1, m.Dict.Alpha))
+		}
+	}
+	none := &GMMDaDiL{Ensemble: true, EnsembleTransport: dictionary.TransportNone, Settings: &gmm.DictionarySettings{Seed: 3}, Seed: 3}
+	if err := none.Fit(p); err != nil {
+		t.Fatal(err)
+	}
+	if P, err := none.Proba(X); err != nil || sameBits(P, def) {
+		t.Errorf("EnsembleTransport none: the default ensemble (error %v)", err)
+	}
+	mp := &GMMDaDiL{Ensemble: true, MAP: true, Settings: &gmm.DictionarySettings{Seed: 3}, Seed: 3}
+	if err := mp.Fit(p); err != nil {
+		t.Fatal(err)
+	}
+	if mp.E != nil || mp.R != nil {
+		t.Fatal("MAP trained classifiers")
+	}
+	var want mat.Dense
+	if err := mp.Dict.EnsembleProba(&want, X, mp.Dict.Alpha.RawRowView(N-1)); err != nil {
+		t.Fatal(err)
+	}
+	if P, err := mp.Proba(X); err != nil || !sameBits(P, &want) {
+		t.Errorf("MAP: not the atoms' MAP ensemble (error %v)", err)
 	}
 }
 
@@ -115,6 +208,7 @@ func TestGMMDaDiLErrors(t *testing.T) {
 		{"negative samples", &GMMDaDiL{SamplesPerClass: -1}, src, tgt, "SamplesPerClass = -1"},
 		{"negative atoms", &GMMDaDiL{Settings: &gmm.DictionarySettings{Atoms: -2}}, src, tgt, "Atoms = -2"},
 		{"bad EM", &GMMDaDiL{EM: &gmm.Settings{Tol: -1}}, src, tgt, "Tol"},
+		{"ensemble transport", &GMMDaDiL{EnsembleTransport: dictionary.TransportMap}, src, tgt, "EnsembleTransport map"},
 	} {
 		err := fit(tc.m, tc.src, tc.tgt, 3)
 		if err == nil || !strings.HasPrefix(err.Error(), "adapt: gmm-dadil: ") || !strings.Contains(err.Error(), tc.want) {
@@ -140,7 +234,7 @@ func TestGMMDaDiLErrors(t *testing.T) {
 // copies, with Config's seed and classifier.
 func TestConfigGMM(t *testing.T) {
 	tmpl := &GMMDaDiL{Settings: &gmm.DictionarySettings{ComponentsPerClass: 2, Epochs: 9, Seed: 77}, EM: &gmm.Settings{VarFloor: 0.3},
-		TargetComponents: 5, SamplesPerClass: 7, MAP: true, Seed: 77}
+		TargetComponents: 5, SamplesPerClass: 7, MAP: true, EnsembleTransport: dictionary.TransportNone, Seed: 77}
 	knn := &classify.KNN{}
 	cfg := &Config{Seed: 4, GMM: tmpl, Classifier: knn}
 	for _, name := range []string{"gmm-dadil", "gmm-dadil-e"} {
@@ -153,7 +247,7 @@ func TestConfigGMM(t *testing.T) {
 			t.Fatalf("%s shares the template's settings", name)
 		}
 		if g.Ensemble != (name == "gmm-dadil-e") || g.Settings.ComponentsPerClass != 2 || g.Settings.Epochs != 9 || g.Settings.Seed != 4 || g.Seed != 4 ||
-			g.EM.VarFloor != 0.3 || g.TargetComponents != 5 || g.SamplesPerClass != 7 || !g.MAP || g.Classifier != knn {
+			g.EM.VarFloor != 0.3 || g.TargetComponents != 5 || g.SamplesPerClass != 7 || !g.MAP || g.EnsembleTransport != dictionary.TransportNone || g.Classifier != knn {
 			t.Errorf("%s: %+v, settings %+v", name, g, g.Settings)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -277,5 +279,55 @@ func TestLearnDictionaryErrors(t *testing.T) {
 			continue
 		}
 		wantErr(t, err, tc.want...)
+	}
+}
+
+// TestDictionaryAtomsOnto: at a vertex e_k of the simplex every atom moves
+// onto atom k (B(e_k; P) = P_k), atom k onto itself; at α_T every moved
+// atom keeps its weights and labels, its components are convex
+// combinations of the reconstruction's (here, with equal weights, the
+// plans are permutations: its components are the reconstruction's), and
+// bad coordinates are errors.
+func TestDictionaryAtomsOnto(t *testing.T) {
+	src, tgt, _, _ := synthMixtures(t, 3)
+	d, err := LearnDictionary(src, tgt, &DictionarySettings{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	K := len(d.Atoms)
+	e := make([]float64, K)
+	e[1] = 1
+	moved, err := d.AtomsOnto(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameMixture(t, moved[1], d.Atoms[1], 1e-12)
+	alpha := d.Alpha.RawRowView(len(src))
+	B, err := d.Reconstruct(alpha)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if moved, err = d.AtomsOnto(alpha); err != nil {
+		t.Fatal(err)
+	}
+	for k, m := range moved {
+		a := d.Atoms[k]
+		if !slices.Equal(m.Weights, a.Weights) || !mat.Equal(m.Labels, a.Labels) {
+			t.Errorf("atom %d: weights or labels changed", k)
+		}
+		for i := range m.Components() {
+			found := false
+			for j := range B.Components() {
+				if mat.EqualApprox(m.Means.RowView(i), B.Means.RowView(j), 1e-12) && mat.EqualApprox(m.Std.RowView(i), B.Std.RowView(j), 1e-12) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("atom %d, component %d is not a component of B(α_T; P)", k, i)
+			}
+		}
+	}
+	if _, err := d.AtomsOnto(e[:1]); err == nil || !strings.Contains(err.Error(), "gmm: AtomsOnto: 1 coordinates") {
+		t.Errorf("error %v", err)
 	}
 }
