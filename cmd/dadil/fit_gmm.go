@@ -141,13 +141,19 @@ func gmmPredict(m *adapt.GMMDaDiL, X *mat.Dense) ([][]int, error) {
 
 // gmmPredictor returns the predictor of a GMM-DaDiL model called method:
 // r (GMM-DaDiL-R, the classifier trained on the reconstruction), e
-// (GMM-DaDiL-E) or map (the MAP rule of the target's reconstruction).
+// (GMM-DaDiL-E), map (the MAP rule of the target's reconstruction) or
+// e-map (the atoms' MAP rules weighed by α_T, GMM-DaDiL-E without its
+// classifiers).
 func gmmPredictor(m *adapt.GMMDaDiL, method string) func(*mat.Dense) ([]int, error) {
 	switch method {
 	case "e":
 		return m.Predictors()[1].Predict
 	case "map":
 		return m.Dict.Target().Predict
+	case "e-map":
+		rules := *m
+		rules.E = nil
+		return rules.Predictors()[1].Predict
 	}
 	return m.Predictors()[0].Predict
 }

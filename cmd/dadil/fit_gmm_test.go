@@ -15,6 +15,9 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/modelfile"
 	"github.com/dadil/dadil/npy"
 )
@@ -111,6 +114,28 @@ func TestFitPredictGMM(t *testing.T) {
 	f, err := modelfile.Load(model)
 	if err != nil || f.GMM == nil || f.Model != nil {
 		t.Fatalf("model: %v", err)
+	}
+	if len(f.GMM.E) != 3 {
+		t.Fatalf("the model holds %d GMM-DaDiL-E classifiers, want one per atom (3)", len(f.GMM.E))
+	}
+	// --method e-map: the atoms' MAP rules weighed by α_T.
+	d, _, err := f.ReadData(tgt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var P mat.Dense
+	if err := f.GMM.Dict.EnsembleProba(&P, d.X, f.GMM.Dict.Alpha.RawRowView(3)); err != nil {
+		t.Fatal(err)
+	}
+	code, pout, perr := runCLI("predict", "--model", model, "--data", tgt, "--method", "e-map")
+	plines := readLines(t, pout)
+	if code != 0 || len(plines) != len(lines) {
+		t.Fatalf("predict --method e-map: exit %d, %d lines: %s", code, len(plines), perr)
+	}
+	for i, c := range classify.Argmax(&P) {
+		if want, got := fmt.Sprint(f.Labels[c]), strings.Split(plines[i+1], ",")[1]; got != want {
+			t.Fatalf("--method e-map, row %d: predict gives %s, the atoms' MAP rules %s", i, got, want)
+		}
 	}
 }
 

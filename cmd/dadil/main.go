@@ -7,7 +7,7 @@
 //	dadil demo [--seed s] [--out DIR] [--method dadil|gmm]
 //	dadil fit --source PATH [--source PATH ...] --target PATH --out DIR [--method dadil|gmm] [flags]
 //	dadil adapt --source PATH [--source PATH ...] --target PATH [--methods LIST] [--validate] [--out DIR] [flags]
-//	dadil predict --model FILE --data PATH [--method r|e|map] [--out FILE]
+//	dadil predict --model FILE --data PATH [--method r|e|map|e-map] [--out FILE]
 //	dadil ot emd --cost C.npy [--a a.npy] [--b b.npy] [--plan P.npy] [--json]
 //	dadil ot sinkhorn --cost C.npy --reg ε [--a a.npy] [--b b.npy] [--plan P.npy] [--json]
 //	dadil ot demo [--n N] [--seed s]

@@ -16,12 +16,12 @@ func runPredict(args []string, e *env) error {
 	fs := newFlags("dadil predict", e)
 	model := fs.String("model", "", "model `FILE` written by dadil fit (DIR/model.dadil)")
 	data := fs.String("data", "", "data `PATH` to classify (.csv, .npy, .npz or .mat); labels in it, if any, only score the predictions (on standard error)")
-	method := fs.String("method", "r", "`r` for DaDiL-R (GMM-DaDiL-R), e for DaDiL-E (GMM-DaDiL-E); for a GMM-DaDiL model also map, the MAP rule of the target's reconstructed mixture")
+	method := fs.String("method", "r", "`r` for DaDiL-R (GMM-DaDiL-R), e for DaDiL-E (GMM-DaDiL-E); for a GMM-DaDiL model also map, the MAP rule of the target's reconstructed mixture, and e-map, the atoms' MAP rules weighed by the target's coordinates")
 	out := fs.String("out", "", "write the CSV to `FILE` instead of standard output")
 	var rf readerFlags
 	rf.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: dadil predict --model FILE --data PATH [--method r|e|map] [--out FILE]")
+		fmt.Fprintln(fs.Output(), "usage: dadil predict --model FILE --data PATH [--method r|e|map|e-map] [--out FILE]")
 		fmt.Fprintln(fs.Output(), "\nWrites one line \"row,label\" per row of the data, labels in the values of the training sources.")
 		fmt.Fprintln(fs.Output(), "When the data carry labels, the accuracy against them is reported on standard error.")
 		fmt.Fprintln(fs.Output(), "The data have the training files' columns; when those missed values, missing values (\"?\",")
@@ -36,8 +36,8 @@ func runPredict(args []string, e *env) error {
 		return usageError{errors.New("--model is required")}
 	case *data == "":
 		return usageError{errors.New("--data is required")}
-	case *method != "r" && *method != "e" && *method != "map":
-		return usageError{fmt.Errorf("--method %s: want r, e or map", clip.Quote(*method))}
+	case *method != "r" && *method != "e" && *method != "map" && *method != "e-map":
+		return usageError{fmt.Errorf("--method %s: want r, e, map or e-map", clip.Quote(*method))}
 	}
 	if *out != "" {
 		if err := checkOutput("--out", *out); err != nil {
@@ -56,8 +56,8 @@ func runPredict(args []string, e *env) error {
 	switch {
 	case f.GMM != nil:
 		pred, err = gmmPredictor(f.GMM, *method)(d.X)
-	case *method == "map":
-		return usageError{fmt.Errorf("--method map: the model %s is a DaDiL model; the MAP rule applies to GMM-DaDiL models (dadil fit --method gmm)", *model)}
+	case *method == "map" || *method == "e-map":
+		return usageError{fmt.Errorf("--method %s: the model %s is a DaDiL model; MAP rules apply to GMM-DaDiL models (dadil fit --method gmm)", *method, *model)}
 	case *method == "e":
 		pred, err = f.Model.PredictE(d.X)
 	default:
