@@ -38,8 +38,10 @@ func Names() []string { return append([]string(nil), names...) }
 //     settings and seed; set their Settings field to change them;
 //   - gmm-otda (GMMOTDA) and gmm-wbt (GMMWBT) with seed;
 //   - gmm-dadil (GMM-DaDiL-R: the classifier trained on samples of the
-//     reconstructed mixture; GMMDaDiL.MAP selects its MAP rule instead)
-//     and gmm-dadil-e with gmm's default dictionary settings and seed.
+//     reconstructed mixture) and gmm-dadil-e (GMM-DaDiL-E: the α_T-weighted
+//     classifiers of the atoms moved onto it) with gmm's default
+//     dictionary settings and seed; GMMDaDiL.MAP selects MAP rules
+//     instead.
 //
 // The methods are new and unfitted at every call.
 func New(name string, seed uint64) (Method, error) {

@@ -68,8 +68,9 @@
 // by full-batch Adam, B the labeled barycenter, with gradients through the
 // barycenter's fixed-point plans held fixed. Dictionary.Target is the
 // target's reconstruction, a labeled mixture that classifies (GMM-DaDiL-R);
-// Dictionary.EnsembleProba weighs the atoms' classifiers by α_T
-// (GMM-DaDiL-E).
+// Dictionary.AtomsOnto moves the atoms onto a reconstruction, each keeping
+// its labels, for GMM-DaDiL-E's classifiers (package adapt), and
+// Dictionary.EnsembleProba weighs the atoms' own MAP rules by α_T.
 //
 // # Determinism
 //
