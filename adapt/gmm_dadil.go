@@ -79,8 +79,8 @@ type GMMDaDiL struct {
 	Target  *gmm.Mixture
 	// R is GMM-DaDiL-R's classifier, trained by Fit on samples of
 	// B(α_T; P) unless MAP; when nil, GMM-DaDiL-R classifies by the MAP
-	// rule. A model loaded from a file (package modelfile) sets Dict and
-	// R, not Sources and Target, which predicting does not need.
+	// rule. A model loaded from a file (package modelfile) sets Dict, R
+	// and E, not Sources and Target, which predicting does not need.
 	R classify.Classifier
 	// E holds GMM-DaDiL-E's classifiers, one per atom, trained by Fit
 	// unless MAP; when nil, GMM-DaDiL-E weighs the atoms' MAP rules.
