@@ -86,7 +86,7 @@ func TestRunSuiteSelect(t *testing.T) {
 	}
 	entropy, _ := selection.New("entropy", 1)
 	circular, _ := selection.New("circular", 1)
-	opt := SuiteOptions{Methods: []string{"source-only", "otda-emd"}, Config: adapt.Config{Seed: 1}, Scorers: []selection.Scorer{entropy, circular}}
+	opt := SuiteOptions{Methods: []string{"source-only", "otda-emd"}, Config: adapt.Config{Seed: 1}, Scorers: []selection.Scorer{entropy, selection.EnsV{}, circular}}
 	run := func() []SuiteResult {
 		r, err := RunSuite([]*SuiteSet{set}, opt)
 		if err != nil {
@@ -99,7 +99,7 @@ func TestRunSuiteSelect(t *testing.T) {
 		t.Fatalf("%d results, want 8", len(a))
 	}
 	for i, r := range a {
-		if len(r.Selection) != 2 || r.Selection[0].Scorer != "entropy" || r.Selection[1].Scorer != "circular" {
+		if len(r.Selection) != 3 || r.Selection[0].Scorer != "entropy" || r.Selection[1].Scorer != "ensv" || r.Selection[2].Scorer != "circular" {
 			t.Fatalf("%s on %s: selection %+v", r.Method, r.Target, r.Selection)
 		}
 		for k, v := range r.Selection {
@@ -108,7 +108,18 @@ func TestRunSuiteSelect(t *testing.T) {
 			}
 		}
 	}
-	s := SummarizeSelection(a, []string{"synthetic"}, []string{"entropy", "circular"})
+	// EnsV pools the methods of the same target: alone, a method would
+	// score 1; source-only and OTDA disagree on some target rows.
+	below := 0
+	for _, r := range a {
+		if v := *r.Selection[1].Score; v < 1 {
+			below++
+		}
+	}
+	if below == 0 {
+		t.Error("ensv scores every method 1, as if scored alone")
+	}
+	s := SummarizeSelection(a, []string{"synthetic"}, []string{"entropy", "ensv", "circular"})
 	for i := range s.Scorers {
 		if g := s.Gap[i][0]; !(g <= 0) || s.Missed[i][0] != 0 {
 			t.Errorf("%s: gap %v, missed %d", s.Scorers[i], g, s.Missed[i][0])

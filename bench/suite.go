@@ -374,6 +374,10 @@ type SuiteResult struct {
 	// Selection holds the value of every scorer of SuiteOptions.Scorers,
 	// in their order; none reads the target labels.
 	Selection []selection.Value `json:"selection,omitempty"`
+
+	// proba holds, for the pooled scorers, the class probabilities of the
+	// target rows until every method of the experiment is fitted.
+	proba *mat.Dense
 }
 
 // suiteJob is one fit: a group of methods on one problem.
@@ -429,7 +433,34 @@ func RunSuite(sets []*SuiteSet, opt SuiteOptions) ([]SuiteResult, error) {
 	for _, r := range results {
 		out = append(out, r...)
 	}
+	if selection.Pooled(opt.Scorers) {
+		poolSuite(out, opt.Scorers)
+	}
 	return out, nil
+}
+
+// poolSuite fills in the values of the pooled scorers, experiment by
+// experiment: every method fitted on the same target is scored with the
+// others.
+func poolSuite(results []SuiteResult, scorers []selection.Scorer) {
+	byExp := map[[2]string][]int{}
+	var order [][2]string
+	for i, r := range results {
+		k := [2]string{r.Set, r.Target}
+		if _, ok := byExp[k]; !ok {
+			order = append(order, k)
+		}
+		byExp[k] = append(byExp[k], i)
+	}
+	for _, k := range order {
+		values := make([][]selection.Value, len(byExp[k]))
+		probas := make([]*mat.Dense, len(byExp[k]))
+		for n, i := range byExp[k] {
+			values[n], probas[n] = results[i].Selection, results[i].proba
+			results[i].proba = nil
+		}
+		selection.Pool(values, probas, scorers)
+	}
 }
 
 // runSuiteJob fits one group on its problem, scores its members on the
@@ -469,6 +500,13 @@ func runSuiteJob(j suiteJob, cfg *adapt.Config, scorers []selection.Scorer) ([]S
 	c := &selection.Candidate{Method: m, Build: cfg.Builder(j.group[0]), Predictors: len(j.group)}
 	for i, v := range selection.Values(j.problem.Problem, c, scorers) {
 		out[i].Selection = v
+	}
+	if selection.Pooled(scorers) {
+		// A method without probabilities gets the pooled scorers' error.
+		probas, _ := selection.TargetProba(j.problem.Problem, c)
+		for i := range probas {
+			out[i].proba = probas[i]
+		}
 	}
 	return out, nil
 }

@@ -5,7 +5,7 @@
 // skada's scorers and of the unsupervised-validation literature; the name
 // says what the scores are for.
 //
-// Seven scorers, in three families:
+// Eight scorers, in four families:
 //
 //   - held-out sources (HeldOutSources): leave-one-domain-out validation,
 //     accuracy on each source held out as the target of the others;
@@ -18,7 +18,12 @@
 //     pseudo-labeled target to the sources;
 //   - target-only criteria of the fitted predictions: prediction entropy
 //     (Entropy, Morerio et al. 2018), soft neighbourhood density (SND,
-//     Saito et al. 2021) and mixup consistency (MixVal, Hu et al. 2023).
+//     Saito et al. 2021) and mixup consistency (MixVal, Hu et al. 2023);
+//   - agreement between methods: ensemble-based validation (EnsV, Hu et
+//     al. 2024) scores every method by its agreement with the ensemble of
+//     all the methods scored together. It is a PooledScorer: Values
+//     leaves its values pending and Pool fills them in once every method
+//     is fitted.
 //
 // Each scorer's doc comment gives its formula, its cost in extra fits
 // (Scorer.Refits) and its assumptions. None reads Problem.Test: the target

@@ -98,7 +98,7 @@ func (c *Candidate) build(scorer string) (adapt.Method, error) {
 }
 
 // names are the scorers of New, in the order of the package documentation.
-var names = []string{"held-out", "iwv", "dev", "entropy", "snd", "circular", "mixval"}
+var names = []string{"held-out", "iwv", "dev", "entropy", "snd", "circular", "mixval", "ensv"}
 
 // Names returns the names New knows, in table order.
 func Names() []string { return append([]string(nil), names...) }
@@ -122,6 +122,8 @@ func New(name string, seed uint64) (Scorer, error) {
 		return Circular{}, nil
 	case "mixval":
 		return &MixVal{Seed: seed}, nil
+	case "ensv":
+		return EnsV{}, nil
 	}
 	return nil, fmt.Errorf("selection: unknown scorer %s (known: %s)", clip.Quote(name), strings.Join(names, ", "))
 }
@@ -148,10 +150,17 @@ func (v Value) Float() float64 {
 // Values scores the candidate with every scorer, in order, and returns for
 // every scored predictor its values, in the order of scorers. A scorer that
 // fails, or gives a score that is not finite, leaves its error in the
-// values and spares the others.
+// values and spares the others. A PooledScorer's values are left pending
+// (no score, no error) for Pool.
 func Values(p *dataset.Problem, c *Candidate, scorers []Scorer) [][]Value {
 	out := make([][]Value, c.count())
 	for _, s := range scorers {
+		if _, ok := s.(PooledScorer); ok {
+			for i := range out {
+				out[i] = append(out[i], Value{Scorer: s.Name()})
+			}
+			continue
+		}
 		t0 := time.Now()
 		scores, err := s.Score(p, c)
 		secs := time.Since(t0).Seconds()

@@ -14,7 +14,19 @@ import (
 	"github.com/dadil/dadil/synth"
 )
 
-func otda() adapt.Method  { return adapt.NewOTDAEMD() }
+func otda() adapt.Method { return adapt.NewOTDAEMD() }
+
+// singleNames returns the scorers of Names that score one fit alone (not
+// PooledScorers).
+func singleNames() []string {
+	var out []string
+	for _, name := range Names() {
+		if s, _ := New(name, 0); !Pooled([]Scorer{s}) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
 func bad() adapt.Method   { return &fake{name: "noise", fill: noise} }
 func fixed() adapt.Method { return &fake{name: "constant", fill: constant} }
 
@@ -37,7 +49,7 @@ func scoreWith(t *testing.T, p *dataset.Problem, s Scorer, build func() adapt.Me
 // every run, and rank OTDA above a method whose probabilities are noise.
 func TestScorersRankGoodAboveBad(t *testing.T) {
 	p := synth.Generate(synth.Default(), 1)
-	for _, name := range Names() {
+	for _, name := range singleNames() {
 		s, err := New(name, 7)
 		if err != nil {
 			t.Fatal(err)
@@ -74,7 +86,7 @@ func TestSourceOnlyBelowOTDA(t *testing.T) {
 	src := func() adapt.Method { return &adapt.SourceOnly{} }
 	for seed := uint64(1); seed <= 4; seed++ {
 		p := synth.Generate(synth.Default(), seed)
-		for _, name := range Names() {
+		for _, name := range singleNames() {
 			s, _ := New(name, seed)
 			good, poor := scoreWith(t, p, s, otda), scoreWith(t, p, s, src)
 			t.Logf("draw %d, %s: otda %.4f, source-only %.4f", seed, name, good[0], poor[0])
@@ -325,7 +337,7 @@ func TestValues(t *testing.T) {
 	}
 	// Without a builder, refitting scorers fail and the others do not.
 	c.Build = nil
-	for _, name := range Names() {
+	for _, name := range singleNames() {
 		s, _ := New(name, 0)
 		_, err := s.Score(p, c)
 		if refits := s.Refits(p, 1) > 0; refits != (err != nil) {

@@ -22,6 +22,7 @@ import (
 	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/modelfile"
 	"github.com/dadil/dadil/selection"
+	"gonum.org/v1/gonum/mat"
 )
 
 // adaptReport is DIR/report.json of dadil adapt.
@@ -83,7 +84,8 @@ type heldOutAccuracy struct {
 // reports of its members (a method, or a dictionary method and its
 // sibling, adapt.Group).
 type adaptOutcome struct {
-	pred    [][]int // per member, class indices of the target rows
+	pred    [][]int      // per member, class indices of the target rows
+	proba   []*mat.Dense // per member, for the pooled scorers
 	reports []methodReport
 	dadil   *dictionary.Settings   // the fitted dictionary's settings, for DaDiL
 	gmm     *modelfile.GMMSettings // and for GMM-DaDiL
@@ -237,6 +239,7 @@ func runAdapt(args []string, e *env) error {
 		}
 		rep.Methods = append(rep.Methods, o.reports...)
 	}
+	poolAdapt(rep.Methods, outs, c.scorers)
 	rep.Selected = choose(rep.Methods, c.scorers, nt.note)
 	rep.Notes = nt.notes
 	fmt.Fprint(e.stdout, adaptTable(rep))
@@ -425,6 +428,10 @@ func adaptJob(members []string, build func() adapt.Method, p *dataset.Problem, v
 	for i, v := range selection.Values(p, c, scorers) {
 		o.reports[i].Selection = v
 	}
+	if selection.Pooled(scorers) {
+		// A method without probabilities gets the pooled scorers' error.
+		o.proba, _ = selection.TargetProba(p, c)
+	}
 	return o
 }
 
@@ -527,4 +534,25 @@ func adaptTable(rep *adaptReport) string {
 		fmt.Fprintf(&b, "\nChosen without target labels (highest score, in bold): %s.\n", strings.Join(picks, ", "))
 	}
 	return b.String()
+}
+
+// poolAdapt fills in the values of the pooled scorers of the methods'
+// reports, every method scored with the others.
+func poolAdapt(ms []methodReport, outs []adaptOutcome, scorers []selection.Scorer) {
+	if !selection.Pooled(scorers) {
+		return
+	}
+	values := make([][]selection.Value, len(ms))
+	probas := make([]*mat.Dense, len(ms))
+	i := 0
+	for _, o := range outs {
+		for k := range o.reports {
+			values[i] = ms[i].Selection
+			if k < len(o.proba) {
+				probas[i] = o.proba[k]
+			}
+			i++
+		}
+	}
+	selection.Pool(values, probas, scorers)
 }
