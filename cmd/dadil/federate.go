@@ -95,7 +95,7 @@ func (r *roundFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.epochs, "local-epochs", 5, "epochs of DaDiL every chosen site runs per round")
 	fs.Float64Var(&r.fraction, "fraction", 1, "fraction `C` of the sites chosen every round (0 < C ≤ 1)")
 	fs.StringVar(&r.aggregation, "aggregation", "avg", "`avg` (element-wise mean of the atoms), wbary (mean of the atoms' points matched by optimal assignment to the round's) or random (one site's atoms; with --server-optimizer sgd, --keep-local-state=false and --weigh-moves=false unless given)")
-	fs.StringVar(&r.serverOpt, "server-optimizer", "momentum", "the coordinator's step on the sites' mean move Δ: sgd (x + η_s·Δ; η_s = 1 is plain FedAvg), `momentum` (FedAvgM) or adam (FedAdam)")
+	fs.StringVar(&r.serverOpt, "server-optimizer", "sgd", "the coordinator's step on the sites' mean move Δ: `sgd` (x + η_s·Δ; η_s = 1 is plain FedAvg), momentum (FedAvgM) or adam (FedAdam)")
 	fs.Float64Var(&r.serverLR, "server-lr", 0, "server learning rate `η_s` (default 1 for sgd and momentum, 0.01 for adam)")
 	fs.BoolVar(&r.keepState, "keep-local-state", true, "sites keep their Adam moments from round to round (false: afresh every round)")
 	fs.BoolVar(&r.weigh, "weigh-moves", true, "every site scales its move of atom k by K·α_k before sending it, so that a domain pulls an atom in proportion to its weight, as in the centralised fit (false: the moves as they are)")
@@ -131,6 +131,8 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 		// One site's atoms a round is a baseline: the paper's, unless
 		// asked otherwise. Momentum over moves towards a different site
 		// every round, with the sites' own moments kept, diverges.
+		// (sgd is the default of every aggregation; the check keeps
+		// random's whole setting in one place.)
 		if !flagSet(fs, "server-optimizer") {
 			opt = federate.ServerSGD
 		}

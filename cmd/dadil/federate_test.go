@@ -337,7 +337,7 @@ func TestFederateUsageErrors(t *testing.T) {
 	}
 }
 
-// TestRoundFlagsDefaults: the coordinator's defaults (FedAvgM over the
+// TestRoundFlagsDefaults: the coordinator's defaults (FedAvg over the
 // mean, sites keeping their Adam state and weighing their moves by K·α),
 // and the paper's setting with --aggregation random unless its flags are
 // given.
@@ -348,7 +348,7 @@ func TestRoundFlagsDefaults(t *testing.T) {
 		opt         federate.ServerOptimizer
 		keep, weigh bool
 	}{
-		{nil, federate.Average, federate.ServerMomentum, true, true},
+		{nil, federate.Average, federate.ServerSGD, true, true},
 		{[]string{"--aggregation", "wbary", "--server-optimizer", "adam", "--keep-local-state=false", "--weigh-moves=false"}, federate.WBary, federate.ServerAdam, false, false},
 		{[]string{"--aggregation", "random"}, federate.Random, federate.ServerSGD, false, false},
 		{[]string{"--aggregation", "random", "--server-optimizer", "momentum", "--keep-local-state", "--weigh-moves"}, federate.Random, federate.ServerMomentum, true, true},
