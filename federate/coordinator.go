@@ -41,6 +41,11 @@ type Config struct {
 	// the state never leaves the site, and a site that rejoins starts it
 	// afresh.
 	KeepLocalState bool
+	// WeighMoves makes every site scale its move of atom k by K·α_ℓk
+	// before sending it (see WeighMoves), so that, as in the centralised
+	// fit, a domain pulls an atom in proportion to its weight in that
+	// domain's barycenter.
+	WeighMoves bool
 	// RoundTimeout bounds the wait for the chosen sites' updates: a site
 	// that has not answered by then misses the round. JoinTimeout bounds
 	// the wait for the Sites sites to join.
@@ -417,7 +422,7 @@ func (c *coordinator) join(m *nats.Msg) {
 // summary the start needs; after, it sends the site the federation's
 // scaling.
 func (c *coordinator) welcome(m *nats.Msg, id int) {
-	w := welcome{Instance: c.instance, ID: id, Rounds: c.cfg.Rounds, Labels: c.labels, Shape: c.shape, Settings: c.local, KeepState: c.cfg.KeepLocalState,
+	w := welcome{Instance: c.instance, ID: id, Rounds: c.cfg.Rounds, Labels: c.labels, Shape: c.shape, Settings: c.local, KeepState: c.cfg.KeepLocalState, WeighMoves: c.cfg.WeighMoves,
 		Scaled: c.scaler != nil || (!c.started && c.cfg.Scaling != dataset.ScaleNone)}
 	if !c.started {
 		w.Ranges = w.Scaled

@@ -30,8 +30,10 @@
 //     domain from these atoms and from its own α (dictionary.FitLocal: the
 //     label-aware W_c loss for a source, W_2² for the target) and sends
 //     the new atoms and its last epoch's mean loss back (KindUpdate on
-//     P.up.N). Its Adam moments start afresh, or carry on from the last
-//     round it trained in (Config.KeepLocalState, dictionary.LocalState).
+//     P.up.N), its move of atom k scaled by K·α_k with Config.WeighMoves
+//     (WeighMoves). Its Adam moments start afresh, or carry on from the
+//     last round it trained in (Config.KeepLocalState,
+//     dictionary.LocalState).
 //  5. The coordinator waits for the chosen sites' updates at most
 //     Config.RoundTimeout, then aggregates those that arrived, in site-id
 //     order whatever their order of arrival, into a candidate x̄: their

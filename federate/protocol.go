@@ -110,6 +110,9 @@ type welcome struct {
 	// moments) from one round it trains in to the next
 	// (Config.KeepLocalState).
 	KeepState bool `json:"keep_state,omitempty"`
+	// WeighMoves asks the site to scale its move of every atom by K·α_ℓk
+	// before sending it (Config.WeighMoves).
+	WeighMoves bool `json:"weigh_moves,omitempty"`
 }
 
 // announce is what a coordinator that starts a new federation (not one

@@ -456,6 +456,9 @@ func (s *siteRun) train(m *Message) error {
 	}
 	s.res.Alpha = mat.Row(nil, 0, d.Alpha)
 	loss := d.History.Loss[len(d.History.Loss)-1]
+	if s.w.WeighMoves {
+		WeighMoves(d.Atoms, atoms, s.res.Alpha)
+	}
 	data, _, err := Pack(d.Atoms)
 	if err != nil {
 		return err

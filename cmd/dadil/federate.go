@@ -83,7 +83,7 @@ type roundFlags struct {
 	aggregation, scale, start string
 	serverOpt                 string
 	serverLR, serverBeta1     float64
-	keepState                 bool
+	keepState, weigh          bool
 	roundTimeout, joinTimeout time.Duration
 	seed                      uint64
 	atoms, samples, batch     int
@@ -94,10 +94,11 @@ func (r *roundFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.rounds, "rounds", 20, "number of rounds")
 	fs.IntVar(&r.epochs, "local-epochs", 5, "epochs of DaDiL every chosen site runs per round")
 	fs.Float64Var(&r.fraction, "fraction", 1, "fraction `C` of the sites chosen every round (0 < C ≤ 1)")
-	fs.StringVar(&r.aggregation, "aggregation", "avg", "`avg` (element-wise mean of the atoms), wbary (mean of the atoms' points matched by optimal assignment to the round's) or random (one site's atoms; with --server-optimizer sgd and --keep-local-state=false unless given)")
-	fs.StringVar(&r.serverOpt, "server-optimizer", "momentum", "the coordinator's step on the sites' mean move Δ: sgd (x + η_s·Δ; η_s = 1 is plain FedAvg), `momentum` (FedAvgM) or adam (FedAdam)")
+	fs.StringVar(&r.aggregation, "aggregation", "avg", "`avg` (element-wise mean of the atoms), wbary (mean of the atoms' points matched by optimal assignment to the round's) or random (one site's atoms; with --server-optimizer sgd, --keep-local-state=false and --weigh-moves=false unless given)")
+	fs.StringVar(&r.serverOpt, "server-optimizer", "sgd", "the coordinator's step on the sites' mean move Δ: `sgd` (x + η_s·Δ; η_s = 1 is plain FedAvg), momentum (FedAvgM) or adam (FedAdam)")
 	fs.Float64Var(&r.serverLR, "server-lr", 0, "server learning rate `η_s` (default 1 for sgd and momentum, 0.01 for adam)")
 	fs.BoolVar(&r.keepState, "keep-local-state", true, "sites keep their Adam moments from round to round (false: afresh every round)")
+	fs.BoolVar(&r.weigh, "weigh-moves", true, "every site scales its move of atom k by K·α_k before sending it, so that a domain pulls an atom in proportion to its weight, as in the centralised fit (false: the moves as they are)")
 	fs.Float64Var(&r.serverBeta1, "server-beta1", 0, "server momentum `β₁` (default 0.5 for momentum, 0.9 for adam)")
 	fs.StringVar(&r.scale, "scale", "minmax", "feature scaling every site applies: `minmax` (over all sites, from each site's per-feature minimum and maximum) or none")
 	fs.StringVar(&r.start, "start", "summary", "atoms' start: `summary` (drawn from the sources' per-class feature means and deviations) or gaussian (N(0, I), no statistic leaves a site)")
@@ -125,16 +126,21 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 	if err != nil {
 		return cfg, usageError{err}
 	}
-	keep := r.keepState
+	keep, weigh := r.keepState, r.weigh
 	if agg == federate.Random {
 		// One site's atoms a round is a baseline: the paper's, unless
 		// asked otherwise. Momentum over moves towards a different site
 		// every round, with the sites' own moments kept, diverges.
+		// (sgd is the default of every aggregation; the check keeps
+		// random's whole setting in one place.)
 		if !flagSet(fs, "server-optimizer") {
 			opt = federate.ServerSGD
 		}
 		if !flagSet(fs, "keep-local-state") {
 			keep = false
+		}
+		if !flagSet(fs, "weigh-moves") {
+			weigh = false
 		}
 	}
 	scale, err := dataset.ParseScaling(r.scale)
@@ -171,7 +177,7 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 	}
 	return federate.Config{
 		Rounds: r.rounds, LocalEpochs: r.epochs, Fraction: r.fraction, Aggregation: agg,
-		Server: federate.Server{Optimizer: opt, LR: r.serverLR, Beta1: r.serverBeta1}, KeepLocalState: keep,
+		Server: federate.Server{Optimizer: opt, LR: r.serverLR, Beta1: r.serverBeta1}, KeepLocalState: keep, WeighMoves: weigh,
 		RoundTimeout: r.roundTimeout, JoinTimeout: r.joinTimeout, Seed: r.seed, Start: start, Scaling: scale,
 		Settings: dictionary.Settings{Atoms: r.atoms, Samples: r.samples, Batch: r.batch, LearningRate: r.lr},
 	}, nil

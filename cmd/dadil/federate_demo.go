@@ -179,8 +179,12 @@ func (d *demoRunner) describe(w io.Writer, r *demoResult) {
 	if cfg.KeepLocalState {
 		kept = "kept"
 	}
-	fmt.Fprintf(w, "federated DaDiL: %d sites, %d rounds of %d local epochs, C = %g, %v aggregation, %v server step, sites' Adam state %s\n",
-		r.sites, cfg.Rounds, cfg.LocalEpochs, cfg.Fraction, cfg.Aggregation, cfg.Server.Optimizer, kept)
+	moves := "as they are"
+	if cfg.WeighMoves {
+		moves = "weighed by K·α"
+	}
+	fmt.Fprintf(w, "federated DaDiL: %d sites, %d rounds of %d local epochs, C = %g, %v aggregation, %v server step, sites' Adam state %s, moves %s\n",
+		r.sites, cfg.Rounds, cfg.LocalEpochs, cfg.Fraction, cfg.Aggregation, cfg.Server.Optimizer, kept, moves)
 }
 
 // centralised fits DaDiL on the whole problem, scaled over all its

@@ -337,20 +337,21 @@ func TestFederateUsageErrors(t *testing.T) {
 	}
 }
 
-// TestRoundFlagsDefaults: the coordinator's defaults (FedAvgM over the
-// mean, sites keeping their Adam state), and the paper's setting with
-// --aggregation random unless its flags are given.
+// TestRoundFlagsDefaults: the coordinator's defaults (FedAvg over the
+// mean, sites keeping their Adam state and weighing their moves by K·α),
+// and the paper's setting with --aggregation random unless its flags are
+// given.
 func TestRoundFlagsDefaults(t *testing.T) {
 	for _, c := range []struct {
-		args []string
-		agg  federate.Aggregation
-		opt  federate.ServerOptimizer
-		keep bool
+		args        []string
+		agg         federate.Aggregation
+		opt         federate.ServerOptimizer
+		keep, weigh bool
 	}{
-		{nil, federate.Average, federate.ServerMomentum, true},
-		{[]string{"--aggregation", "wbary", "--server-optimizer", "adam", "--keep-local-state=false"}, federate.WBary, federate.ServerAdam, false},
-		{[]string{"--aggregation", "random"}, federate.Random, federate.ServerSGD, false},
-		{[]string{"--aggregation", "random", "--server-optimizer", "momentum", "--keep-local-state"}, federate.Random, federate.ServerMomentum, true},
+		{nil, federate.Average, federate.ServerSGD, true, true},
+		{[]string{"--aggregation", "wbary", "--server-optimizer", "adam", "--keep-local-state=false", "--weigh-moves=false"}, federate.WBary, federate.ServerAdam, false, false},
+		{[]string{"--aggregation", "random"}, federate.Random, federate.ServerSGD, false, false},
+		{[]string{"--aggregation", "random", "--server-optimizer", "momentum", "--keep-local-state", "--weigh-moves"}, federate.Random, federate.ServerMomentum, true, true},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		var rf roundFlags
@@ -359,8 +360,8 @@ func TestRoundFlagsDefaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg, err := rf.config(fs)
-		if err != nil || cfg.Aggregation != c.agg || cfg.Server.Optimizer != c.opt || cfg.KeepLocalState != c.keep {
-			t.Errorf("%v: %v %v %v, %v; want %v %v %v", c.args, cfg.Aggregation, cfg.Server.Optimizer, cfg.KeepLocalState, err, c.agg, c.opt, c.keep)
+		if err != nil || cfg.Aggregation != c.agg || cfg.Server.Optimizer != c.opt || cfg.KeepLocalState != c.keep || cfg.WeighMoves != c.weigh {
+			t.Errorf("%v: %v %v %v %v, %v; want %v %v %v %v", c.args, cfg.Aggregation, cfg.Server.Optimizer, cfg.KeepLocalState, cfg.WeighMoves, err, c.agg, c.opt, c.keep, c.weigh)
 		}
 	}
 }
