@@ -5,7 +5,7 @@
 // skada's scorers and of the unsupervised-validation literature; the name
 // says what the scores are for.
 //
-// Eight scorers, in four families:
+// Nine scorers, in four families:
 //
 //   - held-out sources (HeldOutSources): leave-one-domain-out validation,
 //     accuracy on each source held out as the target of the others;
@@ -20,10 +20,10 @@
 //     (Entropy, Morerio et al. 2018), soft neighbourhood density (SND,
 //     Saito et al. 2021) and mixup consistency (MixVal, Hu et al. 2023);
 //   - agreement between methods: ensemble-based validation (EnsV, Hu et
-//     al. 2024) scores every method by its agreement with the ensemble of
-//     all the methods scored together. It is a PooledScorer: Values
-//     leaves its values pending and Pool fills them in once every method
-//     is fitted.
+//     al. 2024, and its variant for balanced accuracy) scores every method
+//     by its agreement with the ensemble of all the methods scored
+//     together. It is a PooledScorer: Values leaves its values pending
+//     and Pool fills them in once every method is fitted.
 //
 // Each scorer's doc comment gives its formula, its cost in extra fits
 // (Scorer.Refits) and its assumptions. None reads Problem.Test: the target

@@ -46,10 +46,28 @@ type PooledScorer interface {
 // agrees with least, which is what its authors certify: it avoids the
 // worst choice. When most methods make the same error (most candidates
 // put a rare class's rows in the common one), it prefers them.
-type EnsV struct{}
+//
+// With Balanced ("ensv-balanced"), the ensemble's class probabilities
+// are divided by their means over the target rows before the argmax,
+//
+//	ȳ(x) = argmax_c p̄_c(x) / π̄_c,   π̄_c = (1/n) Σ_i p̄_c(x_i),
+//
+// as if every class were equally likely a priori: a rare class the
+// ensemble underrates keeps the rows where it is more likely than on
+// average. It suits targets scored by balanced accuracy; where the
+// target's classes are unequal and plain accuracy counts, it favours
+// predictors that overrate the rare classes.
+type EnsV struct {
+	Balanced bool
+}
 
-// Name returns "ensv".
-func (EnsV) Name() string { return "ensv" }
+// Name returns "ensv", or "ensv-balanced" with Balanced.
+func (s EnsV) Name() string {
+	if s.Balanced {
+		return "ensv-balanced"
+	}
+	return "ensv"
+}
 
 // Refits returns 0.
 func (EnsV) Refits(*dataset.Problem, int) int { return 0 }
@@ -66,19 +84,32 @@ func (s EnsV) Score(*dataset.Problem, *Candidate) ([]float64, error) {
 
 // ScorePool returns every predictor's agreement with the ensemble of all
 // of them on the target rows.
-func (EnsV) ScorePool(probas []*mat.Dense) ([]float64, error) {
+func (s EnsV) ScorePool(probas []*mat.Dense) ([]float64, error) {
 	n, c, err := poolDims(probas)
 	if err != nil {
-		return nil, fmt.Errorf("selection: ensv: %w", err)
+		return nil, fmt.Errorf("selection: %s: %w", s.Name(), err)
 	}
-	mean := make([]float64, c)
+	E := mat.NewDense(n, c, nil) // Σ_m p̂_m(x_i), the ensemble up to 1/M
+	for _, P := range probas {
+		E.Add(E, P)
+	}
+	if s.Balanced {
+		prior := make([]float64, c)
+		for i := range n {
+			floats.Add(prior, E.RawRowView(i))
+		}
+		for k, v := range prior {
+			if v > 0 {
+				prior[k] = 1 / v
+			}
+		}
+		for i := range n {
+			floats.Mul(E.RawRowView(i), prior)
+		}
+	}
 	ensemble := make([]int, n)
 	for i := range n {
-		clear(mean)
-		for _, P := range probas {
-			floats.Add(mean, P.RawRowView(i))
-		}
-		ensemble[i] = floats.MaxIdx(mean)
+		ensemble[i] = floats.MaxIdx(E.RawRowView(i))
 	}
 	out := make([]float64, len(probas))
 	for m, P := range probas {

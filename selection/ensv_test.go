@@ -47,6 +47,19 @@ func TestEnsVScorePool(t *testing.T) {
 			}
 		}
 	}
+	// Balanced: a rare class the ensemble never prefers keeps the row
+	// where it is four times as likely as on the others.
+	rare := mat.NewDense(4, 2, []float64{0.9, 0.1, 0.9, 0.1, 0.9, 0.1, 0.6, 0.4})
+	for _, tc := range []struct {
+		s    EnsV
+		name string
+		want float64
+	}{{EnsV{}, "ensv", 1}, {EnsV{Balanced: true}, "ensv-balanced", 0.75}} {
+		got, err := tc.s.ScorePool([]*mat.Dense{rare})
+		if err != nil || got[0] != tc.want || tc.s.Name() != tc.name {
+			t.Errorf("%s: %v, %v, want %v", tc.s.Name(), got, err, tc.want)
+		}
+	}
 	nan := oneHot(2, 0, 1)
 	nan.Set(1, 0, math.NaN())
 	for _, tc := range []struct {

@@ -98,7 +98,7 @@ func (c *Candidate) build(scorer string) (adapt.Method, error) {
 }
 
 // names are the scorers of New, in the order of the package documentation.
-var names = []string{"held-out", "iwv", "dev", "entropy", "snd", "circular", "mixval", "ensv"}
+var names = []string{"held-out", "iwv", "dev", "entropy", "snd", "circular", "mixval", "ensv", "ensv-balanced"}
 
 // Names returns the names New knows, in table order.
 func Names() []string { return append([]string(nil), names...) }
@@ -124,6 +124,8 @@ func New(name string, seed uint64) (Scorer, error) {
 		return &MixVal{Seed: seed}, nil
 	case "ensv":
 		return EnsV{}, nil
+	case "ensv-balanced":
+		return EnsV{Balanced: true}, nil
 	}
 	return nil, fmt.Errorf("selection: unknown scorer %s (known: %s)", clip.Quote(name), strings.Join(names, ", "))
 }

@@ -280,7 +280,7 @@ func TestAdaptSelect(t *testing.T) {
 	src, tgt := synthFiles(t, dir, true)
 	out, plain := filepath.Join(dir, "out"), filepath.Join(dir, "plain")
 	methods := "source-only,otda-emd,wbr-r,wbr-e"
-	scorers := []string{"mixval", "held-out", "iwv", "dev", "entropy", "ensv", "snd", "circular"}
+	scorers := []string{"mixval", "held-out", "iwv", "dev", "entropy", "ensv", "snd", "circular", "ensv-balanced"}
 	code, stdout, stderr := runCLI(adaptArgs(src, tgt, "--methods", methods, "--out", out, "--validate", "--select", strings.Join(scorers, ","))...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
