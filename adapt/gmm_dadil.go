@@ -357,23 +357,11 @@ func (m *GMMDaDiL) probaE(X *mat.Dense) (*mat.Dense, error) {
 	if len(m.E) != K {
 		return nil, fmt.Errorf("adapt: %s: %d classifiers for %d atoms", name, len(m.E), K)
 	}
-	var sum *mat.Dense
-	for k, h := range m.E {
-		if alpha[k] == 0 {
-			continue
-		}
-		P, err := probaOf(name, h, X)
-		if err != nil {
-			return nil, err
-		}
-		if sum == nil {
-			r, c := P.Dims()
-			sum = mat.NewDense(r, c, nil)
-		}
-		P.Scale(alpha[k], P)
-		sum.Add(sum, P)
+	P, err := classify.Ensemble(m.E, alpha, X)
+	if err != nil {
+		return nil, fmt.Errorf("adapt: %s: %w", name, err)
 	}
-	return sum, nil
+	return P, nil
 }
 
 // predictFrom returns the argmax of every row of proba(X) (the lowest

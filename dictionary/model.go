@@ -509,25 +509,11 @@ func (m *Model) ProbaEWith(alpha []float64, X *mat.Dense) (*mat.Dense, error) {
 	if X == nil || X.IsEmpty() {
 		return nil, errors.New("dictionary: features X are empty")
 	}
-	r, _ := X.Dims()
-	out := mat.NewDense(r, m.Dict.Classes, nil)
-	var P mat.Dense
-	for k, h := range m.E {
-		if alpha[k] == 0 {
-			continue
-		}
-		P.Reset()
-		if err := h.Proba(&P, X); err != nil {
-			return nil, fmt.Errorf("dictionary: DaDiL-E: %w", err)
-		}
-		out.Add(out, scaled(&P, alpha[k]))
+	out, err := classify.Ensemble(m.E, alpha, X)
+	if err != nil {
+		return nil, fmt.Errorf("dictionary: DaDiL-E: %w", err)
 	}
 	return out, nil
-}
-
-func scaled(A *mat.Dense, f float64) *mat.Dense {
-	A.Scale(f, A)
-	return A
 }
 
 // PredictR returns DaDiL-R's class index for every row of X.
