@@ -501,12 +501,8 @@ func runSuiteJob(j suiteJob, cfg *adapt.Config, scorers []selection.Scorer) ([]S
 	for i, v := range selection.Values(j.problem.Problem, c, scorers) {
 		out[i].Selection = v
 	}
-	if selection.Pooled(scorers) {
-		// A method without probabilities gets the pooled scorers' error.
-		probas, _ := selection.TargetProba(j.problem.Problem, c)
-		for i := range probas {
-			out[i].proba = probas[i]
-		}
+	for i, P := range selection.PoolProba(j.problem.Problem, c, scorers) {
+		out[i].proba = P
 	}
 	return out, nil
 }

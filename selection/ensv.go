@@ -17,7 +17,7 @@ import (
 // same problem together: a predictor's score depends on the others. Values
 // leaves its values pending (no score, no error); once every method is
 // fitted, Pool fills them in from every predictor's class probabilities of
-// the target rows (TargetProba).
+// the target rows (PoolProba).
 type PooledScorer interface {
 	Scorer
 	// ScorePool returns one score per predictor from their class
@@ -150,10 +150,19 @@ func poolDims(probas []*mat.Dense) (n, c int, err error) {
 	return n, c, nil
 }
 
-// TargetProba returns the class probabilities of p's target rows under
-// every scored predictor of c, for Pool.
-func TargetProba(p *dataset.Problem, c *Candidate) ([]*mat.Dense, error) {
-	return targetProba(p, c, "pool")
+// PoolProba returns what Pool needs of a fitted candidate: nil when none
+// of the scorers is pooled, else the class probabilities of p's target
+// rows under every scored predictor of c, in order, all nil when c gives
+// none (Pool then gives its predictors the pooled scorers' error).
+func PoolProba(p *dataset.Problem, c *Candidate, scorers []Scorer) []*mat.Dense {
+	if !Pooled(scorers) {
+		return nil
+	}
+	out, err := targetProba(p, c, "pool")
+	if err != nil {
+		return make([]*mat.Dense, c.count())
+	}
+	return out
 }
 
 // Pooled reports whether any of the scorers is a PooledScorer: the
@@ -170,7 +179,7 @@ func Pooled(scorers []Scorer) bool {
 // Pool fills in the values of the pooled scorers among scorers, left
 // pending by Values: values[i] are predictor i's values (Values' rows, in
 // the order of scorers), probas[i] its class probabilities of the target
-// rows (TargetProba), nil when they are unknown. A scorer that fails, or a
+// rows (PoolProba), nil when they are unknown. A scorer that fails, or a
 // predictor without probabilities, gets the error in its value.
 func Pool(values [][]Value, probas []*mat.Dense, scorers []Scorer) {
 	var known []int

@@ -102,9 +102,9 @@ func TestPool(t *testing.T) {
 		if v[0][0].Score != nil || v[0][0].Error != "" || v[0][0].Scorer != "ensv" || v[0][1].Score == nil {
 			t.Fatalf("%s: values before Pool %+v", c.Method.Name(), v[0])
 		}
-		P, err := TargetProba(p, c)
-		if err != nil {
-			t.Fatal(err)
+		P := PoolProba(p, c, scorers)
+		if len(P) != 1 || P[0] == nil || PoolProba(p, c, scorers[1:]) != nil {
+			t.Fatalf("%s: PoolProba %v", c.Method.Name(), P)
 		}
 		values, probas = append(values, v...), append(probas, P...)
 	}

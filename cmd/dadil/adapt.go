@@ -225,11 +225,13 @@ func runAdapt(args []string, e *env) error {
 	outs := c.run(e, fits, ld.Problem, set)
 	var preds [][]int
 	var names []string
+	var probas []*mat.Dense // per method, for the pooled scorers
 	for i, o := range outs {
 		if o.err != nil {
 			return fmt.Errorf("%s: %w", strings.Join(fits[i], "/"), o.err)
 		}
 		preds = append(preds, o.pred...)
+		probas = append(probas, o.proba...)
 		names = append(names, fits[i]...)
 		if o.dadil != nil {
 			rep.DaDiL = o.dadil
@@ -239,7 +241,7 @@ func runAdapt(args []string, e *env) error {
 		}
 		rep.Methods = append(rep.Methods, o.reports...)
 	}
-	poolAdapt(rep.Methods, outs, c.scorers)
+	poolAdapt(rep.Methods, probas, c.scorers)
 	rep.Selected = choose(rep.Methods, c.scorers, nt.note)
 	rep.Notes = nt.notes
 	fmt.Fprint(e.stdout, adaptTable(rep))
@@ -428,10 +430,7 @@ func adaptJob(members []string, build func() adapt.Method, p *dataset.Problem, v
 	for i, v := range selection.Values(p, c, scorers) {
 		o.reports[i].Selection = v
 	}
-	if selection.Pooled(scorers) {
-		// A method without probabilities gets the pooled scorers' error.
-		o.proba, _ = selection.TargetProba(p, c)
-	}
+	o.proba = selection.PoolProba(p, c, scorers)
 	return o
 }
 
@@ -537,22 +536,15 @@ func adaptTable(rep *adaptReport) string {
 }
 
 // poolAdapt fills in the values of the pooled scorers of the methods'
-// reports, every method scored with the others.
-func poolAdapt(ms []methodReport, outs []adaptOutcome, scorers []selection.Scorer) {
+// reports, every method scored with the others; probas are the methods'
+// (selection.PoolProba), in the reports' order.
+func poolAdapt(ms []methodReport, probas []*mat.Dense, scorers []selection.Scorer) {
 	if !selection.Pooled(scorers) {
 		return
 	}
 	values := make([][]selection.Value, len(ms))
-	probas := make([]*mat.Dense, len(ms))
-	i := 0
-	for _, o := range outs {
-		for k := range o.reports {
-			values[i] = ms[i].Selection
-			if k < len(o.proba) {
-				probas[i] = o.proba[k]
-			}
-			i++
-		}
+	for i := range ms {
+		values[i] = ms[i].Selection
 	}
 	selection.Pool(values, probas, scorers)
 }
