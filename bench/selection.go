@@ -41,16 +41,12 @@ type suiteExperiment struct {
 // results' Selection values, for the sets given, in their order.
 func SummarizeSelection(results []SuiteResult, sets, scorers []string) *SelectionSummary {
 	var exps []*suiteExperiment
-	byKey := map[[2]string]*suiteExperiment{}
-	for _, r := range results {
-		k := [2]string{r.Set, r.Target}
-		e, ok := byKey[k]
-		if !ok {
-			e = &suiteExperiment{set: r.Set}
-			byKey[k] = e
-			exps = append(exps, e)
+	for _, rows := range experimentRows(results) {
+		e := &suiteExperiment{set: results[rows[0]].Set}
+		for _, i := range rows {
+			e.results = append(e.results, results[i])
 		}
-		e.results = append(e.results, r)
+		exps = append(exps, e)
 	}
 	s := &SelectionSummary{Sets: sets, Scorers: scorers}
 	s.Oracle, s.Random = make([]float64, len(sets)), make([]float64, len(sets))
@@ -75,6 +71,25 @@ func SummarizeSelection(results []SuiteResult, sets, scorers []string) *Selectio
 		s.Missed = append(s.Missed, missed)
 	}
 	return s
+}
+
+// experimentRows returns the indices of the results of every experiment
+// (a set and a target), the experiments in the order of their first
+// result.
+func experimentRows(results []SuiteResult) [][]int {
+	var out [][]int
+	at := map[[2]string]int{}
+	for i, r := range results {
+		k := [2]string{r.Set, r.Target}
+		j, ok := at[k]
+		if !ok {
+			j = len(out)
+			at[k] = j
+			out = append(out, nil)
+		}
+		out[j] = append(out[j], i)
+	}
+	return out
 }
 
 // scorerRow returns the scorer's mean picked score, mean gap and misses

@@ -443,19 +443,10 @@ func RunSuite(sets []*SuiteSet, opt SuiteOptions) ([]SuiteResult, error) {
 // experiment: every method fitted on the same target is scored with the
 // others.
 func poolSuite(results []SuiteResult, scorers []selection.Scorer) {
-	byExp := map[[2]string][]int{}
-	var order [][2]string
-	for i, r := range results {
-		k := [2]string{r.Set, r.Target}
-		if _, ok := byExp[k]; !ok {
-			order = append(order, k)
-		}
-		byExp[k] = append(byExp[k], i)
-	}
-	for _, k := range order {
-		values := make([][]selection.Value, len(byExp[k]))
-		probas := make([]*mat.Dense, len(byExp[k]))
-		for n, i := range byExp[k] {
+	for _, rows := range experimentRows(results) {
+		values := make([][]selection.Value, len(rows))
+		probas := make([]*mat.Dense, len(rows))
+		for n, i := range rows {
 			values[n], probas[n] = results[i].Selection, results[i].proba
 			results[i].proba = nil
 		}
