@@ -3,7 +3,8 @@
 // guard for refactors that must not change results.
 //
 // Texts are compared token by token: numbers within a relative tolerance of
-// 1e-9 (room for fused multiply-adds on other architectures), everything
+// 1e-9 or an absolute one of 1e-300 (room for fused multiply-adds on other
+// architectures), everything
 // else exactly. `go test -golden.update` rewrites the files; a rewrite that
 // leaves `git diff` empty shows the output unchanged bit for bit on the
 // machine that ran it.
@@ -24,8 +25,12 @@ var update = flag.Bool("golden.update", false, "rewrite the golden files of test
 // number matches the numbers of a text, NaN and infinities included.
 var number = regexp.MustCompile(`[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|NaN|[-+]?Inf`)
 
-// Tolerance is the relative difference allowed between two numbers.
-const Tolerance = 1e-9
+// Tolerance is the relative difference allowed between two numbers, Tiny
+// the absolute one.
+const (
+	Tolerance = 1e-9
+	Tiny      = 1e-300
+)
 
 // Check compares got with testdata/name, or writes it there under
 // -golden.update.
@@ -74,7 +79,7 @@ func Diff(want, got string) string {
 	return ""
 }
 
-// near reports whether the numbers w and g agree within Tolerance.
+// near reports whether the numbers w and g agree within Tolerance or Tiny.
 func near(w, g string) bool {
 	if w == g {
 		return true
@@ -84,5 +89,5 @@ func near(w, g string) bool {
 	if err1 != nil || err2 != nil || math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || math.IsInf(y, 0) {
 		return false
 	}
-	return math.Abs(x-y) <= Tolerance*max(math.Abs(x), math.Abs(y))
+	return math.Abs(x-y) <= max(Tolerance*max(math.Abs(x), math.Abs(y)), Tiny)
 }

@@ -14,7 +14,8 @@ func TestDiff(t *testing.T) {
 		{`x 1 y`, `x 1 y 2`, false},
 		{`NaN -Inf`, `NaN -Inf`, true},
 		{`NaN`, `0`, false},
-		{`a 1e-300`, `a 0`, false},
+		{`a 1e-200`, `a 0`, false},
+		{`a 2.5e-323`, `a 0`, true},
 		{`end.`, `end!`, false},
 	} {
 		if d := Diff(tc.want, tc.got); (d == "") != tc.same {
