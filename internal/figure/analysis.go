@@ -461,63 +461,14 @@ func checkFinite(what string, v []float64) error {
 // an error if there is no positive value at all. Without logY the top of
 // the y axis is raised to leave room for the legend.
 func Band(title, xlabel, ylabel string, names []string, x []float64, mean, lo, hi [][]float64, logY bool) (*plot.Plot, error) {
-	if len(names) == 0 {
-		return nil, fmt.Errorf("figure: band: no series")
-	}
-	if len(x) == 0 {
-		return nil, fmt.Errorf("figure: band: empty x")
-	}
-	if len(mean) != len(names) {
-		return nil, fmt.Errorf("figure: band: %d mean series for %d names", len(mean), len(names))
-	}
-	if (lo == nil) != (hi == nil) {
-		return nil, fmt.Errorf("figure: band: lo and hi must both be nil or both be given")
-	}
-	bands := lo != nil
-	if bands && (len(lo) != len(names) || len(hi) != len(names)) {
-		return nil, fmt.Errorf("figure: band: %d lo and %d hi series for %d names", len(lo), len(hi), len(names))
-	}
-	if err := checkFinite("band: x", x); err != nil {
+	floor, err := checkBand(names, x, mean, lo, hi)
+	if err != nil {
 		return nil, err
-	}
-	all := [][][]float64{mean}
-	kinds := []string{"mean"}
-	if bands {
-		all = append(all, lo, hi)
-		kinds = append(kinds, "lo", "hi")
-	}
-	floor := math.Inf(1) // smallest positive value
-	for k, set := range all {
-		for s, v := range set {
-			if len(v) != len(x) {
-				return nil, fmt.Errorf("figure: band: %s of series %s has %d values, want %d", kinds[k], clip.Quote(names[s]), len(v), len(x))
-			}
-			if err := checkFinite(fmt.Sprintf("band: %s[%d]", kinds[k], s), v); err != nil {
-				return nil, err
-			}
-			for _, y := range v {
-				if y > 0 {
-					floor = math.Min(floor, y)
-				}
-			}
-		}
 	}
 	if logY && math.IsInf(floor, 1) {
 		return nil, fmt.Errorf("figure: band: log scale with no positive value")
 	}
-	clamp := func(y float64) float64 {
-		if logY && y <= 0 {
-			return floor
-		}
-		return y
-	}
-	xys := func(v []float64) plotter.XYs {
-		pts := make(plotter.XYs, len(v))
-		for i, y := range v {
-			pts[i] = plotter.XY{X: x[i], Y: clamp(y)}
-		}
-		return pts
-	}
+	pts := bandPoints{x: x, floor: floor, logY: logY}
 
 	p := plot.New()
 	p.Title.Text = title
@@ -526,38 +477,21 @@ func Band(title, xlabel, ylabel string, names []string, x []float64, mean, lo, h
 	p.Add(plotter.NewGrid())
 	var lines []plot.Plotter
 	for s, name := range names {
-		col := plotutil.Color(s)
-		thumbs := []plot.Thumbnailer{}
-		if bands {
-			poly := append(xys(lo[s]), reversed(xys(hi[s]))...)
-			b, err := plotter.NewPolygon(poly)
+		var thumbs []plot.Thumbnailer
+		if lo != nil {
+			band, err := pts.band(lo[s], hi[s], plotutil.Color(s))
 			if err != nil {
-				return nil, fmt.Errorf("figure: band: %w", err)
+				return nil, err
 			}
-			r, g, bl, _ := col.RGBA()
-			b.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(bl >> 8), A: 64}
-			b.LineStyle.Width = 0
-			p.Add(b)
-			thumbs = append(thumbs, b)
+			p.Add(band)
+			thumbs = append(thumbs, band)
 		}
-		l, err := plotter.NewLine(xys(mean[s]))
+		l, sc, err := pts.line(mean[s], s)
 		if err != nil {
-			return nil, fmt.Errorf("figure: band: %w", err)
-		}
-		l.LineStyle.Width = vg.Points(1.5)
-		l.LineStyle.Color = col
-		if s > 0 {
-			l.LineStyle.Dashes = plotutil.Dashes(s)
+			return nil, err
 		}
 		lines = append(lines, l)
-		if len(x) <= 20 {
-			// Few points (a sweep over a handful of values): mark them,
-			// so that a single point is visible too.
-			sc, err := plotter.NewScatter(xys(mean[s]))
-			if err != nil {
-				return nil, fmt.Errorf("figure: band: %w", err)
-			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: plotutil.Shape(s)}
+		if sc != nil {
 			lines = append(lines, sc)
 			thumbs = append(thumbs, sc)
 		}
@@ -569,22 +503,133 @@ func Band(title, xlabel, ylabel string, names []string, x []float64, mean, lo, h
 	p.Legend.Top = true
 	p.X.Tick.Marker = shortTicks{plot.DefaultTicks{}}
 	if logY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = shortTicks{plot.LogTicks{Prec: -1}}
-		// Fewer than two powers of ten in range: widen to whole decades.
-		lo, hi := math.Log10(p.Y.Min), math.Log10(p.Y.Max)
-		if math.Floor(hi)-math.Ceil(lo) < 1 {
-			lo, hi = math.Floor(lo), math.Ceil(hi)
-			if hi <= lo {
-				hi = lo + 1
-			}
-			p.Y.Min, p.Y.Max = math.Pow(10, lo), math.Pow(10, hi)
-		}
+		logAxis(&p.Y)
 	} else {
 		p.Y.Tick.Marker = shortTicks{plot.DefaultTicks{}}
 		legendRoom(p, len(names))
 	}
 	return p, nil
+}
+
+// checkBand validates the arguments of Band and returns the smallest
+// positive value of mean, lo and hi (+Inf if there is none).
+func checkBand(names []string, x []float64, mean, lo, hi [][]float64) (floor float64, err error) {
+	if len(names) == 0 {
+		return 0, fmt.Errorf("figure: band: no series")
+	}
+	if len(x) == 0 {
+		return 0, fmt.Errorf("figure: band: empty x")
+	}
+	if len(mean) != len(names) {
+		return 0, fmt.Errorf("figure: band: %d mean series for %d names", len(mean), len(names))
+	}
+	if (lo == nil) != (hi == nil) {
+		return 0, fmt.Errorf("figure: band: lo and hi must both be nil or both be given")
+	}
+	bands := lo != nil
+	if bands && (len(lo) != len(names) || len(hi) != len(names)) {
+		return 0, fmt.Errorf("figure: band: %d lo and %d hi series for %d names", len(lo), len(hi), len(names))
+	}
+	if err := checkFinite("band: x", x); err != nil {
+		return 0, err
+	}
+	all := [][][]float64{mean}
+	kinds := []string{"mean"}
+	if bands {
+		all = append(all, lo, hi)
+		kinds = append(kinds, "lo", "hi")
+	}
+	floor = math.Inf(1)
+	for k, set := range all {
+		for s, v := range set {
+			if len(v) != len(x) {
+				return 0, fmt.Errorf("figure: band: %s of series %s has %d values, want %d", kinds[k], clip.Quote(names[s]), len(v), len(x))
+			}
+			if err := checkFinite(fmt.Sprintf("band: %s[%d]", kinds[k], s), v); err != nil {
+				return 0, err
+			}
+			for _, y := range v {
+				if y > 0 {
+					floor = math.Min(floor, y)
+				}
+			}
+		}
+	}
+	return floor, nil
+}
+
+// bandPoints turns the series of Band into points: on a logarithmic y
+// axis (logY), values ≤ 0 are clamped to floor.
+type bandPoints struct {
+	x     []float64
+	floor float64
+	logY  bool
+}
+
+// xys returns the points (x_i, v_i), v_i clamped.
+func (b bandPoints) xys(v []float64) plotter.XYs {
+	pts := make(plotter.XYs, len(v))
+	for i, y := range v {
+		if b.logY && y <= 0 {
+			y = b.floor
+		}
+		pts[i] = plotter.XY{X: b.x[i], Y: y}
+	}
+	return pts
+}
+
+// band returns the translucent polygon of colour col between lo and hi.
+func (b bandPoints) band(lo, hi []float64, col color.Color) (*plotter.Polygon, error) {
+	poly := append(b.xys(lo), reversed(b.xys(hi))...)
+	pg, err := plotter.NewPolygon(poly)
+	if err != nil {
+		return nil, fmt.Errorf("figure: band: %w", err)
+	}
+	r, g, bl, _ := col.RGBA()
+	pg.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(bl >> 8), A: 64}
+	pg.LineStyle.Width = 0
+	return pg, nil
+}
+
+// line returns the line of series s through mean and, for at most 20
+// points (a sweep over a handful of values), markers on them, so that a
+// single point is visible too; otherwise sc is nil.
+func (b bandPoints) line(mean []float64, s int) (l *plotter.Line, sc *plotter.Scatter, err error) {
+	col := plotutil.Color(s)
+	l, err = plotter.NewLine(b.xys(mean))
+	if err != nil {
+		return nil, nil, fmt.Errorf("figure: band: %w", err)
+	}
+	l.LineStyle.Width = vg.Points(1.5)
+	l.LineStyle.Color = col
+	if s > 0 {
+		l.LineStyle.Dashes = plotutil.Dashes(s)
+	}
+	if len(b.x) > 20 {
+		return l, nil, nil
+	}
+	sc, err = plotter.NewScatter(b.xys(mean))
+	if err != nil {
+		return nil, nil, fmt.Errorf("figure: band: %w", err)
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: plotutil.Shape(s)}
+	return l, sc, nil
+}
+
+// logAxis makes a a logarithmic axis with ticks at the powers of ten; if
+// its range spans fewer than two powers of ten, it is widened to whole
+// decades so that at least two ticks are labelled.
+func logAxis(a *plot.Axis) {
+	a.Scale = plot.LogScale{}
+	a.Tick.Marker = shortTicks{plot.LogTicks{Prec: -1}}
+	lo, hi := math.Log10(a.Min), math.Log10(a.Max)
+	if math.Floor(hi)-math.Ceil(lo) < 1 {
+		lo, hi = math.Floor(lo), math.Ceil(hi)
+		if hi <= lo {
+			hi = lo + 1
+		}
+		a.Min, a.Max = math.Pow(10, lo), math.Pow(10, hi)
+	}
 }
 
 // shortTicks relabels the labelled ticks of a Ticker with at most four
