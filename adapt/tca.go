@@ -236,9 +236,29 @@ func tcaStack(Xs, Xt *mat.Dense) (X *mat.Dense, delta, mean []float64) {
 type tcaReduced struct {
 	at, bt []float64
 	B      *mat.SymDense
-	// embed returns the column of P for the eigenvector y of T scaled
-	// by scale (y is overwritten).
-	embed func(y []float64, scale float64) []float64
+	// basis is F (D×r) for a Cholesky factor; V, with F = V S^(1/2) and
+	// s the diagonal of S, for the eigendecomposition (s nil otherwise).
+	basis *mat.Dense
+	s     []float64
+}
+
+// embed returns the column F y·scale of P for the eigenvector y of T,
+// with the sign convention of gramEigen (y is overwritten).
+func (red *tcaReduced) embed(y []float64, scale float64) []float64 {
+	if red.s == nil {
+		floats.Scale(scale, y)
+	} else {
+		for c := range y {
+			y[c] *= scale * math.Sqrt(red.s[c])
+		}
+	}
+	if floats.Max(y) < -floats.Min(y) {
+		floats.Scale(-1, y) // sign convention, as in gramEigen
+	}
+	D, r := red.basis.Dims()
+	p := mat.NewVecDense(D, nil)
+	p.MulVec(red.basis, mat.NewVecDense(r, y))
+	return p.RawVector().Data
 }
 
 // tcaReduce reduces TCA's problem on the stacked rows X with δ and x̄ to
@@ -270,7 +290,7 @@ func tcaReduce(X *mat.Dense, delta, mean []float64) (*tcaReduced, error) {
 func tcaReduceCholesky(F *mat.Dense, FtF *mat.SymDense, delta, mean []float64, n int) *tcaReduced {
 	D, _ := F.Dims()
 	r := FtF.SymmetricDim()
-	red := &tcaReduced{at: make([]float64, r), bt: make([]float64, r)}
+	red := &tcaReduced{at: make([]float64, r), bt: make([]float64, r), basis: F}
 	mat.NewVecDense(r, red.at).MulVec(F.T(), mat.NewVecDense(D, delta))
 	mat.NewVecDense(r, red.bt).MulVec(F.T(), mat.NewVecDense(D, mean))
 	// B = (FᵀF)² − n b̃ b̃ᵀ.
@@ -282,15 +302,6 @@ func tcaReduceCholesky(F *mat.Dense, FtF *mat.SymDense, delta, mean []float64, n
 			red.B.SetSym(i, j, F2.At(i, j)-float64(n)*red.bt[i]*red.bt[j])
 		}
 	}
-	red.embed = func(y []float64, scale float64) []float64 {
-		floats.Scale(scale, y)
-		if floats.Max(y) < -floats.Min(y) {
-			floats.Scale(-1, y) // sign convention, as in gramEigen
-		}
-		p := mat.NewVecDense(D, nil)
-		p.MulVec(F, mat.NewVecDense(r, y))
-		return p.RawVector().Data
-	}
 	return red
 }
 
@@ -300,7 +311,7 @@ func tcaReduceEigen(V *mat.Dense, s, delta, mean []float64, n int) *tcaReduced {
 	D, _ := V.Dims()
 	r := len(s)
 	// ã = S^(1/2) Vᵀ δ, b̃ = S^(1/2) Vᵀ x̄.
-	red := &tcaReduced{at: make([]float64, r), bt: make([]float64, r)}
+	red := &tcaReduced{at: make([]float64, r), bt: make([]float64, r), basis: V, s: s}
 	at, bt := red.at, red.bt
 	mat.NewVecDense(r, at).MulVec(V.T(), mat.NewVecDense(D, delta))
 	mat.NewVecDense(r, bt).MulVec(V.T(), mat.NewVecDense(D, mean))
@@ -319,17 +330,6 @@ func tcaReduceEigen(V *mat.Dense, s, delta, mean []float64, n int) *tcaReduced {
 			}
 			red.B.SetSym(i, j, v)
 		}
-	}
-	red.embed = func(y []float64, scale float64) []float64 {
-		for c := range y {
-			y[c] *= scale * math.Sqrt(s[c])
-		}
-		if floats.Max(y) < -floats.Min(y) {
-			floats.Scale(-1, y) // sign convention, as in gramEigen
-		}
-		p := mat.NewVecDense(D, nil)
-		p.MulVec(V, mat.NewVecDense(r, y))
-		return p.RawVector().Data
 	}
 	return red
 }
