@@ -284,9 +284,28 @@ func (m *JCPOT) Fit(p *dataset.Problem) error {
 		}
 		srcs = append(srcs, js)
 	}
+	prop, iter, converged, err := jcpotBregman(srcs, jcpotClassWeights(srcs, classes), b, maxIter, tol, reg)
+	if err != nil {
+		return err
+	}
+	mapped, mapW, err := jcpotFinish(srcs, target, b, m.Map)
+	if err != nil {
+		return err
+	}
+	if err := m.train(p, srcs, mapped, mapW, lambda, prop); err != nil {
+		return err
+	}
+	m.Proportions = append([]float64(nil), prop...)
+	m.Iterations, m.Converged = iter, converged
+	m.model = &jcpotModel{classes: classes, dim: d, reg: reg, sources: srcs}
+	return nil
+}
 
-	// Renormalised weights of the sources per class: the geometric mean
-	// of class c runs over the sources that have it.
+// jcpotClassWeights returns the renormalised weights of the sources per
+// class, wc[c][k] = λ_k / Σ_{k' has c} λ_k' for the sources k that have
+// class c and 0 for the others: the geometric mean of class c runs over
+// the sources that have it.
+func jcpotClassWeights(srcs []*jcpotSource, classes int) [][]float64 {
 	wc := make([][]float64, classes)
 	for c := range wc {
 		wc[c] = make([]float64, len(srcs))
@@ -302,45 +321,41 @@ func (m *JCPOT) Fit(p *dataset.Problem) error {
 			}
 		}
 	}
+	return wc
+}
 
+// jcpotBregman runs the iterative Bregman projections of the paper's
+// Algorithm 1 (see the JCPOT documentation) from γ^(k) = K^(k): onto C₁
+// (target marginal b), then onto C₂ (source marginals D₂^(k) h for the
+// common h), until the L1 change of h/Σh falls below tol or after maxIter
+// iterations. It returns h/Σh, the number of iterations and whether tol
+// was met.
+func jcpotBregman(srcs []*jcpotSource, wc [][]float64, b float64, maxIter int, tol, reg float64) (prop []float64, iter int, converged bool, err error) {
+	classes := len(wc)
 	logh := make([]float64, classes)
 	prev := make([]float64, classes)
 	cur := make([]float64, classes)
 	for k := range prev {
 		prev[k] = math.NaN()
 	}
-	iter, converged := 0, false
 	for iter < maxIter {
 		// Projection onto C₁, then class masses.
 		for _, s := range srcs {
 			if iter == 0 {
 				s.logColumns(b)
 			} else if err := s.columns(b); err != nil {
-				return err
+				return nil, iter, false, err
 			}
 			s.rowMasses()
 		}
 		// Projection onto C₂: the common h (in logs), then the rows.
-		for c := range logh {
-			logh[c] = math.Inf(-1)
-			any := false
-			var lh float64
-			for k, s := range srcs {
-				if wc[c][k] > 0 {
-					lh += wc[c][k] * s.mass[c]
-					any = true
-				}
-			}
-			if any && !math.IsNaN(lh) {
-				logh[c] = lh
-			}
-		}
+		jcpotCommonH(logh, srcs, wc)
 		for _, s := range srcs {
 			s.rows(logh)
 		}
 		iter++
 		if !jcpotNormalise(cur, logh) {
-			return fmt.Errorf("adapt: jcpot: class proportions vanished at iteration %d (Reg = %g too small?)", iter, reg)
+			return nil, iter, false, fmt.Errorf("adapt: jcpot: class proportions vanished at iteration %d (Reg = %g too small?)", iter, reg)
 		}
 		delta := floats.Distance(cur, prev, 1)
 		copy(prev, cur)
@@ -349,15 +364,41 @@ func (m *JCPOT) Fit(p *dataset.Problem) error {
 			break
 		}
 	}
-	// A last projection onto C₁ for the label propagation; keep the full
-	// row potentials.
-	var mapped []*mat.Dense
-	var mapW []float64
+	return prev, iter, converged, nil
+}
+
+// jcpotCommonH writes into logh the logarithm of the common class
+// proportions of the projection onto C₂, the wc-weighted geometric mean of
+// the sources' class masses, log h_c = Σ_k wc[c][k] log m_c^(k); −Inf for
+// a class no source has (or whose mean is NaN).
+func jcpotCommonH(logh []float64, srcs []*jcpotSource, wc [][]float64) {
+	for c := range logh {
+		logh[c] = math.Inf(-1)
+		any := false
+		var lh float64
+		for k, s := range srcs {
+			if wc[c][k] > 0 {
+				lh += wc[c][k] * s.mass[c]
+				any = true
+			}
+		}
+		if any && !math.IsNaN(lh) {
+			logh[c] = lh
+		}
+	}
+}
+
+// jcpotFinish makes a last projection onto C₁ for the label propagation
+// and folds the row scalings into the row potentials, f_i += log u_i,
+// before releasing each source's matrices. With mapRule it also returns
+// the barycentric maps of the sources' rows onto target and the mass
+// each carries.
+func jcpotFinish(srcs []*jcpotSource, target *mat.Dense, b float64, mapRule bool) (mapped []*mat.Dense, mapW []float64, err error) {
 	for _, s := range srcs {
 		if err := s.columns(b); err != nil {
-			return err
+			return nil, nil, err
 		}
-		if m.Map {
+		if mapRule {
 			Xm, w := s.barycentricMap(target)
 			mapped = append(mapped, Xm)
 			mapW = append(mapW, w...)
@@ -367,6 +408,15 @@ func (m *JCPOT) Fit(p *dataset.Problem) error {
 		}
 		s.release()
 	}
+	return mapped, mapW, nil
+}
+
+// train sets the classifier of the transport rule (Map: trained on the
+// mapped rows of srcs with weights mapW) or of the re-weighting rule
+// (Reweight: trained on all the sources, row i of source k of class c
+// weighted by λ_k ĥ_c / n_k^c); label propagation needs none.
+func (m *JCPOT) train(p *dataset.Problem, srcs []*jcpotSource, mapped []*mat.Dense, mapW, lambda, prop []float64) error {
+	classes := p.Classes
 	switch {
 	case m.Map:
 		var ys []int
@@ -384,13 +434,13 @@ func (m *JCPOT) Fit(p *dataset.Problem) error {
 	case m.Reweight:
 		X, y := p.PoolSources()
 		w := make([]float64, 0, len(y))
-		for k, s := range sources {
+		for k, s := range p.Sources {
 			counts := make([]int, classes)
 			for _, c := range s.Y {
 				counts[c]++
 			}
 			for _, c := range s.Y {
-				w = append(w, lambda[k]*prev[c]/float64(counts[c]))
+				w = append(w, lambda[k]*prop[c]/float64(counts[c]))
 			}
 		}
 		clf, err := trainLabels(m.Classifier, X, y, classes, w)
@@ -399,9 +449,6 @@ func (m *JCPOT) Fit(p *dataset.Problem) error {
 		}
 		m.classifier = clf
 	}
-	m.Proportions = append([]float64(nil), prev...)
-	m.Iterations, m.Converged = iter, converged
-	m.model = &jcpotModel{classes: classes, dim: d, reg: reg, sources: srcs}
 	return nil
 }
 

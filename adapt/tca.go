@@ -174,124 +174,13 @@ func (m *TCA) Proba(X *mat.Dense) (*mat.Dense, error) {
 // tcaProjection returns the D×m' projection P of linear-kernel TCA (see
 // the TCA documentation) for the source rows Xs and target rows Xt.
 func tcaProjection(Xs, Xt *mat.Dense, k int, mu float64) (*mat.Dense, error) {
-	ns, D := Xs.Dims()
-	nt, _ := Xt.Dims()
-	n := ns + nt
-	X := mat.NewDense(n, D, nil)
-	X.Slice(0, ns, 0, D).(*mat.Dense).Copy(Xs)
-	X.Slice(ns, n, 0, D).(*mat.Dense).Copy(Xt)
-
-	// δ = x̄_S − x̄_T and the overall mean x̄.
-	muS, muT, mean := make([]float64, D), make([]float64, D), make([]float64, D)
-	for i := 0; i < ns; i++ {
-		floats.Add(muS, Xs.RawRowView(i))
+	X, delta, mean := tcaStack(Xs, Xt)
+	n, D := X.Dims()
+	red, err := tcaReduce(X, delta, mean)
+	if err != nil {
+		return nil, err
 	}
-	for i := 0; i < nt; i++ {
-		floats.Add(muT, Xt.RawRowView(i))
-	}
-	floats.AddScaledTo(mean, muS, 1, muT)
-	floats.Scale(1/float64(n), mean)
-	floats.Scale(1/float64(ns), muS)
-	floats.Scale(1/float64(nt), muT)
-	delta := make([]float64, D)
-	floats.SubTo(delta, muS, muT)
-
-	// A factor F (D×r, full column rank) with F Fᵀ = XᵀX: the columns of
-	// F span the range of K's feature map, and the reduced problem below
-	// is the same for every such F up to an orthogonal change of basis.
-	// With the eigendecomposition, F = V S^(1/2), FᵀF = S.
-	var at, bt []float64
-	var B *mat.SymDense
-	// embed returns the column of P for the eigenvector y of T scaled
-	// by scale (y is overwritten).
-	var embed func(y []float64, scale float64) []float64
-	G := smallGram(X)
-	F, FtF, ok := gramFactor(X, G)
-	if !ok && min(n, D) > pivotedMinDim {
-		F, FtF, ok = pivotedFactor(X, G)
-	}
-	if ok {
-		// A Cholesky factor, no eigendecomposition.
-		r := FtF.SymmetricDim()
-		at, bt = make([]float64, r), make([]float64, r)
-		mat.NewVecDense(r, at).MulVec(F.T(), mat.NewVecDense(D, delta))
-		mat.NewVecDense(r, bt).MulVec(F.T(), mat.NewVecDense(D, mean))
-		// B = (FᵀF)² − n b̃ b̃ᵀ.
-		F2 := mat.NewDense(r, r, nil)
-		linalg.Gram(F2, mat.DenseCopyOf(FtF)) // FtF FtFᵀ = (FᵀF)²
-		B = mat.NewSymDense(r, nil)
-		for i := 0; i < r; i++ {
-			for j := i; j < r; j++ {
-				B.SetSym(i, j, F2.At(i, j)-float64(n)*bt[i]*bt[j])
-			}
-		}
-		embed = func(y []float64, scale float64) []float64 {
-			floats.Scale(scale, y)
-			if floats.Max(y) < -floats.Min(y) {
-				floats.Scale(-1, y) // sign convention, as in gramEigen
-			}
-			p := mat.NewVecDense(D, nil)
-			p.MulVec(F, mat.NewVecDense(r, y))
-			return p.RawVector().Data
-		}
-	} else {
-		V, s, err := gramEigenOf(X, G, D)
-		if err != nil {
-			return nil, err
-		}
-		r := len(s)
-		// ã = S^(1/2) Vᵀ δ, b̃ = S^(1/2) Vᵀ x̄.
-		at, bt = make([]float64, r), make([]float64, r)
-		mat.NewVecDense(r, at).MulVec(V.T(), mat.NewVecDense(D, delta))
-		mat.NewVecDense(r, bt).MulVec(V.T(), mat.NewVecDense(D, mean))
-		for c := range s {
-			h := math.Sqrt(s[c])
-			at[c] *= h
-			bt[c] *= h
-		}
-		// B = S² − n b̃ b̃ᵀ.
-		B = mat.NewSymDense(r, nil)
-		for i := 0; i < r; i++ {
-			for j := i; j < r; j++ {
-				v := -float64(n) * bt[i] * bt[j]
-				if i == j {
-					v += s[i] * s[i]
-				}
-				B.SetSym(i, j, v)
-			}
-		}
-		embed = func(y []float64, scale float64) []float64 {
-			for c := range y {
-				y[c] *= scale * math.Sqrt(s[c])
-			}
-			if floats.Max(y) < -floats.Min(y) {
-				floats.Scale(-1, y) // sign convention, as in gramEigen
-			}
-			p := mat.NewVecDense(D, nil)
-			p.MulVec(V, mat.NewVecDense(r, y))
-			return p.RawVector().Data
-		}
-	}
-	r := len(at)
-	// T = R B R with R = μ^(−1/2)(I + κûûᵀ):
-	// μ·T = B + κ(û wᵀ + w ûᵀ) + κ²(ûᵀw) ûûᵀ, w = B û.
-	a2 := floats.Dot(at, at)
-	u := make([]float64, r)
-	kappa := 0.0
-	if a2 > 0 {
-		floats.ScaleTo(u, 1/math.Sqrt(a2), at)
-		kappa = math.Sqrt(mu/(mu+a2)) - 1
-	}
-	w := make([]float64, r)
-	mat.NewVecDense(r, w).MulVec(B, mat.NewVecDense(r, u))
-	beta := floats.Dot(u, w)
-	T := mat.NewSymDense(r, nil)
-	for i := 0; i < r; i++ {
-		for j := i; j < r; j++ {
-			v := B.At(i, j) + kappa*(u[i]*w[j]+w[i]*u[j]) + kappa*kappa*beta*u[i]*u[j]
-			T.SetSym(i, j, v/mu)
-		}
-	}
+	T, u, kappa := tcaRescale(red.B, red.at, mu)
 	vals, vec, err := leadingEigen(T, k)
 	if err != nil {
 		return nil, err
@@ -305,14 +194,168 @@ func tcaProjection(Xs, Xt *mat.Dense, k int, mu float64) (*mat.Dense, error) {
 	}
 	// Columns of P: F c, c = R y √(n/λ).
 	P := mat.NewDense(D, m, nil)
-	y := make([]float64, r)
+	y := make([]float64, len(red.at))
 	for col := range m {
 		vec(col, y)
 		f := kappa * floats.Dot(u, y)
 		floats.AddScaled(y, f, u) // (I + κûûᵀ) y
-		P.SetCol(col, embed(y, math.Sqrt(float64(n)/vals[col])/math.Sqrt(mu)))
+		P.SetCol(col, red.embed(y, math.Sqrt(float64(n)/vals[col])/math.Sqrt(mu)))
 	}
 	return P, nil
+}
+
+// tcaStack returns the n×D stacked rows X = [Xs; Xt], δ = x̄_S − x̄_T and the
+// overall mean x̄.
+func tcaStack(Xs, Xt *mat.Dense) (X *mat.Dense, delta, mean []float64) {
+	ns, D := Xs.Dims()
+	nt, _ := Xt.Dims()
+	n := ns + nt
+	X = mat.NewDense(n, D, nil)
+	X.Slice(0, ns, 0, D).(*mat.Dense).Copy(Xs)
+	X.Slice(ns, n, 0, D).(*mat.Dense).Copy(Xt)
+
+	muS, muT, mean := make([]float64, D), make([]float64, D), make([]float64, D)
+	for i := 0; i < ns; i++ {
+		floats.Add(muS, Xs.RawRowView(i))
+	}
+	for i := 0; i < nt; i++ {
+		floats.Add(muT, Xt.RawRowView(i))
+	}
+	floats.AddScaledTo(mean, muS, 1, muT)
+	floats.Scale(1/float64(n), mean)
+	floats.Scale(1/float64(ns), muS)
+	floats.Scale(1/float64(nt), muT)
+	delta = make([]float64, D)
+	floats.SubTo(delta, muS, muT)
+	return X, delta, mean
+}
+
+// tcaReduced is TCA's problem reduced to the r columns of a factor F
+// (D×r, full column rank) with F Fᵀ = XᵀX: ã = Fᵀδ, b̃ = Fᵀx̄ and
+// B = (FᵀF)² − n b̃ b̃ᵀ.
+type tcaReduced struct {
+	at, bt []float64
+	B      *mat.SymDense
+	// basis is F (D×r) for a Cholesky factor; V, with F = V S^(1/2) and
+	// s the diagonal of S, for the eigendecomposition (s nil otherwise).
+	basis *mat.Dense
+	s     []float64
+}
+
+// embed returns the column F y·scale of P for the eigenvector y of T,
+// with the sign convention of gramEigen (y is overwritten).
+func (red *tcaReduced) embed(y []float64, scale float64) []float64 {
+	if red.s == nil {
+		floats.Scale(scale, y)
+	} else {
+		for c := range y {
+			y[c] *= scale * math.Sqrt(red.s[c])
+		}
+	}
+	if floats.Max(y) < -floats.Min(y) {
+		floats.Scale(-1, y) // sign convention, as in gramEigen
+	}
+	D, r := red.basis.Dims()
+	p := mat.NewVecDense(D, nil)
+	p.MulVec(red.basis, mat.NewVecDense(r, y))
+	return p.RawVector().Data
+}
+
+// tcaReduce reduces TCA's problem on the stacked rows X with δ and x̄ to
+// a factor F (D×r, full column rank) with F Fᵀ = XᵀX: the columns of F
+// span the range of K's feature map, and the reduced problem is the same
+// for every such F up to an orthogonal change of basis. F is a Cholesky
+// factor of the Gram matrix when it is well conditioned (pivoted for a
+// large singular one), else F = V S^(1/2) from the eigendecomposition,
+// FᵀF = S.
+func tcaReduce(X *mat.Dense, delta, mean []float64) (*tcaReduced, error) {
+	n, D := X.Dims()
+	G := smallGram(X)
+	F, FtF, ok := gramFactor(X, G)
+	if !ok && min(n, D) > pivotedMinDim {
+		F, FtF, ok = pivotedFactor(X, G)
+	}
+	if ok {
+		return tcaReduceCholesky(F, FtF, delta, mean, n), nil
+	}
+	V, s, err := gramEigenOf(X, G, D)
+	if err != nil {
+		return nil, err
+	}
+	return tcaReduceEigen(V, s, delta, mean, n), nil
+}
+
+// tcaReduceCholesky reduces TCA's problem to the Cholesky factor F of
+// n stacked rows, with FtF = FᵀF: no eigendecomposition.
+func tcaReduceCholesky(F *mat.Dense, FtF *mat.SymDense, delta, mean []float64, n int) *tcaReduced {
+	D, _ := F.Dims()
+	r := FtF.SymmetricDim()
+	red := &tcaReduced{at: make([]float64, r), bt: make([]float64, r), basis: F}
+	mat.NewVecDense(r, red.at).MulVec(F.T(), mat.NewVecDense(D, delta))
+	mat.NewVecDense(r, red.bt).MulVec(F.T(), mat.NewVecDense(D, mean))
+	// B = (FᵀF)² − n b̃ b̃ᵀ.
+	F2 := mat.NewDense(r, r, nil)
+	linalg.Gram(F2, mat.DenseCopyOf(FtF)) // FtF FtFᵀ = (FᵀF)²
+	red.B = mat.NewSymDense(r, nil)
+	for i := 0; i < r; i++ {
+		for j := i; j < r; j++ {
+			red.B.SetSym(i, j, F2.At(i, j)-float64(n)*red.bt[i]*red.bt[j])
+		}
+	}
+	return red
+}
+
+// tcaReduceEigen reduces TCA's problem on n stacked rows to the factor
+// F = V S^(1/2) of the eigendecomposition XᵀX = V S Vᵀ.
+func tcaReduceEigen(V *mat.Dense, s, delta, mean []float64, n int) *tcaReduced {
+	D, _ := V.Dims()
+	r := len(s)
+	// ã = S^(1/2) Vᵀ δ, b̃ = S^(1/2) Vᵀ x̄.
+	red := &tcaReduced{at: make([]float64, r), bt: make([]float64, r), basis: V, s: s}
+	at, bt := red.at, red.bt
+	mat.NewVecDense(r, at).MulVec(V.T(), mat.NewVecDense(D, delta))
+	mat.NewVecDense(r, bt).MulVec(V.T(), mat.NewVecDense(D, mean))
+	for c := range s {
+		h := math.Sqrt(s[c])
+		at[c] *= h
+		bt[c] *= h
+	}
+	// B = S² − n b̃ b̃ᵀ.
+	red.B = mat.NewSymDense(r, nil)
+	for i := 0; i < r; i++ {
+		for j := i; j < r; j++ {
+			v := -float64(n) * bt[i] * bt[j]
+			if i == j {
+				v += s[i] * s[i]
+			}
+			red.B.SetSym(i, j, v)
+		}
+	}
+	return red
+}
+
+// tcaRescale returns T = R B R with R = μ^(−1/2)(I + κûûᵀ), û = ã/‖ã‖ and
+// κ = √(μ/(μ+‖ã‖²)) − 1 (û = 0, κ = 0 when ã = 0), computed as
+// μ·T = B + κ(û wᵀ + w ûᵀ) + κ²(ûᵀw) ûûᵀ, w = B û; with û and κ.
+func tcaRescale(B *mat.SymDense, at []float64, mu float64) (T *mat.SymDense, u []float64, kappa float64) {
+	r := len(at)
+	a2 := floats.Dot(at, at)
+	u = make([]float64, r)
+	if a2 > 0 {
+		floats.ScaleTo(u, 1/math.Sqrt(a2), at)
+		kappa = math.Sqrt(mu/(mu+a2)) - 1
+	}
+	w := make([]float64, r)
+	mat.NewVecDense(r, w).MulVec(B, mat.NewVecDense(r, u))
+	beta := floats.Dot(u, w)
+	T = mat.NewSymDense(r, nil)
+	for i := 0; i < r; i++ {
+		for j := i; j < r; j++ {
+			v := B.At(i, j) + kappa*(u[i]*w[j]+w[i]*u[j]) + kappa*kappa*beta*u[i]*u[j]
+			T.SetSym(i, j, v/mu)
+		}
+	}
+	return T, u, kappa
 }
 
 // gramFactorCond is the largest estimated condition number (1-norm) of

@@ -90,90 +90,133 @@ type HullResult struct {
 // none): a transport step would train every classifier on the target rows,
 // whatever α.
 func Hull(problems []*dataset.Problem, s *HullSettings) (*HullResult, error) {
-	if s == nil {
-		return nil, fmt.Errorf("analyze: hull without settings")
+	pl, err := planHull(problems, s)
+	if err != nil {
+		return nil, err
 	}
-	steps := s.Steps
-	if steps == 0 {
-		steps = 10
+	points, err := pl.run(problems, s)
+	if err != nil {
+		return nil, err
 	}
-	Ks := s.Atoms
-	if Ks == nil {
-		Ks = []int{3, 4, 5, 6, 7, 8}
+	return pl.result(problems, points), nil
+}
+
+// hullFit is one dictionary of the study: problem p with K atoms.
+type hullFit struct{ p, K int }
+
+// hullEval is one point of the study: α on the dictionary fits[fit]; a
+// nil alpha is the learned α_T.
+type hullEval struct {
+	fit   int
+	alpha []float64
+}
+
+// hullPlan lists the fits and evaluations of a hull study and where each
+// study's points sit among the evaluations.
+type hullPlan struct {
+	steps, draws int
+	atoms        []int       // the K of the random-coordinate study
+	grid         [][]float64 // SimplexGrid(3, steps), nil without a grid
+	fits         []hullFit
+	evals        []hullEval
+	gridFit      map[int]int // problem → fit index of its K = 3 dictionary
+	gridStart    map[int]int // problem → index of its first grid point in evals
+	drawStart    map[int]int // fit → index of its first draw in evals
+	learnedEval  map[int]int // fit → index of its α_T evaluation
+}
+
+// planHull checks the settings and problems and lays out the study: a
+// dictionary per (problem, K) of s.Atoms, plus K = 3 for the grid; then
+// s.Draws coordinates drawn from Δ_K per fit of s.Atoms, seeded by the
+// problem's name and K, the grid points of every problem's K = 3 fit, and
+// the learned α_T of every fit.
+func planHull(problems []*dataset.Problem, s *HullSettings) (*hullPlan, error) {
+	pl, err := hullDefaults(s)
+	if err != nil {
+		return nil, err
 	}
-	draws := s.Draws
-	if draws == 0 {
-		draws = 20
+	if pl.steps > 0 {
+		pl.grid, _ = SimplexGrid(3, pl.steps)
 	}
-	if draws < 0 {
-		return nil, fmt.Errorf("analyze: hull: %d draws", draws)
-	}
-	for _, K := range Ks {
-		if K < 2 {
-			return nil, fmt.Errorf("analyze: hull: K = %d (want ≥ 2)", K)
-		}
-	}
-	var grid [][]float64
-	if steps > 0 {
-		grid, _ = SimplexGrid(3, steps)
-	}
-	// Phase 1: the dictionaries, one per (problem, K).
-	type fitJob struct{ p, K int }
-	var fits []fitJob
 	for i := range problems {
 		if err := check(problems[i]); err != nil {
 			return nil, err
 		}
-		ks := slices.Clone(Ks)
-		if steps > 0 && !slices.Contains(ks, 3) {
+		ks := slices.Clone(pl.atoms)
+		if pl.steps > 0 && !slices.Contains(ks, 3) {
 			ks = append(ks, 3)
 		}
 		for _, K := range ks {
-			fits = append(fits, fitJob{i, K})
+			pl.fits = append(pl.fits, hullFit{i, K})
 		}
 	}
-	if len(fits) == 0 {
+	if len(pl.fits) == 0 {
 		return nil, fmt.Errorf("analyze: hull: nothing to do")
 	}
-	// Phase 2: the points, one per (fit, α).
-	type evalJob struct {
-		fit   int
-		alpha []float64
-	}
-	var evals []evalJob
-	gridFit := map[int]int{}     // problem → fit index of its K = 3 dictionary
-	drawStart := map[int]int{}   // fit → index of its first draw in evals
-	learnedEval := map[int]int{} // fit → index of its α_T evaluation, added once the fit is known
-	for f, j := range fits {
-		if j.K == 3 && steps > 0 {
-			gridFit[j.p] = f
+	pl.gridFit, pl.gridStart = map[int]int{}, map[int]int{}
+	pl.drawStart, pl.learnedEval = map[int]int{}, map[int]int{}
+	for f, j := range pl.fits {
+		if j.K == 3 && pl.steps > 0 {
+			pl.gridFit[j.p] = f
 		}
-		if slices.Contains(Ks, j.K) {
+		if slices.Contains(pl.atoms, j.K) {
 			h := fnv.New64a()
 			h.Write([]byte(problems[j.p].Name + "/" + strconv.Itoa(j.K)))
 			rng := rand.New(rand.NewPCG(s.Dictionary.Seed, h.Sum64()))
-			drawStart[f] = len(evals)
-			for range draws {
-				evals = append(evals, evalJob{f, UniformSimplex(rng, j.K)})
+			pl.drawStart[f] = len(pl.evals)
+			for range pl.draws {
+				pl.evals = append(pl.evals, hullEval{f, UniformSimplex(rng, j.K)})
 			}
 		}
 	}
-	gridStart := map[int]int{}
 	for p := range problems {
-		f, ok := gridFit[p]
+		f, ok := pl.gridFit[p]
 		if !ok {
 			continue
 		}
-		gridStart[p] = len(evals)
-		for _, a := range grid {
-			evals = append(evals, evalJob{f, a})
+		pl.gridStart[p] = len(pl.evals)
+		for _, a := range pl.grid {
+			pl.evals = append(pl.evals, hullEval{f, a})
 		}
 	}
-	for f := range fits {
-		learnedEval[f] = len(evals)
-		evals = append(evals, evalJob{f, nil}) // nil: the learned α_T
+	for f := range pl.fits {
+		pl.learnedEval[f] = len(pl.evals)
+		pl.evals = append(pl.evals, hullEval{f, nil}) // nil: the learned α_T
 	}
+	return pl, nil
+}
 
+// hullDefaults returns a plan holding the grid's steps, the K and the
+// number of draws of s, defaults applied, or the error of an invalid one.
+func hullDefaults(s *HullSettings) (*hullPlan, error) {
+	if s == nil {
+		return nil, fmt.Errorf("analyze: hull without settings")
+	}
+	pl := &hullPlan{steps: s.Steps, atoms: s.Atoms, draws: s.Draws}
+	if pl.steps == 0 {
+		pl.steps = 10
+	}
+	if pl.atoms == nil {
+		pl.atoms = []int{3, 4, 5, 6, 7, 8}
+	}
+	if pl.draws == 0 {
+		pl.draws = 20
+	}
+	if pl.draws < 0 {
+		return nil, fmt.Errorf("analyze: hull: %d draws", pl.draws)
+	}
+	for _, K := range pl.atoms {
+		if K < 2 {
+			return nil, fmt.Errorf("analyze: hull: K = %d (want ≥ 2)", K)
+		}
+	}
+	return pl, nil
+}
+
+// run fits the plan's dictionaries, then evaluates its points, each step
+// in parallel, and returns the points in the order of pl.evals.
+func (pl *hullPlan) run(problems []*dataset.Problem, s *HullSettings) ([]HullPoint, error) {
+	fits, evals := pl.fits, pl.evals
 	total := len(fits) + len(evals)
 	done := 0
 	report := func(what string) {
@@ -215,15 +258,21 @@ func Hull(problems []*dataset.Problem, s *HullSettings) (*HullResult, error) {
 	if err != nil {
 		return nil, err
 	}
+	return points, nil
+}
 
+// result gathers the evaluated points into the grid study of every problem
+// — with Pearson's correlations between W2 and the accuracies — and the
+// random-coordinate study of every fit of s.Atoms.
+func (pl *hullPlan) result(problems []*dataset.Problem, points []HullPoint) *HullResult {
 	res := &HullResult{}
 	for p := range problems {
-		f, ok := gridFit[p]
+		f, ok := pl.gridFit[p]
 		if !ok {
 			continue
 		}
-		g := HullGrid{Problem: problems[p].Name, Steps: steps, Learned: points[learnedEval[f]]}
-		g.Points = points[gridStart[p] : gridStart[p]+len(grid)]
+		g := HullGrid{Problem: problems[p].Name, Steps: pl.steps, Learned: points[pl.learnedEval[f]]}
+		g.Points = points[pl.gridStart[p] : pl.gridStart[p]+len(pl.grid)]
 		var w, r, e []float64
 		for _, q := range g.Points {
 			w = append(w, q.W2)
@@ -233,17 +282,17 @@ func Hull(problems []*dataset.Problem, s *HullSettings) (*HullResult, error) {
 		g.CorrelationR, g.CorrelationE = Score(Correlation(w, r)), Score(Correlation(w, e))
 		res.Grids = append(res.Grids, g)
 	}
-	for f, j := range fits {
-		st, ok := drawStart[f]
+	for f, j := range pl.fits {
+		st, ok := pl.drawStart[f]
 		if !ok {
 			continue
 		}
 		res.Draws = append(res.Draws, HullDraws{
-			Problem: problems[j.p].Name, Atoms: j.K, Learned: points[learnedEval[f]],
-			Draws: points[st : st+draws],
+			Problem: problems[j.p].Name, Atoms: j.K, Learned: points[pl.learnedEval[f]],
+			Draws: points[st : st+pl.draws],
 		})
 	}
-	return res, nil
+	return res
 }
 
 // evaluate scores one point α of the hull of d; a nil alpha is the

@@ -160,78 +160,102 @@ func solve(measures []Measure, alpha []float64, s *Settings, labeled bool) (*Res
 	if set.Workers <= 0 {
 		set.Workers = runtime.GOMAXPROCS(0)
 	}
+	nb := supportSize(measures, &set)
+	if set.Init == nil && set.InitSamples && permFits(measures, nb) {
+		return solvePerm(measures, alpha, &set, labeled, nb, d, c)
+	}
 	K := len(measures)
+	res := &Result{
+		Plans:   make([]ot.Plan, K),
+		Costs:   make([]float64, K),
+		History: make([]float64, 0, set.MaxIter),
+	}
+	initSupport(res, measures, &set, labeled, nb, d, c)
+	if err := iterate(res, measures, alpha, &set, labeled); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
 
-	// Initial support.
-	nb := set.Support
-	if set.Init != nil {
-		nb, _ = set.Init.X.Dims()
+// supportSize returns n_B, the number of support points: that of
+// s.Init, else s.Support, else the largest measure's.
+func supportSize(measures []Measure, s *Settings) int {
+	nb := s.Support
+	if s.Init != nil {
+		nb, _ = s.Init.X.Dims()
 	}
 	if nb == 0 {
 		for _, m := range measures {
 			nb = max(nb, m.X.RawMatrix().Rows)
 		}
 	}
-	if set.Init == nil && set.InitSamples && permFits(measures, nb) {
-		return solvePerm(measures, alpha, &set, labeled, nb, d, c)
-	}
-	res := &Result{
-		Plans:   make([]ot.Plan, K),
-		Costs:   make([]float64, K),
-		History: make([]float64, 0, set.MaxIter),
-	}
+	return nb
+}
+
+// initSupport sets res's initial support of nb points with uniform
+// weights: a copy of s.Init, points drawn from the measures
+// (s.InitSamples), or, as in Algorithm 1, x_i ~ N(0, I_d) and, labeled,
+// y_i one-hot of a class drawn uniformly; draws use s.Rand (nil: a
+// generator seeded with 1).
+func initSupport(res *Result, measures []Measure, s *Settings, labeled bool, nb, d, c int) {
 	res.W = ot.Uniform(nb)
 	res.X = mat.NewDense(nb, d, nil)
 	if labeled {
 		res.Y = mat.NewDense(nb, c, nil)
 	}
-	if set.Init != nil {
-		res.X.Copy(set.Init.X)
+	if s.Init != nil {
+		res.X.Copy(s.Init.X)
 		if labeled {
-			res.Y.Copy(set.Init.Y)
+			res.Y.Copy(s.Init.Y)
 		}
-	} else if set.InitSamples {
-		rng := set.Rand
-		if rng == nil {
-			rng = rand.New(rand.NewPCG(1, 0))
-		}
+		return
+	}
+	rng := s.Rand
+	if rng == nil {
+		rng = rand.New(rand.NewPCG(1, 0))
+	}
+	if s.InitSamples {
 		initFromSamples(res, measures, rng, labeled)
-	} else {
-		rng := set.Rand
-		if rng == nil {
-			rng = rand.New(rand.NewPCG(1, 0))
-		}
-		raw := res.X.RawMatrix().Data
-		for i := range raw {
-			raw[i] = rng.NormFloat64()
-		}
-		if labeled {
-			for i := 0; i < nb; i++ {
-				res.Y.Set(i, rng.IntN(c), 1)
-			}
+		return
+	}
+	raw := res.X.RawMatrix().Data
+	for i := range raw {
+		raw[i] = rng.NormFloat64()
+	}
+	if labeled {
+		for i := 0; i < nb; i++ {
+			res.Y.Set(i, rng.IntN(c), 1)
 		}
 	}
+}
 
-	work := make([]worker, K)
+// iterate runs the fixed-point iterations of Algorithm 1 from res's
+// support: solve the K problems π^(k) = OT(P_k, B) in parallel, record
+// J = Σ_k α_k ⟨C^(k), π^(k)⟩, and move the support (and, labeled, its
+// labels) to Σ_k α_k T_{π^(k)} (eqs. 7 and 10), until |J_it − J_it−1| <
+// s.Tol or s.MaxIter iterations.
+func iterate(res *Result, measures []Measure, alpha []float64, s *Settings, labeled bool) error {
+	work := make([]worker, len(measures))
 	for k := range work {
 		work[k].measure = &measures[k]
 	}
+	nb, d := res.X.Dims()
 	next := mat.NewDense(nb, d, nil)
 	var nextY *mat.Dense
 	if labeled {
+		_, c := res.Y.Dims()
 		nextY = mat.NewDense(nb, c, nil)
 	}
 	prev := math.NaN()
-	for it := 1; it <= set.MaxIter; it++ {
-		// Transport problems, in parallel.
-		err := par.Run(K, set.Workers, func(k int) error {
-			if err := work[k].transport(&res.Measure, set.Beta, labeled, &res.Plans[k]); err != nil {
+	for it := 1; it <= s.MaxIter; it++ {
+		err := par.Run(len(work), s.Workers, func(k int) error {
+			if err := work[k].transport(&res.Measure, s.Beta, labeled, &res.Plans[k]); err != nil {
 				return fmt.Errorf("barycenter: measure %d: %w", k, err)
 			}
 			return nil
 		}, nil)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		J := 0.0
 		for k := range work {
@@ -242,20 +266,19 @@ func solve(measures []Measure, alpha []float64, s *Settings, labeled bool) (*Res
 		res.History = append(res.History, J)
 		res.Iterations = it
 
-		// Support update (eqs. 7 and 10).
 		mapSupport(next, res.Plans, measures, alpha, false)
 		res.X, next = next, res.X
 		if labeled {
 			mapSupport(nextY, res.Plans, measures, alpha, true)
 			res.Y, nextY = nextY, res.Y
 		}
-		if math.Abs(J-prev) < set.Tol {
+		if math.Abs(J-prev) < s.Tol {
 			res.Converged = true
 			break
 		}
 		prev = J
 	}
-	return res, nil
+	return nil
 }
 
 // worker holds the per-measure buffers reused across iterations.

@@ -83,6 +83,38 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 	cr.ReuseRecord = true
 	cr.TrimLeadingSpace = true
 
+	cols, seen, first, err := readCSVHeader(cr, opt)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	lay, err := newCSVLayout(cols, seen, opt)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	data, labels, rows, err := lay.readRows(cr, first)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if rows == 0 {
+		if opt.NoHeader {
+			return nil, nil, nil, errors.New("no data rows")
+		}
+		return nil, nil, nil, errors.New("no data rows: the file has only the header")
+	}
+	names := make([]string, 0, lay.d)
+	for j, c := range cols {
+		if j != lay.labelCol {
+			names = append(names, c)
+		}
+	}
+	return mat.NewDense(rows, lay.d, data), labels, names, nil
+}
+
+// readCSVHeader reads the first row of cr and returns the column names,
+// trimmed, non-empty and distinct, with the index of each. With
+// opt.NoHeader the columns are named 1, 2, … and the row is returned as
+// first, the first data row.
+func readCSVHeader(cr *csv.Reader, opt ReadOptions) (cols []string, seen map[string]int, first []string, err error) {
 	header, err := cr.Read()
 	if err == io.EOF {
 		if opt.NoHeader {
@@ -93,15 +125,14 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 	if err != nil {
 		return nil, nil, nil, clip.CSVError(err)
 	}
-	var first []string // the first data row, without a header
 	if opt.NoHeader {
 		first = slices.Clone(header)
 		for j := range header {
 			header[j] = strconv.Itoa(j + 1)
 		}
 	}
-	cols := make([]string, len(header))
-	seen := make(map[string]int, len(header))
+	cols = make([]string, len(header))
+	seen = make(map[string]int, len(header))
 	for j, h := range header {
 		h = strings.TrimSpace(h)
 		if h == "" {
@@ -113,7 +144,24 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 		seen[h] = j
 		cols[j] = h
 	}
+	return cols, seen, first, nil
+}
 
+// csvLayout is the layout of a CSV file's columns: the label column
+// (−1 if none) and d feature columns.
+type csvLayout struct {
+	cols         []string
+	labelCol     int
+	d            int
+	parseLabels  bool // the label column is parsed (not dropped by opt.Unlabeled)
+	allowMissing bool
+}
+
+// newCSVLayout finds the label column opt.LabelColumn (default "label")
+// among cols: its absence is an error if it was named explicitly, unless
+// labels are optional or dropped; at least one feature column must
+// remain.
+func newCSVLayout(cols []string, seen map[string]int, opt ReadOptions) (*csvLayout, error) {
 	labelName, explicit := opt.LabelColumn, opt.LabelColumn != ""
 	if !explicit {
 		labelName = defaultLabelColumn
@@ -122,7 +170,7 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 	if !hasLabel {
 		labelCol = -1
 		if explicit && !opt.Unlabeled && !opt.LabelsOptional {
-			return nil, nil, nil, fmt.Errorf("no label column %s (columns: %s)", clip.Quote(labelName), listNames(cols))
+			return nil, fmt.Errorf("no label column %s (columns: %s)", clip.Quote(labelName), listNames(cols))
 		}
 	}
 	d := len(cols)
@@ -130,16 +178,17 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 		d--
 	}
 	if d == 0 {
-		return nil, nil, nil, fmt.Errorf("no feature columns: the only column is the label column %s", clip.Quote(labelName))
+		return nil, fmt.Errorf("no feature columns: the only column is the label column %s", clip.Quote(labelName))
 	}
-	parseLabels := hasLabel && !opt.Unlabeled
+	return &csvLayout{cols: cols, labelCol: labelCol, d: d, parseLabels: hasLabel && !opt.Unlabeled, allowMissing: opt.AllowMissing}, nil
+}
 
-	var data []float64
-	var labels []int
-	rows := 0
+// readRows reads the data rows of cr, first (if not nil) before them, and
+// returns their features row-major, their labels (nil if not parsed) and
+// their number. Lines of spaces are skipped.
+func (lay *csvLayout) readRows(cr *csv.Reader, first []string) (data []float64, labels []int, rows int, err error) {
 	for {
 		var rec []string
-		var err error
 		line := 1
 		if first != nil {
 			rec, first = first, nil
@@ -150,49 +199,46 @@ func readCSVNamed(r io.Reader, opt ReadOptions) (*mat.Dense, []int, []string, er
 			break
 		}
 		if err != nil {
-			return nil, nil, nil, clip.CSVError(err)
+			return nil, nil, 0, clip.CSVError(err)
 		}
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" && len(cols) > 1 {
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" && len(lay.cols) > 1 {
 			// A line of spaces: treat it as empty.
 			continue
 		}
-		if len(rec) != len(cols) {
-			return nil, nil, nil, fmt.Errorf("line %d: %d fields, the header has %d columns", line, len(rec), len(cols))
+		if len(rec) != len(lay.cols) {
+			return nil, nil, 0, fmt.Errorf("line %d: %d fields, the header has %d columns", line, len(rec), len(lay.cols))
 		}
-		for j, field := range rec {
-			s := strings.TrimSpace(field)
-			if j == labelCol {
-				if !parseLabels {
-					continue
-				}
-				l, err := parseLabel(s)
-				if err != nil {
-					return nil, nil, nil, fmt.Errorf("line %d, column %s: %w", line, clip.Quote(cols[j]), err)
-				}
-				labels = append(labels, l)
-				continue
-			}
-			v, err := parseFeature(s, opt.AllowMissing)
-			if err != nil {
-				return nil, nil, nil, fmt.Errorf("line %d, column %s: %w", line, clip.Quote(cols[j]), err)
-			}
-			data = append(data, v)
+		if data, labels, err = lay.parseRecord(data, labels, rec, line); err != nil {
+			return nil, nil, 0, err
 		}
 		rows++
 	}
-	if rows == 0 {
-		if opt.NoHeader {
-			return nil, nil, nil, errors.New("no data rows")
+	return data, labels, rows, nil
+}
+
+// parseRecord appends the features of rec, the record at line, to data
+// and its label, if parsed, to labels.
+func (lay *csvLayout) parseRecord(data []float64, labels []int, rec []string, line int) ([]float64, []int, error) {
+	for j, field := range rec {
+		s := strings.TrimSpace(field)
+		if j == lay.labelCol {
+			if !lay.parseLabels {
+				continue
+			}
+			l, err := parseLabel(s)
+			if err != nil {
+				return nil, nil, fmt.Errorf("line %d, column %s: %w", line, clip.Quote(lay.cols[j]), err)
+			}
+			labels = append(labels, l)
+			continue
 		}
-		return nil, nil, nil, errors.New("no data rows: the file has only the header")
-	}
-	names := make([]string, 0, d)
-	for j, c := range cols {
-		if j != labelCol {
-			names = append(names, c)
+		v, err := parseFeature(s, lay.allowMissing)
+		if err != nil {
+			return nil, nil, fmt.Errorf("line %d, column %s: %w", line, clip.Quote(lay.cols[j]), err)
 		}
+		data = append(data, v)
 	}
-	return mat.NewDense(rows, d, data), labels, names, nil
+	return data, labels, nil
 }
 
 // missingCells are the CSV cells that mean a missing value (compared

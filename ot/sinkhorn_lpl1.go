@@ -116,27 +116,9 @@ func SinkhornLpl1(a, b []float64, C mat.Matrix, labels []int, regE, regCl float6
 	if !(regCl >= 0) || math.IsInf(regCl, 1) {
 		return nil, fmt.Errorf("ot: sinkhorn lpl1: regCl must be non-negative and finite, got %g", regCl)
 	}
-	p, eps, outer := DefaultLpl1P, DefaultLpl1Eps, DefaultLpl1OuterIter
-	var inner *SinkhornSettings
-	if s != nil {
-		switch {
-		case math.IsNaN(s.P) || s.P < 0 || s.P > 1:
-			return nil, fmt.Errorf("ot: sinkhorn lpl1: P must lie in (0, 1], got %g", s.P)
-		case math.IsNaN(s.Eps) || math.IsInf(s.Eps, 0) || s.Eps < 0:
-			return nil, fmt.Errorf("ot: sinkhorn lpl1: Eps must be non-negative and finite, got %g", s.Eps)
-		case s.OuterIter < 0:
-			return nil, fmt.Errorf("ot: sinkhorn lpl1: OuterIter must be non-negative, got %d", s.OuterIter)
-		}
-		if s.P > 0 {
-			p = s.P
-		}
-		if s.Eps > 0 {
-			eps = s.Eps
-		}
-		if s.OuterIter > 0 {
-			outer = s.OuterIter
-		}
-		inner = s.Sinkhorn
+	p, eps, outer, inner, err := lpl1Config(s)
+	if err != nil {
+		return nil, err
 	}
 	tol, maxIter, workers, err := sinkhornConfig(inner)
 	if err != nil {
@@ -150,40 +132,17 @@ func SinkhornLpl1(a, b []float64, C mat.Matrix, labels []int, regE, regCl float6
 	if err != nil {
 		return nil, err
 	}
-	if len(labels) != n {
-		return nil, fmt.Errorf("ot: sinkhorn lpl1: %d labels for a cost matrix of %d rows", len(labels), n)
+	group, ng, err := lpl1Groups(labels, n)
+	if err != nil {
+		return nil, err
 	}
-	// Map the label values to group indices 0 … ng−1, in order of first
-	// appearance.
-	group := make([]int, n)
-	index := make(map[int]int)
-	for i, l := range labels {
-		if l < 0 {
-			return nil, fmt.Errorf("ot: sinkhorn lpl1: label %d of row %d is negative", l, i)
-		}
-		g, ok := index[l]
-		if !ok {
-			g = len(index)
-			index[l] = g
-		}
-		group[i] = g
-	}
-	ng := len(index)
-
 	sa, err := checkMass("sinkhorn lpl1", a)
 	if err != nil {
 		return nil, err
 	}
 	eps *= sa
-	invReg := 1 / regE
-	maxAbs := maxAbsOf(c)
-	// Largest weight of the majoriser: at an empty group.
-	wMax := regCl * p * math.Pow(eps, p-1)
-	if !((maxAbs+wMax)*invReg <= math.MaxFloat64/16) {
-		return nil, fmt.Errorf("ot: sinkhorn lpl1: regE = %g is too small for costs of magnitude %g and penalty weights up to %g: the costs over regE overflow", regE, maxAbs, wMax)
-	}
-	if maxAbs*invReg > maxExponent {
-		return nil, fmt.Errorf("ot: sinkhorn lpl1: regE = %g is too small for costs of magnitude %g: the exponents C/regE reach %.3g, beyond the 1e12 that float64 represents to 1e-4; use a larger regE", regE, maxAbs, maxAbs*invReg)
+	if err := lpl1CheckRange(c, regE, regCl, p, eps); err != nil {
+		return nil, err
 	}
 	if regCl == 0 {
 		outer = 1
@@ -199,31 +158,112 @@ func SinkhornLpl1(a, b []float64, C mat.Matrix, labels []int, regE, regCl float6
 	// cw holds C + W, the cost of the current inner problem.
 	cw := make([]float64, n*m)
 	copy(cw, c)
-	sk := newSinkhornSolver(a, b, cw, n, m, invReg)
+	sk := newSinkhornSolver(a, b, cw, n, m, 1/regE)
 	mass := make([]float64, ng*m) // per-group masses Σ_{i∈I_c} π_ij, group-major
 	total := 0
 	var converged bool
 	for it := 0; it < outer; it++ {
 		if it > 0 {
-			// Weights from the current plan: W_ij = regCl·p·(s_cj + ε)^(p−1).
 			groupMass(pl, mass, sk, group, ng)
-			for k, v := range mass {
-				mass[k] = regCl * p * math.Pow(v+eps, p-1)
-			}
-			for i := 0; i < n; i++ {
-				w := mass[group[i]*m : (group[i]+1)*m]
-				row := cw[i*m : (i+1)*m]
-				for j, cij := range c[i*m : (i+1)*m] {
-					row[j] = cij + w[j]
-				}
-			}
+			lpl1Majorise(cw, c, mass, group, m, regCl, p, eps)
 		}
 		pl.run(m, sk.transpose)
 		var iter int
 		iter, converged = sk.iterate(pl, tol, maxIter)
 		total += iter
 	}
+	return lpl1Result(pl, sk, c, regE, total, converged), nil
+}
 
+// lpl1Config validates s and returns the exponent p, the relative
+// smoothing ε, the number of outer iterations and the inner settings it
+// selects, defaults for zero fields and a nil s.
+func lpl1Config(s *SinkhornLpl1Settings) (p, eps float64, outer int, inner *SinkhornSettings, err error) {
+	p, eps, outer = DefaultLpl1P, DefaultLpl1Eps, DefaultLpl1OuterIter
+	if s == nil {
+		return p, eps, outer, nil, nil
+	}
+	switch {
+	case math.IsNaN(s.P) || s.P < 0 || s.P > 1:
+		return 0, 0, 0, nil, fmt.Errorf("ot: sinkhorn lpl1: P must lie in (0, 1], got %g", s.P)
+	case math.IsNaN(s.Eps) || math.IsInf(s.Eps, 0) || s.Eps < 0:
+		return 0, 0, 0, nil, fmt.Errorf("ot: sinkhorn lpl1: Eps must be non-negative and finite, got %g", s.Eps)
+	case s.OuterIter < 0:
+		return 0, 0, 0, nil, fmt.Errorf("ot: sinkhorn lpl1: OuterIter must be non-negative, got %d", s.OuterIter)
+	}
+	if s.P > 0 {
+		p = s.P
+	}
+	if s.Eps > 0 {
+		eps = s.Eps
+	}
+	if s.OuterIter > 0 {
+		outer = s.OuterIter
+	}
+	return p, eps, outer, s.Sinkhorn, nil
+}
+
+// lpl1Groups maps the label values of the n rows to group indices
+// 0 … ng−1, in order of first appearance.
+func lpl1Groups(labels []int, n int) (group []int, ng int, err error) {
+	if len(labels) != n {
+		return nil, 0, fmt.Errorf("ot: sinkhorn lpl1: %d labels for a cost matrix of %d rows", len(labels), n)
+	}
+	group = make([]int, n)
+	index := make(map[int]int)
+	for i, l := range labels {
+		if l < 0 {
+			return nil, 0, fmt.Errorf("ot: sinkhorn lpl1: label %d of row %d is negative", l, i)
+		}
+		g, ok := index[l]
+		if !ok {
+			g = len(index)
+			index[l] = g
+		}
+		group[i] = g
+	}
+	return group, len(index), nil
+}
+
+// lpl1CheckRange reports an error when (C + W)/regE may overflow, W up to
+// the largest weight of the majoriser regCl·p·ε^(p−1) (at an empty group,
+// ε absolute), or when max|C_ij|/regE exceeds maxExponent.
+func lpl1CheckRange(c []float64, regE, regCl, p, eps float64) error {
+	invReg := 1 / regE
+	maxAbs := maxAbsOf(c)
+	wMax := regCl * p * math.Pow(eps, p-1)
+	if !((maxAbs+wMax)*invReg <= math.MaxFloat64/16) {
+		return fmt.Errorf("ot: sinkhorn lpl1: regE = %g is too small for costs of magnitude %g and penalty weights up to %g: the costs over regE overflow", regE, maxAbs, wMax)
+	}
+	if maxAbs*invReg > maxExponent {
+		return fmt.Errorf("ot: sinkhorn lpl1: regE = %g is too small for costs of magnitude %g: the exponents C/regE reach %.3g, beyond the 1e12 that float64 represents to 1e-4; use a larger regE", regE, maxAbs, maxAbs*invReg)
+	}
+	return nil
+}
+
+// lpl1Majorise turns the per-group masses s_cj of the current plan
+// (group-major, m columns, overwritten) into the weights of the
+// majoriser, W_ij = regCl·p·(s_{c(i)j} + ε)^(p−1), and writes the cost of
+// the next inner problem, cw = c + W.
+func lpl1Majorise(cw, c, mass []float64, group []int, m int, regCl, p, eps float64) {
+	for k, v := range mass {
+		mass[k] = regCl * p * math.Pow(v+eps, p-1)
+	}
+	for i := range group {
+		w := mass[group[i]*m : (group[i]+1)*m]
+		row := cw[i*m : (i+1)*m]
+		for j, cij := range c[i*m : (i+1)*m] {
+			row[j] = cij + w[j]
+		}
+	}
+}
+
+// lpl1Result returns the result of the last inner solve of sk: potentials
+// F, G in units of the costs, Plan_ij = exp((F_i + G_j − C_ij − W_ij)/regE),
+// and Cost ⟨C, Plan⟩_F for the original costs c, summed as Sinkhorn does:
+// by rows, then over rows.
+func lpl1Result(pl *pool, sk *sinkhornSolver, c []float64, regE float64, total int, converged bool) *SinkhornResult {
+	n, m := sk.n, sk.m
 	res := &SinkhornResult{
 		F:          make([]float64, n),
 		G:          make([]float64, m),
@@ -237,8 +277,6 @@ func SinkhornLpl1(a, b []float64, C mat.Matrix, labels []int, regE, regCl float6
 		res.G[j] = regE * v
 	}
 	res.Plan, _, res.MarginalError = sk.plan(pl, res.F, res.G, regE)
-	// ⟨C, π⟩ for the original costs, summed as Sinkhorn does: by rows,
-	// then over rows.
 	for i := 0; i < n; i++ {
 		var rc float64
 		for j, v := range res.Plan.RawRowView(i) {
@@ -246,7 +284,7 @@ func SinkhornLpl1(a, b []float64, C mat.Matrix, labels []int, regE, regCl float6
 		}
 		res.Cost += rc
 	}
-	return res, nil
+	return res
 }
 
 // groupMass writes into mass[g*m+j] the mass Σ_{i: group[i]=g} π_ij that

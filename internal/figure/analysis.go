@@ -259,51 +259,85 @@ func (tp *ternaryPlotter) ticks() []plot.Tick {
 // Plot implements plot.Plotter.
 func (tp *ternaryPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	ticks := tp.ticks()
-	pad := vg.Points(4)
-	barW := vg.Points(10)
-	tickLen := vg.Points(4)
-	tickW := vg.Length(0)
+	lay, ok := tp.layout(c, p, ticks)
+	if !ok {
+		return
+	}
+	tp.drawCells(c, &lay)
+	tp.drawTriangle(c, &lay)
+	tp.drawBar(c, &lay, ticks)
+}
+
+// ternaryLayout places a ternary plot on the canvas: the triangle of side
+// L and height H with its bottom-left corner at (x0, y0), and the colour
+// bar right of it.
+type ternaryLayout struct {
+	x0, y0, L, H vg.Length
+	right        vg.Length // room right of the triangle for its corner label
+	tickW        vg.Length // width of the widest tick label of the bar
+}
+
+// Spacing of ternary plots, in points: padding, width of the colour bar,
+// length of its ticks.
+const (
+	ternaryPad     vg.Length = 4
+	ternaryBarW    vg.Length = 10
+	ternaryTickLen vg.Length = 4
+)
+
+// at returns the canvas point of barycentric coordinates a.
+func (lay *ternaryLayout) at(a [3]float64) vg.Point {
+	x, y := TernaryXY(a)
+	return vg.Point{X: lay.x0 + lay.L*vg.Length(x), Y: lay.y0 + lay.L*vg.Length(y)}
+}
+
+// layout fits the triangle, its corner labels and the colour bar with
+// ticks and label into c: the triangle as large as fits, the triangle and
+// bar block centred horizontally, the triangle at the top (below a legend
+// at the top), so that a legend at the top left stays next to it. It
+// reports false if there is no room.
+func (tp *ternaryPlotter) layout(c draw.Canvas, p *plot.Plot, ticks []plot.Tick) (ternaryLayout, bool) {
+	pad := ternaryPad
+	var lay ternaryLayout
 	for _, t := range ticks {
-		tickW = max(tickW, tp.tickStyle.Width(t.Label))
+		lay.tickW = max(lay.tickW, tp.tickStyle.Width(t.Label))
 	}
 	labelH := vg.Length(0)
 	if tp.label != "" {
 		labelH = tp.labelStyle.Height(tp.label) + pad
 	}
-	barBlock := 3*pad + barW + tickLen + pad + tickW + labelH // right of the triangle
+	barBlock := 3*pad + ternaryBarW + ternaryTickLen + pad + lay.tickW + labelH // right of the triangle
 
 	top := tp.cornerStyle.Height(tp.corners[2]) + pad
 	bottom := max(tp.cornerStyle.Height(tp.corners[0]), tp.cornerStyle.Height(tp.corners[1])) + pad
 	left := tp.cornerStyle.Width(tp.corners[0])/2 + pad
-	right := tp.cornerStyle.Width(tp.corners[1])/2 + pad
-	availW := c.Max.X - c.Min.X - left - max(right, barBlock)
+	lay.right = tp.cornerStyle.Width(tp.corners[1])/2 + pad
+	availW := c.Max.X - c.Min.X - left - max(lay.right, barBlock)
 	availH := c.Max.Y - c.Min.Y - top - bottom
-	L := min(availW, availH/vg.Length(sqrt3_2))
-	if L <= 0 {
-		return
+	lay.L = min(availW, availH/vg.Length(sqrt3_2))
+	if lay.L <= 0 {
+		return lay, false
 	}
-	H := L * vg.Length(sqrt3_2)
-	// Centre the triangle and bar block horizontally; put the triangle at
-	// the top, so that a legend at the top left stays next to it.
-	blockW := left + L + max(right, barBlock)
-	x0 := c.Min.X + (c.Max.X-c.Min.X-blockW)/2 + left
+	lay.H = lay.L * vg.Length(sqrt3_2)
+	blockW := left + lay.L + max(lay.right, barBlock)
+	lay.x0 = c.Min.X + (c.Max.X-c.Min.X-blockW)/2 + left
 	legendH := vg.Length(0)
 	if p.Legend.Top {
 		legendH = p.Legend.Rectangle(c).Size().Y + pad
 	}
-	y0 := c.Max.Y - top - H - min(availH-H, legendH)
-	at := func(a [3]float64) vg.Point {
-		x, y := TernaryXY(a)
-		return vg.Point{X: x0 + L*vg.Length(x), Y: y0 + L*vg.Length(y)}
-	}
+	lay.y0 = c.Max.Y - top - lay.H - min(availH-lay.H, legendH)
+	return lay, true
+}
 
-	// Cells: upward triangles (i,j), (i+1,j), (i,j+1) and downward
-	// triangles (i+1,j), (i,j+1), (i+1,j+1). Each is also stroked in its
-	// own colour to hide the anti-aliasing seams between cells.
+// drawCells draws the cells of the grid: upward triangles (i,j), (i+1,j),
+// (i,j+1) and downward triangles (i+1,j), (i,j+1), (i+1,j+1), each in the
+// colour of the mean of its corners' values. Each is also stroked in its
+// own colour to hide the anti-aliasing seams between cells.
+func (tp *ternaryPlotter) drawCells(c draw.Canvas, lay *ternaryLayout) {
 	m := tp.m
 	fm := float64(m)
 	pt := func(i, j int) vg.Point {
-		return at([3]float64{float64(i) / fm, float64(j) / fm, float64(m-i-j) / fm})
+		return lay.at([3]float64{float64(i) / fm, float64(j) / fm, float64(m-i-j) / fm})
 	}
 	val := func(i, j int) float64 { return tp.values[ternaryIndex(m, i, j)] }
 	cell := func(v float64, ps ...vg.Point) {
@@ -319,11 +353,16 @@ func (tp *ternaryPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 			}
 		}
 	}
+}
+
+// drawTriangle draws the outline of the triangle, the labels of its
+// corners and the marked point.
+func (tp *ternaryPlotter) drawTriangle(c draw.Canvas, lay *ternaryLayout) {
+	pad := ternaryPad
 	outline := draw.LineStyle{Color: color.Black, Width: vg.Points(1)}
-	c1, c2, c3 := at([3]float64{1, 0, 0}), at([3]float64{0, 1, 0}), at([3]float64{0, 0, 1})
+	c1, c2, c3 := lay.at([3]float64{1, 0, 0}), lay.at([3]float64{0, 1, 0}), lay.at([3]float64{0, 0, 1})
 	c.StrokeLines(outline, []vg.Point{c1, c2, c3, c1})
 
-	// Corner labels.
 	below := tp.cornerStyle
 	below.XAlign, below.YAlign = draw.XCenter, draw.YTop
 	c.FillText(below, vg.Point{X: c1.X, Y: c1.Y - pad}, tp.corners[0])
@@ -333,13 +372,17 @@ func (tp *ternaryPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	c.FillText(above, vg.Point{X: c3.X, Y: c3.Y + pad}, tp.corners[2])
 
 	if tp.mark != nil {
-		c.DrawGlyph(markStyle(6), at(*tp.mark))
+		c.DrawGlyph(markStyle(6), lay.at(*tp.mark))
 	}
+}
 
-	// Colour bar, as tall as the triangle, right of it.
-	bx0 := x0 + L + max(right, 3*pad)
-	bx1 := bx0 + barW
-	by0, by1 := y0, y0+H
+// drawBar draws the colour bar, as tall as the triangle and right of it,
+// with its ticks and label.
+func (tp *ternaryPlotter) drawBar(c draw.Canvas, lay *ternaryLayout, ticks []plot.Tick) {
+	pad, tickLen := ternaryPad, ternaryTickLen
+	bx0 := lay.x0 + lay.L + max(lay.right, 3*pad)
+	bx1 := bx0 + ternaryBarW
+	by0, by1 := lay.y0, lay.y0+lay.H
 	const strips = 128
 	for k := 0; k < strips; k++ {
 		ya := by0 + (by1-by0)*vg.Length(k)/strips
@@ -361,12 +404,12 @@ func (tp *ternaryPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 	if tp.label != "" {
 		ls := tp.labelStyle
-		if w := ls.Width(tp.label); w > 1.1*H { // shrink a label longer than the bar
-			ls.Font.Size *= 1.1 * H / w
+		if w := ls.Width(tp.label); w > 1.1*lay.H { // shrink a label longer than the bar
+			ls.Font.Size *= 1.1 * lay.H / w
 		}
 		ls.Rotation = math.Pi / 2
 		ls.XAlign, ls.YAlign = draw.XCenter, draw.YBottom
-		lx := bx1 + tickLen + pad + tickW + pad + ls.Height(tp.label)
+		lx := bx1 + tickLen + pad + lay.tickW + pad + ls.Height(tp.label)
 		c.FillText(ls, vg.Point{X: lx - ls.FontExtents().Descent, Y: (by0 + by1) / 2}, tp.label)
 	}
 }
@@ -461,63 +504,14 @@ func checkFinite(what string, v []float64) error {
 // an error if there is no positive value at all. Without logY the top of
 // the y axis is raised to leave room for the legend.
 func Band(title, xlabel, ylabel string, names []string, x []float64, mean, lo, hi [][]float64, logY bool) (*plot.Plot, error) {
-	if len(names) == 0 {
-		return nil, fmt.Errorf("figure: band: no series")
-	}
-	if len(x) == 0 {
-		return nil, fmt.Errorf("figure: band: empty x")
-	}
-	if len(mean) != len(names) {
-		return nil, fmt.Errorf("figure: band: %d mean series for %d names", len(mean), len(names))
-	}
-	if (lo == nil) != (hi == nil) {
-		return nil, fmt.Errorf("figure: band: lo and hi must both be nil or both be given")
-	}
-	bands := lo != nil
-	if bands && (len(lo) != len(names) || len(hi) != len(names)) {
-		return nil, fmt.Errorf("figure: band: %d lo and %d hi series for %d names", len(lo), len(hi), len(names))
-	}
-	if err := checkFinite("band: x", x); err != nil {
+	floor, err := checkBand(names, x, mean, lo, hi)
+	if err != nil {
 		return nil, err
-	}
-	all := [][][]float64{mean}
-	kinds := []string{"mean"}
-	if bands {
-		all = append(all, lo, hi)
-		kinds = append(kinds, "lo", "hi")
-	}
-	floor := math.Inf(1) // smallest positive value
-	for k, set := range all {
-		for s, v := range set {
-			if len(v) != len(x) {
-				return nil, fmt.Errorf("figure: band: %s of series %s has %d values, want %d", kinds[k], clip.Quote(names[s]), len(v), len(x))
-			}
-			if err := checkFinite(fmt.Sprintf("band: %s[%d]", kinds[k], s), v); err != nil {
-				return nil, err
-			}
-			for _, y := range v {
-				if y > 0 {
-					floor = math.Min(floor, y)
-				}
-			}
-		}
 	}
 	if logY && math.IsInf(floor, 1) {
 		return nil, fmt.Errorf("figure: band: log scale with no positive value")
 	}
-	clamp := func(y float64) float64 {
-		if logY && y <= 0 {
-			return floor
-		}
-		return y
-	}
-	xys := func(v []float64) plotter.XYs {
-		pts := make(plotter.XYs, len(v))
-		for i, y := range v {
-			pts[i] = plotter.XY{X: x[i], Y: clamp(y)}
-		}
-		return pts
-	}
+	pts := bandPoints{x: x, floor: floor, logY: logY}
 
 	p := plot.New()
 	p.Title.Text = title
@@ -526,38 +520,21 @@ func Band(title, xlabel, ylabel string, names []string, x []float64, mean, lo, h
 	p.Add(plotter.NewGrid())
 	var lines []plot.Plotter
 	for s, name := range names {
-		col := plotutil.Color(s)
-		thumbs := []plot.Thumbnailer{}
-		if bands {
-			poly := append(xys(lo[s]), reversed(xys(hi[s]))...)
-			b, err := plotter.NewPolygon(poly)
+		var thumbs []plot.Thumbnailer
+		if lo != nil {
+			band, err := pts.band(lo[s], hi[s], plotutil.Color(s))
 			if err != nil {
-				return nil, fmt.Errorf("figure: band: %w", err)
+				return nil, err
 			}
-			r, g, bl, _ := col.RGBA()
-			b.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(bl >> 8), A: 64}
-			b.LineStyle.Width = 0
-			p.Add(b)
-			thumbs = append(thumbs, b)
+			p.Add(band)
+			thumbs = append(thumbs, band)
 		}
-		l, err := plotter.NewLine(xys(mean[s]))
+		l, sc, err := pts.line(mean[s], s)
 		if err != nil {
-			return nil, fmt.Errorf("figure: band: %w", err)
-		}
-		l.LineStyle.Width = vg.Points(1.5)
-		l.LineStyle.Color = col
-		if s > 0 {
-			l.LineStyle.Dashes = plotutil.Dashes(s)
+			return nil, err
 		}
 		lines = append(lines, l)
-		if len(x) <= 20 {
-			// Few points (a sweep over a handful of values): mark them,
-			// so that a single point is visible too.
-			sc, err := plotter.NewScatter(xys(mean[s]))
-			if err != nil {
-				return nil, fmt.Errorf("figure: band: %w", err)
-			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: plotutil.Shape(s)}
+		if sc != nil {
 			lines = append(lines, sc)
 			thumbs = append(thumbs, sc)
 		}
@@ -569,22 +546,133 @@ func Band(title, xlabel, ylabel string, names []string, x []float64, mean, lo, h
 	p.Legend.Top = true
 	p.X.Tick.Marker = shortTicks{plot.DefaultTicks{}}
 	if logY {
-		p.Y.Scale = plot.LogScale{}
-		p.Y.Tick.Marker = shortTicks{plot.LogTicks{Prec: -1}}
-		// Fewer than two powers of ten in range: widen to whole decades.
-		lo, hi := math.Log10(p.Y.Min), math.Log10(p.Y.Max)
-		if math.Floor(hi)-math.Ceil(lo) < 1 {
-			lo, hi = math.Floor(lo), math.Ceil(hi)
-			if hi <= lo {
-				hi = lo + 1
-			}
-			p.Y.Min, p.Y.Max = math.Pow(10, lo), math.Pow(10, hi)
-		}
+		logAxis(&p.Y)
 	} else {
 		p.Y.Tick.Marker = shortTicks{plot.DefaultTicks{}}
 		legendRoom(p, len(names))
 	}
 	return p, nil
+}
+
+// checkBand validates the arguments of Band and returns the smallest
+// positive value of mean, lo and hi (+Inf if there is none).
+func checkBand(names []string, x []float64, mean, lo, hi [][]float64) (floor float64, err error) {
+	if len(names) == 0 {
+		return 0, fmt.Errorf("figure: band: no series")
+	}
+	if len(x) == 0 {
+		return 0, fmt.Errorf("figure: band: empty x")
+	}
+	if len(mean) != len(names) {
+		return 0, fmt.Errorf("figure: band: %d mean series for %d names", len(mean), len(names))
+	}
+	if (lo == nil) != (hi == nil) {
+		return 0, fmt.Errorf("figure: band: lo and hi must both be nil or both be given")
+	}
+	bands := lo != nil
+	if bands && (len(lo) != len(names) || len(hi) != len(names)) {
+		return 0, fmt.Errorf("figure: band: %d lo and %d hi series for %d names", len(lo), len(hi), len(names))
+	}
+	if err := checkFinite("band: x", x); err != nil {
+		return 0, err
+	}
+	all := [][][]float64{mean}
+	kinds := []string{"mean"}
+	if bands {
+		all = append(all, lo, hi)
+		kinds = append(kinds, "lo", "hi")
+	}
+	floor = math.Inf(1)
+	for k, set := range all {
+		for s, v := range set {
+			if len(v) != len(x) {
+				return 0, fmt.Errorf("figure: band: %s of series %s has %d values, want %d", kinds[k], clip.Quote(names[s]), len(v), len(x))
+			}
+			if err := checkFinite(fmt.Sprintf("band: %s[%d]", kinds[k], s), v); err != nil {
+				return 0, err
+			}
+			for _, y := range v {
+				if y > 0 {
+					floor = math.Min(floor, y)
+				}
+			}
+		}
+	}
+	return floor, nil
+}
+
+// bandPoints turns the series of Band into points: on a logarithmic y
+// axis (logY), values ≤ 0 are clamped to floor.
+type bandPoints struct {
+	x     []float64
+	floor float64
+	logY  bool
+}
+
+// xys returns the points (x_i, v_i), v_i clamped.
+func (b bandPoints) xys(v []float64) plotter.XYs {
+	pts := make(plotter.XYs, len(v))
+	for i, y := range v {
+		if b.logY && y <= 0 {
+			y = b.floor
+		}
+		pts[i] = plotter.XY{X: b.x[i], Y: y}
+	}
+	return pts
+}
+
+// band returns the translucent polygon of colour col between lo and hi.
+func (b bandPoints) band(lo, hi []float64, col color.Color) (*plotter.Polygon, error) {
+	poly := append(b.xys(lo), reversed(b.xys(hi))...)
+	pg, err := plotter.NewPolygon(poly)
+	if err != nil {
+		return nil, fmt.Errorf("figure: band: %w", err)
+	}
+	r, g, bl, _ := col.RGBA()
+	pg.Color = color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(bl >> 8), A: 64}
+	pg.LineStyle.Width = 0
+	return pg, nil
+}
+
+// line returns the line of series s through mean and, for at most 20
+// points (a sweep over a handful of values), markers on them, so that a
+// single point is visible too; otherwise sc is nil.
+func (b bandPoints) line(mean []float64, s int) (l *plotter.Line, sc *plotter.Scatter, err error) {
+	col := plotutil.Color(s)
+	l, err = plotter.NewLine(b.xys(mean))
+	if err != nil {
+		return nil, nil, fmt.Errorf("figure: band: %w", err)
+	}
+	l.LineStyle.Width = vg.Points(1.5)
+	l.LineStyle.Color = col
+	if s > 0 {
+		l.LineStyle.Dashes = plotutil.Dashes(s)
+	}
+	if len(b.x) > 20 {
+		return l, nil, nil
+	}
+	sc, err = plotter.NewScatter(b.xys(mean))
+	if err != nil {
+		return nil, nil, fmt.Errorf("figure: band: %w", err)
+	}
+	sc.GlyphStyle = draw.GlyphStyle{Color: col, Radius: vg.Points(2.5), Shape: plotutil.Shape(s)}
+	return l, sc, nil
+}
+
+// logAxis makes a a logarithmic axis with ticks at the powers of ten; if
+// its range spans fewer than two powers of ten, it is widened to whole
+// decades so that at least two ticks are labelled.
+func logAxis(a *plot.Axis) {
+	a.Scale = plot.LogScale{}
+	a.Tick.Marker = shortTicks{plot.LogTicks{Prec: -1}}
+	lo, hi := math.Log10(a.Min), math.Log10(a.Max)
+	if math.Floor(hi)-math.Ceil(lo) < 1 {
+		lo, hi = math.Floor(lo), math.Ceil(hi)
+		if hi <= lo {
+			hi = lo + 1
+		}
+		a.Min, a.Max = math.Pow(10, lo), math.Pow(10, hi)
+	}
 }
 
 // shortTicks relabels the labelled ticks of a Ticker with at most four
