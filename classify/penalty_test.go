@@ -6,7 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 )
 
 // TestChoosePenaltyRule: on problems whose validation sets are shifted
@@ -53,20 +55,33 @@ func TestChoosePenaltyRule(t *testing.T) {
 					best = j
 				}
 			}
-			chosen, anchor := slices.Index(got.Grid, got.L2), slices.Index(got.Grid, DefaultL2)
-			floor := got.Score[best] - got.SE[best]
-			switch {
-			case got.Anchor != DefaultL2:
-				t.Fatalf("anchor %g, want DefaultL2", got.Anchor)
-			case chosen < 0 || got.Score[chosen] < floor:
-				t.Fatalf("chose λ = %g (score %g), best %g (score %g ± %g)", got.L2, got.Score[chosen], got.Grid[best], got.Score[best], got.SE[best])
-			case got.Score[anchor] >= floor && chosen != anchor:
-				t.Fatalf("the anchor scores %g, within one SE of the best (%g ± %g), but λ = %g was chosen", got.Score[anchor], got.Score[best], got.SE[best], got.L2)
-			case got.Score[anchor] < floor:
-				for j := range chosen {
-					if got.Score[j] >= floor {
-						t.Fatalf("λ = %g (score %g) is within one SE of the best and larger than the choice %g", got.Grid[j], got.Score[j], got.L2)
-					}
+			chosen := slices.Index(got.Grid, got.L2)
+			bas := make([][]float64, len(got.Grid))
+			for j, l2 := range got.Grid {
+				m, _, err := Fit(X, T, nil, &Settings{L2: l2, Workers: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				bas[j] = setScores(t, m, val)
+			}
+			within := func(j int) bool { // D(λ_j) ≤ SE(λ_j), recomputed
+				var d []float64
+				for v := range val {
+					d = append(d, bas[best][v]-bas[j][v])
+				}
+				mean, sd := stat.MeanStdDev(d, nil)
+				if se := sd / math.Sqrt(float64(len(d))); math.Abs(se-got.SE[j]) > 1e-12 {
+					t.Fatalf("λ = %g: SE %g, want the standard error of the paired deficits %g", got.Grid[j], got.SE[j], se)
+				}
+				return mean <= got.SE[j]
+			}
+			anchor := slices.Index(got.Grid, DefaultL2)
+			if got.Anchor != DefaultL2 || within(anchor) && chosen != anchor {
+				t.Fatalf("anchor %g within one SE of the best: %v, but chose λ = %g", got.Anchor, within(anchor), got.L2)
+			}
+			for j := range got.Grid {
+				if w := within(j); !within(anchor) && (j < chosen && w || j == chosen && !w) {
+					t.Fatalf("chose λ = %g; λ = %g within one SE of the best: %v (scores %v, SE %v)", got.L2, got.Grid[j], w, got.Score, got.SE)
 				}
 			}
 			t.Logf("scores %.3f, SE %.3f: chose λ = %g", got.Score, got.SE, got.L2)
@@ -108,6 +123,23 @@ func validationScore(m *Softmax, val []Labeled) (float64, error) {
 		s += ba / float64(len(val))
 	}
 	return s, nil
+}
+
+// setScores returns m's balanced accuracy on every set of val.
+func setScores(t *testing.T, m *Softmax, val []Labeled) []float64 {
+	var ba []float64
+	for _, d := range val {
+		p, err := m.Predict(d.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := BalancedAccuracy(p, d.Y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ba = append(ba, b)
+	}
+	return ba
 }
 
 func cmpFloat(a, b float64) int {
@@ -160,6 +192,42 @@ func TestChoosePenaltyErrors(t *testing.T) {
 				t.Fatalf("error %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestChoosePenaltyOneSet: with a single validation set, the standard
+// error is the sampling error of the best balanced accuracy.
+func TestChoosePenaltyOneSet(t *testing.T) {
+	rng := newRand(5)
+	_, X, y := clusters(rng, 60, 3, 2, 1)
+	got, err := ChoosePenalty(X, OneHot(y, 2), nil, []Labeled{{X: X, Y: y}}, []float64{1e-5, 1e-1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.Grid, []float64{1e-1, DefaultL2, 1e-5}) || got.Anchor != DefaultL2 {
+		t.Fatalf("grid %v, anchor %g: want the anchor DefaultL2 added, largest first", got.Grid, got.Anchor)
+	}
+	pred, err := got.Model.Predict(X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ba, v := balancedAccuracyVar(pred, y)
+	j := slices.Index(got.Grid, got.L2)
+	if ba != got.Score[j] || v == 0 {
+		t.Fatalf("score %g, want %g", got.Score[j], ba)
+	}
+	best := floats.MaxIdx(got.Score)
+	mb, _, _ := Fit(X, OneHot(y, 2), nil, &Settings{L2: got.Grid[best]})
+	pb, _ := mb.Predict(X)
+	_, vb := balancedAccuracyVar(pb, y)
+	for k := range got.Grid {
+		if math.Abs(got.SE[k]-math.Sqrt(vb)) > 1e-15 {
+			t.Fatalf("λ = %g: SE %g, want the sampling error of the best score %g", got.Grid[k], got.SE[k], math.Sqrt(vb))
+		}
+	}
+	within := func(k int) bool { return got.Score[k] >= got.Score[best]-got.SE[k] }
+	if a := slices.Index(got.Grid, DefaultL2); within(a) != (j == a) || !within(j) {
+		t.Fatalf("chose λ = %g: scores %v, SE %v", got.L2, got.Score, got.SE)
 	}
 }
 

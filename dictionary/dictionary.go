@@ -140,10 +140,10 @@ type Settings struct {
 	// NoPenalty): DaDiL-R's keeps the trainer's penalty λ₀
 	// (classify.DefaultL2 for a nil trainer or Settings) unless another λ
 	// of classify.DefaultL2Grid makes it classify the labeled sources
-	// better beyond their noise (classify.ChoosePenalty), and DaDiL-E's
-	// classifiers take the same λ. No λ is best for every data set, and
-	// this choice is not the default because it did not win on every
-	// benchmark (docs/defaults.md). It does not change learning.
+	// consistently better, source by source (classify.ChoosePenalty), and
+	// DaDiL-E's classifiers take the same λ. No λ is best for every data
+	// set, and this choice is not the default because it did not win on
+	// every benchmark (docs/defaults.md). It does not change learning.
 	ChoosePenalty bool `json:",omitempty"`
 	// ReconstructionBlock is the largest support of one barycenter in
 	// Reconstruct (DaDiL-R's training set): larger atoms are reconstructed

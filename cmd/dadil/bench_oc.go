@@ -139,7 +139,7 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 		return err
 	}
 	bench.SortResults(res, bench.MethodNames(), c.targetList)
-	c.print(e.stdout, res, classifier.Name(), time.Since(start))
+	c.print(e.stdout, res, classifierLabel(classifier.Name(), c.l2), time.Since(start))
 	if c.jsonPath != "" {
 		return writeBenchJSON(c.jsonPath, map[string]any{"benchmark": "office-caltech10", "features": c.features, "scaling": c.scale, "classifier": classifier.Name(), "results": res, "validation": validation(c.heldOut)})
 	}

@@ -133,7 +133,7 @@ func runBenchSuite(args []string, e *env) error {
 		names = append(names, s.Name)
 		fmt.Fprintf(e.stdout, "- %s: %s (%d targets%s)\n", s.Name, s.Protocol, len(s.Domains), map[bool]string{true: ", balanced accuracy"}[s.Balanced])
 	}
-	fmt.Fprintf(e.stdout, "\nMean score per data set (rank), classifier %s, %s scaling, seed %d; %s.\n\n", trainer.Name(), c.scale, seed, time.Since(start).Round(time.Second))
+	fmt.Fprintf(e.stdout, "\nMean score per data set (rank), classifier %s, %s scaling, seed %d; %s.\n\n", classifierLabel(trainer.Name(), c.dict.l2), c.scale, seed, time.Since(start).Round(time.Second))
 	fmt.Fprint(e.stdout, bench.Summarize(results, names, methods).Markdown())
 	if len(scorers) > 0 {
 		fmt.Fprintf(e.stdout, "\nLabel-free selection: mean score of the method each scorer picks (its highest value) per data set, and in brackets its gap to the best method of every experiment (the oracle, which reads the target labels).\n\n")

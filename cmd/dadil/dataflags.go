@@ -245,6 +245,16 @@ func (f *dictFlags) trainer(kind dataset.Scaling) (classify.Trainer, error) {
 	return t, nil
 }
 
+// classifierLabel is the name of the classifier trainer for the tables of
+// the benchmarks, noting --l2 auto (l2), with which DaDiL-R and DaDiL-E
+// choose their penalty.
+func classifierLabel(trainer, l2 string) string {
+	if l2 == "auto" {
+		return trainer + " (DaDiL's λ chosen on the sources)"
+	}
+	return trainer
+}
+
 // penalty returns the softmax penalty of the --l2 value v, checked by
 // parseL2, for features scaled by kind: v's number, or for no value and
 // for auto the default penalty of the scaling (adapt.DefaultPenalty).

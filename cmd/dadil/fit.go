@@ -297,6 +297,9 @@ func (c *fitCommand) learn(e *env, p *dataset.Problem, set dictionary.Settings, 
 // are known.
 func newFitReport(c *fitCommand, ld *dataset.Loaded, m *dictionary.Model, classifier string, notes []string) (*fitReport, error) {
 	d, h := m.Dict, m.Dict.History
+	if m.Penalty != nil {
+		classifier = fmt.Sprintf("softmax, λ = %g, chosen on the sources", m.Penalty.L2)
+	}
 	rep := &fitReport{
 		Method: fitDaDiL, reportHeader: c.data.header(ld, classifier),
 		UnknownTargetLabels: ld.Unknown, Settings: d.Settings, Notes: notes,

@@ -667,12 +667,15 @@ func TestFitL2(t *testing.T) {
 		{"paper", "softmax", "minmax", []string{"--paper", "--atoms", "2"}},
 		{"paper-standard", "softmax, λ = 0.01", "standard", []string{"--paper", "--atoms", "2", "--scale", "standard"}},
 		{"strong", "softmax, λ = 10", "standard", []string{"--l2", "10"}},
-		{"auto", "softmax, λ = 0.01", "standard", []string{"--l2", "auto"}},
+		{"auto", "softmax, λ = %g, chosen on the sources", "standard", []string{"--l2", "auto"}},
 	} {
 		if code, stderr := fit(c.out, c.args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", c.args, code, stderr)
 		}
 		r := report(c.out)
+		if c.out == "auto" && r.Penalty != nil {
+			c.classifier = fmt.Sprintf(c.classifier, r.Penalty.L2)
+		}
 		if r.Classifier != c.classifier || r.Scaling != c.scaling {
 			t.Errorf("%v: report classifier %q and scaling %q, want %q and %q", c.args, r.Classifier, r.Scaling, c.classifier, c.scaling)
 		}
