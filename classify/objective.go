@@ -349,6 +349,18 @@ func (sh *shifted) model(dst, v []float64) []float64 {
 	return dst
 }
 
+// coordinates returns the shifted coordinates of the model m, (W, b + Wμ).
+func (sh *shifted) coordinates(m *Softmax) []float64 {
+	c, d := sh.o.c, sh.o.d
+	v := make([]float64, sh.o.dim())
+	for k := range c {
+		w := m.W.RawRowView(k)
+		copy(v[k*d:(k+1)*d], w)
+		v[c*d+k] = m.B[k] + floats.Dot(w, sh.mu)
+	}
+	return v
+}
+
 // Func returns L at the shifted coordinates v.
 func (sh *shifted) Func(v []float64) float64 {
 	return sh.o.Func(sh.model(sh.theta, v))
