@@ -159,7 +159,7 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	if m.MAP {
 		return nil
 	}
-	if m.R, err = m.trainOnSamples(d.Target(), p.Classes, rStream); err != nil {
+	if m.R, err = m.trainOnSamples(d.Target(), p.Classes, rStream, nil); err != nil {
 		return err
 	}
 	m.E, err = m.trainEnsemble(p.Classes, set.Workers)
@@ -176,7 +176,10 @@ const (
 // trainEnsemble trains GMM-DaDiL-E's classifier of every atom, in
 // parallel, on SamplesPerClass·classes rows drawn from the atom (moved
 // onto B(α_T; P) unless EnsembleTransport is TransportNone) with stream
-// eStream+k, each row labeled with its component's label.
+// eStream+k, each row labeled with its component's label. A classifier
+// that can start from another (classify.WarmTrainer, the softmax
+// regression) starts from GMM-DaDiL-R's: moved onto B(α_T; P), every atom
+// has the reconstruction's components, so the two problems are close.
 func (m *GMMDaDiL) trainEnsemble(classes, workers int) ([]classify.Classifier, error) {
 	atoms := m.Dict.Atoms
 	if m.EnsembleTransport != dictionary.TransportNone {
@@ -189,7 +192,7 @@ func (m *GMMDaDiL) trainEnsemble(classes, workers int) ([]classify.Classifier, e
 	E := make([]classify.Classifier, len(atoms))
 	err := par.Run(len(atoms), workers, func(k int) error {
 		var err error
-		if E[k], err = m.trainOnSamples(atoms[k], classes, eStream+uint64(k)); err != nil {
+		if E[k], err = m.trainOnSamples(atoms[k], classes, eStream+uint64(k), m.R); err != nil {
 			return fmt.Errorf("GMM-DaDiL-E classifier of atom %d: %w", k, err)
 		}
 		return nil
@@ -264,13 +267,18 @@ func smallestClass(y []int, classes int) int {
 
 // trainOnSamples trains the classifier on SamplesPerClass·classes rows
 // drawn from B with the PCG stream stream, each labeled with its
-// component's (soft) label.
-func (m *GMMDaDiL) trainOnSamples(B *gmm.Mixture, classes int, stream uint64) (classify.Classifier, error) {
+// component's (soft) label; from start when it is not nil and the
+// classifier can start from another (classify.WarmTrainer).
+func (m *GMMDaDiL) trainOnSamples(B *gmm.Mixture, classes int, stream uint64, start classify.Classifier) (classify.Classifier, error) {
 	X, T, _, err := m.drawSamples(B, classes, stream)
 	if err != nil {
 		return nil, err
 	}
-	return trainer(m.Classifier).Train(X, T, nil)
+	t := trainer(m.Classifier)
+	if w, ok := t.(classify.WarmTrainer); ok && start != nil {
+		return w.TrainFrom(X, T, nil, start)
+	}
+	return t.Train(X, T, nil)
 }
 
 // drawSamples returns SamplesPerClass·classes rows X drawn from B (seeded

@@ -147,6 +147,30 @@ func TestGMMDaDiLEnsemble(t *testing.T) {
 			t.Errorf("α_T = e_%d gives the probabilities of α_T = %v", k, mat.Row(nil, N-1, m.Dict.Alpha))
 		}
 	}
+	// Every atom's softmax regression starts from GMM-DaDiL-R's: the
+	// model FitFrom gives on the atom's rows, not Fit's.
+	moved, err := m.Dict.AtomsOnto(m.Dict.Alpha.RawRowView(N - 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, a := range moved {
+		Xk, Tk, _, err := m.drawSamples(a, p.Classes, eStream+uint64(k))
+		if err != nil {
+			t.Fatal(err)
+		}
+		warm, _, err := classify.FitFrom(Xk, Tk, nil, nil, m.R.(*classify.Softmax))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cold, _, err := classify.Fit(Xk, Tk, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := m.E[k].(*classify.Softmax)
+		if !sameBits(got.W, warm.W) || sameBits(got.W, cold.W) {
+			t.Errorf("atom %d: GMM-DaDiL-E's classifier is not the one started from GMM-DaDiL-R's", k)
+		}
+	}
 	none := &GMMDaDiL{Ensemble: true, EnsembleTransport: dictionary.TransportNone, Settings: &gmm.DictionarySettings{Seed: 3}, Seed: 3}
 	if err := none.Fit(p); err != nil {
 		t.Fatal(err)

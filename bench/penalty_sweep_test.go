@@ -38,7 +38,7 @@ var sweepPenalties = classify.DefaultL2Grid
 // (docs/defaults.md). It reads target labels only to score, and runs only
 // when DADIL_SUITE names the folder of the suite's data:
 //
-//	DADIL_SUITE=../shared/data go test ./bench -run ClassifierPenaltySweep -v -timeout 2h
+//	DADIL_SUITE=/work/shared/data go test ./bench -run ClassifierPenaltySweep -v -timeout 2h
 func TestClassifierPenaltySweep(t *testing.T) {
 	dir := os.Getenv("DADIL_SUITE")
 	if dir == "" {
@@ -109,7 +109,7 @@ func penaltyScores(set *SuiteSet, ti int) ([][]float64, error) {
 		return nil, err
 	}
 	out = append(out, sweepScores(set, X, T, p.Test, false), sweepScores(set, X, T, p.Test, true))
-	ls, err := set.problem(ti, dataset.ScaleStandard)
+	ls, err := set.ProblemScaled(ti, dataset.ScaleStandard)
 	if err != nil {
 		return nil, err
 	}

@@ -143,11 +143,11 @@ func TestRunSuiteStandard(t *testing.T) {
 		}
 		set.Domains = append(set.Domains, &dataset.File{Name: d.Name, X: X, Labels: d.Y})
 	}
-	mm, err := set.problem(0, dataset.ScaleMinMax)
+	mm, err := set.ProblemScaled(0, dataset.ScaleMinMax)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := set.problem(0, dataset.ScaleStandard)
+	st, err := set.ProblemScaled(0, dataset.ScaleStandard)
 	if err != nil {
 		t.Fatal(err)
 	}

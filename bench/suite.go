@@ -42,11 +42,13 @@ type SuiteSet struct {
 // Problem returns the problem whose target is domain t, the other domains
 // its sources in order, prepared as dadil adapt --scale minmax does.
 func (s *SuiteSet) Problem(t int) (*dataset.Loaded, error) {
-	return s.problem(t, dataset.ScaleMinMax)
+	return s.ProblemScaled(t, dataset.ScaleMinMax)
 }
 
-// problem is Problem with the features scaled as sc says.
-func (s *SuiteSet) problem(t int, sc dataset.Scaling) (*dataset.Loaded, error) {
+// ProblemScaled is Problem with the features scaled as sc says:
+// dataset.ScaleStandard as dadil bench suite does by default
+// (SuiteOptions.Standard), dataset.ScaleMinMax as Problem.
+func (s *SuiteSet) ProblemScaled(t int, sc dataset.Scaling) (*dataset.Loaded, error) {
 	if t < 0 || t >= len(s.Domains) {
 		return nil, fmt.Errorf("bench: suite: %s has no domain %d", s.Name, t)
 	}
@@ -403,7 +405,7 @@ func RunSuite(sets []*SuiteSet, opt SuiteOptions) ([]SuiteResult, error) {
 			if opt.Standard {
 				sc = dataset.ScaleStandard
 			}
-			p, err := s.problem(t, sc)
+			p, err := s.ProblemScaled(t, sc)
 			if err != nil {
 				return nil, err
 			}

@@ -76,6 +76,12 @@
 // The data are neither copied nor rescaled: callers choose the scaling of
 // the features, which is part of the model (through the penalty).
 //
+// FitFrom (SoftmaxTrainer.TrainFrom, the WarmTrainer interface) starts
+// L-BFGS from a given model instead of zero: a warm start for data close to
+// those the model was trained on. For λ > 0 the minimiser is Fit's, up to
+// where GradTol stops, and to a common shift of the biases when the start
+// has Σ_k b_k ≠ 0, which changes no probability.
+//
 // One evaluation of L costs one pass over the data (c dot products of
 // length d per sample); its gradient costs another (c scaled additions of
 // x_i per sample). Samples are split into fixed blocks of 256 rows whose

@@ -100,6 +100,23 @@ type Result struct {
 // a run that stops before ‖∇L‖_∞ < GradTol still returns the best model
 // found, with Result.Converged false.
 func Fit(X, T *mat.Dense, weights []float64, s *Settings) (*Softmax, *Result, error) {
+	return fitFrom(X, T, weights, s, nil)
+}
+
+// FitFrom is Fit with L-BFGS started from the weights and biases of start
+// instead of zero: a warm start for data close to those start was trained
+// on. With a penalty (L2 > 0) the loss is strictly convex, so the
+// minimiser is Fit's; only the path to it, and so where GradTol stops it,
+// changes. start must have T's classes and X's features.
+func FitFrom(X, T *mat.Dense, weights []float64, s *Settings, start *Softmax) (*Softmax, *Result, error) {
+	if start == nil {
+		return nil, nil, errors.New("classify: FitFrom without a start model")
+	}
+	return fitFrom(X, T, weights, s, start)
+}
+
+// fitFrom is Fit from start, or from zero when start is nil.
+func fitFrom(X, T *mat.Dense, weights []float64, s *Settings, start *Softmax) (*Softmax, *Result, error) {
 	cfg, err := s.resolve()
 	if err != nil {
 		return nil, nil, err
@@ -139,7 +156,16 @@ func Fit(X, T *mat.Dense, weights []float64, s *Settings) (*Softmax, *Result, er
 		return nil, nil, err
 	}
 	o := newObjective(xr.Data, xr.Stride, xr.Rows, xr.Cols, tr.Data, tr.Stride, nil, c, weights, sumW, cfg.lambda, cfg.workers)
-	return train(o, cfg)
+	if start == nil {
+		return train(o, cfg)
+	}
+	if start.W == nil || len(start.B) != c {
+		return nil, nil, fmt.Errorf("classify: FitFrom: the start model has %d biases for %d classes", len(start.B), c)
+	}
+	if r, cols := start.W.Dims(); r != c || cols != xr.Cols {
+		return nil, nil, fmt.Errorf("classify: FitFrom: the start model's weights are %d×%d, the data have %d classes and %d features", r, cols, c, xr.Cols)
+	}
+	return trainFrom(o, cfg, newShifted(o).coordinates(start))
 }
 
 // FitLabels trains a softmax regression on the n×d features X and the

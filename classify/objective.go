@@ -57,7 +57,7 @@ type objective struct {
 	blockF []float64 // per-block Σ_i s_i CE_i
 
 	blockG [][]float64 // per-block gradient sums, c·d + c each
-	z      [][]float64 // per-block logits, rows × c each
+	z      [][]float64 // per-block logits, c × rows each, then one row's c
 	gw     [][]float64 // per-block scratch of gradBlock
 	gx     [][][]float64
 
@@ -98,7 +98,7 @@ func newObjective(x []float64, ldx, n, d int, t []float64, ldt int, labels []int
 		gx:      make([][][]float64, nb),
 	}
 	for b := range nb {
-		o.z[b] = make([]float64, (bounds[b+1]-bounds[b])*c)
+		o.z[b] = make([]float64, (bounds[b+1]-bounds[b]+1)*c)
 	}
 	return o
 }
@@ -173,16 +173,21 @@ func (o *objective) lossBlock(b int) {
 	c, d := o.c, o.d
 	bias := o.theta[c*d:]
 	i0, i1 := o.bounds[b], o.bounds[b+1]
-	// The block's logits without the bias, Z = X Wᵀ, in one product.
-	var X, W, Z mat.Dense
-	X.SetRawMatrix(blas64.General{Rows: i1 - i0, Cols: d, Stride: o.ldx, Data: o.x[i0*o.ldx : (i1-1)*o.ldx+d]})
+	// The block's logits without the bias, Zᵀ = W Xᵀ, in one product:
+	// the kernel's rows are the c classes and its columns the block's
+	// rows, of which there are many, so that few entries are left to
+	// single dot products at the edges. Every entry is the canonical dot
+	// product ⟨w_k, x_i⟩ whichever operand comes first.
+	nb := i1 - i0
+	var X, W, Zt mat.Dense
+	X.SetRawMatrix(blas64.General{Rows: nb, Cols: d, Stride: o.ldx, Data: o.x[i0*o.ldx : (i1-1)*o.ldx+d]})
 	W.SetRawMatrix(blas64.General{Rows: c, Cols: d, Stride: d, Data: o.theta[:c*d]})
-	Z.SetRawMatrix(blas64.General{Rows: i1 - i0, Cols: c, Stride: c, Data: o.z[b]})
-	linalg.MulABT(&Z, &X, &W)
+	Zt.SetRawMatrix(blas64.General{Rows: c, Cols: nb, Stride: nb, Data: o.z[b][:c*nb]})
+	linalg.MulABT(&Zt, &W, &X)
+	zt, z := o.z[b][:c*nb], o.z[b][c*nb:]
 	var sum float64
 	for i := i0; i < i1; i++ {
 		r := o.res[i*c : i*c+c]
-		z := o.z[b][(i-i0)*c : (i-i0+1)*c]
 		s := 1.0
 		if o.w != nil {
 			s = o.w[i]
@@ -193,7 +198,7 @@ func (o *objective) lossBlock(b int) {
 		}
 		zmax := math.Inf(-1)
 		for k := range c {
-			v := bias[k] + z[k]
+			v := bias[k] + zt[k*nb+i-i0]
 			z[k] = v
 			zmax = max(zmax, v)
 		}
@@ -342,6 +347,18 @@ func (sh *shifted) model(dst, v []float64) []float64 {
 		dst[c*d+k] = v[c*d+k] - floats.Dot(v[k*d:k*d+d], sh.mu)
 	}
 	return dst
+}
+
+// coordinates returns the shifted coordinates of the model m, (W, b + Wμ).
+func (sh *shifted) coordinates(m *Softmax) []float64 {
+	c, d := sh.o.c, sh.o.d
+	v := make([]float64, sh.o.dim())
+	for k := range c {
+		w := m.W.RawRowView(k)
+		copy(v[k*d:(k+1)*d], w)
+		v[c*d+k] = m.B[k] + floats.Dot(w, sh.mu)
+	}
+	return v
 }
 
 // Func returns L at the shifted coordinates v.

@@ -57,6 +57,30 @@ func (t *SoftmaxTrainer) Train(X, T *mat.Dense, w []float64) (Classifier, error)
 	return m, nil
 }
 
+// TrainFrom fits a softmax regression started from start, a *Softmax of
+// T's classes and X's features (FitFrom): a warm start, for data close
+// to those start was trained on.
+func (t *SoftmaxTrainer) TrainFrom(X, T *mat.Dense, w []float64, start Classifier) (Classifier, error) {
+	s, ok := start.(*Softmax)
+	if !ok {
+		return nil, fmt.Errorf("classify: softmax: a warm start from a %T, not a softmax regression", start)
+	}
+	m, _, err := FitFrom(X, T, w, t.Settings, s)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// A WarmTrainer is a Trainer that can also start from a classifier it
+// trained (SoftmaxTrainer): TrainFrom(X, T, w, start) fits the same model
+// as Train(X, T, w), up to where the optimiser stops, in fewer steps when
+// start is close to it.
+type WarmTrainer interface {
+	Trainer
+	TrainFrom(X, T *mat.Dense, w []float64, start Classifier) (Classifier, error)
+}
+
 // OneHot returns the n×c one-hot rows of the class indices y in [0, c).
 func OneHot(y []int, c int) *mat.Dense {
 	T := mat.NewDense(len(y), c, nil)

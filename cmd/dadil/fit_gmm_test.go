@@ -18,6 +18,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/modelfile"
 	"github.com/dadil/dadil/npy"
 )
@@ -145,10 +146,10 @@ func TestFitGMMFlags(t *testing.T) {
 	dir := t.TempDir()
 	src, tgt := synthFiles(t, dir, false)
 	rep := runFitGMM(t, src, tgt, filepath.Join(dir, "a"), "--gmm-components", "2", "--gmm-target-components", "5", "--gmm-var-floor", "0.2",
-		"--gmm-tol", "0.01", "--gmm-epochs", "7", "--gmm-lr", "0.02", "--atoms", "2", "--plateau-tol", "0", "--seed", "5")
+		"--gmm-tol", "0.01", "--gmm-epochs", "7", "--gmm-lr", "0.02", "--gmm-ensemble-transport", "none", "--atoms", "2", "--plateau-tol", "0", "--seed", "5")
 	s := rep.Settings
 	if s.Dictionary.ComponentsPerClass != 2 || s.TargetComponents != 5 || s.EM.VarFloor != 0.2 || s.EM.Tol != 0.01 || s.Dictionary.Epochs != 7 ||
-		s.Dictionary.LearningRate != 0.02 || s.Dictionary.Atoms != 2 || s.Dictionary.PlateauTol >= 0 || s.Seed != 5 || s.Dictionary.Seed != 5 {
+		s.Dictionary.LearningRate != 0.02 || s.EnsembleTransport != dictionary.TransportNone || s.Dictionary.Atoms != 2 || s.Dictionary.PlateauTol >= 0 || s.Seed != 5 || s.Dictionary.Seed != 5 {
 		t.Errorf("settings %+v", s)
 	}
 	if rep.Epochs != 7 || rep.Stopped != "epochs" || rep.Components[tgt] != 5 || rep.Components[src[1]] != 6 || len(rep.Alpha[tgt]) != 2 {
@@ -234,6 +235,9 @@ func TestFitGMMBadInput(t *testing.T) {
 		{"var floor", base("--method", "gmm", "--gmm-var-floor", "0"), 2, "--gmm-var-floor 0: need a positive number"},
 		{"tol", base("--method", "gmm", "--gmm-tol", "NaN"), 2, "--gmm-tol NaN: need a positive number"},
 		{"lr", base("--method", "gmm", "--gmm-lr", "-0.1"), 2, "--gmm-lr -0.1: need a positive number"},
+		{"ensemble transport map", base("--method", "gmm", "--gmm-ensemble-transport", "map"), 2, `--gmm-ensemble-transport "map": want auto, barycenter or none`},
+		{"ensemble transport unknown", base("--method", "gmm", "--gmm-ensemble-transport", "atoms"), 2, `--gmm-ensemble-transport "atoms": want auto, barycenter or none`},
+		{"GMM ensemble flag", base("--gmm-ensemble-transport", "none"), 2, "--gmm-ensemble-transport: the --gmm-… flags set --method gmm"},
 		{"DaDiL flag", base("--method", "gmm", "--samples", "30"), 2, "--samples applies to --method dadil"},
 		{"GMM flag", base("--gmm-epochs", "3"), 2, "--gmm-epochs: the --gmm-… flags set --method gmm"},
 		{"memory", base("--method", "gmm", "--max-memory", "1KB"), 1, "--method gmm: the fit would need about"},
@@ -265,7 +269,7 @@ func TestFitGMMBadInput(t *testing.T) {
 func TestAdaptGMMFlags(t *testing.T) {
 	dir := t.TempDir()
 	src, tgt := synthFiles(t, dir, true)
-	for i, flags := range [][]string{nil, {"--gmm-components", "2", "--gmm-epochs", "9", "--gmm-var-floor", "0.3", "--seed", "3"}} {
+	for i, flags := range [][]string{nil, {"--gmm-components", "2", "--gmm-epochs", "9", "--gmm-var-floor", "0.3", "--gmm-ensemble-transport", "none", "--seed", "3"}} {
 		fit, ad := filepath.Join(dir, fmt.Sprint("fit", i)), filepath.Join(dir, fmt.Sprint("adapt", i))
 		runFitGMM(t, src, tgt, fit, flags...)
 		if code, _, stderr := runCLI(adaptArgs(src, tgt, append([]string{"--methods", "gmm-dadil,gmm-dadil-e", "--out", ad}, flags...)...)...); code != 0 {
@@ -284,7 +288,7 @@ func TestAdaptGMMFlags(t *testing.T) {
 		if rep.GMM == nil || rep.DaDiL != nil {
 			t.Fatalf("adapt %v: report settings GMM %v, DaDiL %v", flags, rep.GMM, rep.DaDiL)
 		}
-		if i == 1 && (rep.GMM.Dictionary.ComponentsPerClass != 2 || rep.GMM.Dictionary.Epochs != 9 || rep.GMM.EM.VarFloor != 0.3 || rep.GMM.Seed != 3) {
+		if i == 1 && (rep.GMM.Dictionary.ComponentsPerClass != 2 || rep.GMM.Dictionary.Epochs != 9 || rep.GMM.EM.VarFloor != 0.3 || rep.GMM.EnsembleTransport != dictionary.TransportNone || rep.GMM.Seed != 3) {
 			t.Errorf("adapt %v: settings %+v", flags, rep.GMM)
 		}
 	}

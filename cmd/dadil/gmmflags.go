@@ -7,7 +7,9 @@ import (
 
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/gmm"
+	"github.com/dadil/dadil/internal/clip"
 )
 
 // gmmFlags are the GMM-DaDiL flags of dadil fit --method gmm and of the
@@ -17,10 +19,14 @@ type gmmFlags struct {
 	fs                         *flag.FlagSet
 	components, target, epochs int
 	varFloor, tol, lr          float64
+	// ensembleTr is --gmm-ensemble-transport; ensemble its value parsed
+	// by check.
+	ensembleTr string
+	ensemble   dictionary.Transport
 }
 
 // gmmFlagNames are the names of the GMM-DaDiL flags.
-var gmmFlagNames = []string{"gmm-components", "gmm-target-components", "gmm-var-floor", "gmm-tol", "gmm-epochs", "gmm-lr"}
+var gmmFlagNames = []string{"gmm-components", "gmm-target-components", "gmm-var-floor", "gmm-tol", "gmm-epochs", "gmm-lr", "gmm-ensemble-transport"}
 
 func (g *gmmFlags) register(fs *flag.FlagSet) {
 	g.fs = fs
@@ -30,6 +36,7 @@ func (g *gmmFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&g.tol, "gmm-tol", adapt.DefaultGMMTol, "GMM-DaDiL: EM stops when an iteration raises the mean log-likelihood per row by less than `t`")
 	fs.IntVar(&g.epochs, "gmm-epochs", gmm.DefaultDictionaryEpochs, "GMM-DaDiL: maximal number of epochs `N` (full-batch Adam steps)")
 	fs.Float64Var(&g.lr, "gmm-lr", gmm.DefaultDictionaryLearningRate, "GMM-DaDiL: Adam learning rate `η` (for the means, scaled by the domains' spread)")
+	fs.StringVar(&g.ensembleTr, "gmm-ensemble-transport", "auto", "GMM-DaDiL-E: what each atom's classifier trains on: barycenter (rows drawn from the atom moved onto the target's reconstruction), none (from the atom as it is) or `auto` (barycenter)")
 }
 
 // check reports malformed values before any data is read.
@@ -54,6 +61,11 @@ func (g *gmmFlags) check() error {
 			return usageError{fmt.Errorf("--%s %g: need a positive number", c.name, c.v)}
 		}
 	}
+	err := g.ensemble.UnmarshalText([]byte(g.ensembleTr))
+	switch {
+	case err != nil, g.ensemble != dictionary.TransportAuto && g.ensemble != dictionary.TransportBarycenter && g.ensemble != dictionary.TransportNone:
+		return usageError{fmt.Errorf("--gmm-ensemble-transport %s: want auto, barycenter or none", clip.Quote(g.ensembleTr))}
+	}
 	return nil
 }
 
@@ -76,7 +88,7 @@ func (g *gmmFlags) template(atoms int, plateau float64) *adapt.GMMDaDiL {
 	if plateau == 0 {
 		set.PlateauTol = -1
 	}
-	return &adapt.GMMDaDiL{Settings: set, TargetComponents: g.target, EM: &gmm.Settings{VarFloor: g.varFloor, Tol: g.tol}}
+	return &adapt.GMMDaDiL{Settings: set, TargetComponents: g.target, EM: &gmm.Settings{VarFloor: g.varFloor, Tol: g.tol}, EnsembleTransport: g.ensemble}
 }
 
 // method returns the GMM-DaDiL-R method of the flags (template), seeded
