@@ -19,7 +19,7 @@ import (
 // preparation of the problems is not timed. For a profile of the CWRU
 // fits on one thread:
 //
-//	DADIL_SUITE=/work/shared/data GOMAXPROCS=1 go test -run '^$' -bench GMMDaDiLSuite -cpuprofile cpu.out ./adapt
+//	DADIL_SUITE=$PWD/../shared/data GOMAXPROCS=1 go test -run '^$' -bench GMMDaDiLSuite -cpuprofile cpu.out ./adapt
 func BenchmarkGMMDaDiLSuite(b *testing.B) {
 	dir := os.Getenv("DADIL_SUITE")
 	if dir == "" {

@@ -20,7 +20,7 @@ import (
 // comparison behind the defaults (docs/gmm.md). It runs only when
 // DADIL_SUITE names the folder of the suite's data:
 //
-//	DADIL_SUITE=/work/shared/data go test ./adapt -run GMMDaDiLSweep -v -timeout 2h
+//	DADIL_SUITE=$PWD/../shared/data go test ./adapt -run GMMDaDiLSweep -v -timeout 2h
 func TestGMMDaDiLSweep(t *testing.T) {
 	sets := loadSuite(t, suiteDir(t), 1)
 	type variant struct {
@@ -118,7 +118,7 @@ func sweepSet(t *testing.T, s *bench.SuiteSet, build func(uint64) *adapt.GMMDaDi
 // (docs/gmm.md). It runs only when DADIL_SUITE names the folder of the
 // suite's data:
 //
-//	DADIL_SUITE=/work/shared/data go test ./adapt -run GMMDaDiLEnsembleSweep -v -timeout 1h
+//	DADIL_SUITE=$PWD/../shared/data go test ./adapt -run GMMDaDiLEnsembleSweep -v -timeout 1h
 func TestGMMDaDiLEnsembleSweep(t *testing.T) {
 	dir := suiteDir(t)
 	variants := []dadilVariant{
@@ -180,7 +180,7 @@ func TestGMMDaDiLEnsembleSweep(t *testing.T) {
 // Caltech-Office (docs/gmm.md). It runs only when DADIL_SUITE names the
 // folder of the suite's data:
 //
-//	DADIL_SUITE=/work/shared/data go test ./adapt -run GMMDaDiLSuiteSweep -v -timeout 1h
+//	DADIL_SUITE=$PWD/../shared/data go test ./adapt -run GMMDaDiLSuiteSweep -v -timeout 1h
 func TestGMMDaDiLSuiteSweep(t *testing.T) {
 	dir := suiteDir(t)
 	variants := []dadilVariant{

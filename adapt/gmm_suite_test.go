@@ -62,7 +62,7 @@ func gmmVariants() []gmmVariant {
 // lists the seeds (default 1) and DADIL_GMM_SETS the data sets (default
 // all):
 //
-//	DADIL_GMM_SUITE=/work/shared/data DADIL_GMM_SEEDS=1,2,3,4 go test -run TestGMMSuiteVariants -v -timeout 4h ./adapt
+//	DADIL_GMM_SUITE=$PWD/../shared/data DADIL_GMM_SEEDS=1,2,3,4 go test -run TestGMMSuiteVariants -v -timeout 4h ./adapt
 func TestGMMSuiteVariants(t *testing.T) {
 	dir := os.Getenv("DADIL_GMM_SUITE")
 	if dir == "" {

@@ -163,7 +163,7 @@ func means(src [][]float64) []float64 {
 // the target (as the suite scores set) and on every source (balanced
 // accuracy).
 func penaltyScoresFor(set *SuiteSet, ti int) (*penaltyScoresOf, error) {
-	l, err := set.problem(ti, dataset.ScaleStandard)
+	l, err := set.ProblemScaled(ti, dataset.ScaleStandard)
 	if err != nil {
 		return nil, err
 	}

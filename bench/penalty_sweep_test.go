@@ -38,7 +38,7 @@ var sweepPenalties = classify.DefaultL2Grid
 // (docs/defaults.md). It reads target labels only to score, and runs only
 // when DADIL_SUITE names the folder of the suite's data:
 //
-//	DADIL_SUITE=/work/shared/data go test ./bench -run ClassifierPenaltySweep -v -timeout 2h
+//	DADIL_SUITE=$PWD/../shared/data go test ./bench -run ClassifierPenaltySweep -v -timeout 2h
 func TestClassifierPenaltySweep(t *testing.T) {
 	dir := os.Getenv("DADIL_SUITE")
 	if dir == "" {
