@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -54,14 +53,7 @@ type penaltyRule struct {
 //
 //	DADIL_SUITE=$PWD/../shared/data go test ./bench -run PenaltyRules -v -timeout 2h
 func TestPenaltyRules(t *testing.T) {
-	dir := os.Getenv("DADIL_SUITE")
-	if dir == "" {
-		t.Skip("DADIL_SUITE is not set")
-	}
-	sets, _, err := LoadSuite(dir, nil, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sets := suiteSets(t)
 	rules := penaltyRules()
 	var b strings.Builder
 	fmt.Fprintf(&b, "| rule |")

@@ -40,14 +40,7 @@ var sweepPenalties = classify.DefaultL2Grid
 //
 //	DADIL_SUITE=$PWD/../shared/data go test ./bench -run ClassifierPenaltySweep -v -timeout 2h
 func TestClassifierPenaltySweep(t *testing.T) {
-	dir := os.Getenv("DADIL_SUITE")
-	if dir == "" {
-		t.Skip("DADIL_SUITE is not set")
-	}
-	sets, _, err := LoadSuite(dir, nil, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sets := suiteSets(t)
 	rows := []string{"source-only", "dadil-r", "dadil-r, classifier standardises", "dadil-r, --scale standard"}
 	mean := make([][][]float64, len(rows)) // [row][set][penalty]
 	for r := range mean {
@@ -201,4 +194,23 @@ func standardised(ref, X *mat.Dense) *mat.Dense {
 		}
 	}
 	return Z
+}
+
+// suiteSets returns the development suite's data sets in the folder
+// DADIL_SUITE names, seeded by 1; it skips the test when DADIL_SUITE is not
+// set and fails when the folder holds no data set (a wrong path: go test
+// runs in the package's folder).
+func suiteSets(t *testing.T) []*SuiteSet {
+	dir := os.Getenv("DADIL_SUITE")
+	if dir == "" {
+		t.Skip("DADIL_SUITE is not set")
+	}
+	sets, _, err := LoadSuite(dir, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sets) == 0 {
+		t.Fatalf("no data set of the suite in %s", dir)
+	}
+	return sets
 }
