@@ -10,18 +10,19 @@ import (
 
 	"github.com/dadil/dadil/bench"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/federate"
 	"github.com/dadil/dadil/internal/clip"
 )
 
 // demoBenchFlags are the flags of dadil federate demo --bench.
 type demoBenchFlags struct {
-	bench, data, features, targets, folds string
+	bench, data, features, targets, folds, json string
 }
 
 // demoBenchOnly are the flags that only --bench uses; demoFileOnly those
 // that --bench leaves unused.
 var (
-	demoBenchOnly = []string{"data", "features", "targets", "folds"}
+	demoBenchOnly = []string{"data", "features", "targets", "folds", "json"}
 	demoFileOnly  = []string{"source", "target", "data-seed", "label-column", "no-header", "features-var", "labels-var"}
 )
 
@@ -34,6 +35,7 @@ func (b *demoBenchFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.features, "features", "surf", "with --bench: feature set, `surf` or decaf")
 	fs.StringVar(&b.targets, "targets", "W,A,D,C", "with --bench: comma-separated target domains")
 	fs.StringVar(&b.folds, "folds", "1,2,3,4,5", "with --bench: comma-separated test folds")
+	fs.StringVar(&b.json, "json", "", "with --bench: write every split's accuracies and times, the federation's settings and bytes per round to `FILE` as JSON")
 }
 
 // unused reports flags of --bench given without it.
@@ -103,6 +105,7 @@ func (b *demoBenchFlags) run(fs *flag.FlagSet, d demoRunner, e *env) error {
 	w := e.stdout
 	start := time.Now()
 	var res []bench.Result
+	var out, in int64 // bytes per round, the first split's
 	for _, t := range targets {
 		for _, f := range folds {
 			p, err := o.Split(t, f)
@@ -114,6 +117,7 @@ func (b *demoBenchFlags) run(fs *flag.FlagSet, d demoRunner, e *env) error {
 				return fmt.Errorf("%s: %w", p.Name, err)
 			}
 			if len(res) == 0 {
+				out, in = r.out, r.in
 				d.describe(w, r)
 				fmt.Fprintf(w, "  bytes per round (mean): %s sent to the sites, %s received from them\n", byteSize(r.out), byteSize(r.in))
 			}
@@ -131,5 +135,22 @@ func (b *demoBenchFlags) run(fs *flag.FlagSet, d demoRunner, e *env) error {
 	fmt.Fprintf(w, "\nCaltech-Office 10, %s features: test-fold accuracy (%%), mean ± std over folds %s; centralised: %d epochs; %.0f s.\n\n",
 		b.features, strings.Join(splitList(b.folds), ","), d.cfg.Rounds*d.cfg.LocalEpochs, time.Since(start).Seconds())
 	fmt.Fprint(w, bench.Table(res, federatedMethods, targets))
-	return nil
+	if b.json == "" {
+		return nil
+	}
+	return writeBenchJSON(b.json, map[string]any{
+		"benchmark": "office-caltech10", "features": b.features, "federation": federationJSON(d.cfg),
+		"bytes_per_round": map[string]int64{"to_sites": out, "from_sites": in}, "results": res,
+	})
+}
+
+// federationJSON describes the settings of a federation for --json.
+func federationJSON(cfg federate.Config) map[string]any {
+	return map[string]any{
+		"rounds": cfg.Rounds, "local_epochs": cfg.LocalEpochs, "fraction": cfg.Fraction,
+		"aggregation": cfg.Aggregation.String(), "server_optimizer": cfg.Server.Optimizer.String(),
+		"keep_local_state": cfg.KeepLocalState, "weigh_moves": cfg.WeighMoves, "seed": cfg.Seed,
+		"start": cfg.Start.String(), "scaling": cfg.Scaling.String(),
+		"atoms": cfg.Settings.Atoms, "samples": cfg.Settings.Samples, "batch": cfg.Settings.Batch, "learning_rate": cfg.Settings.LearningRate,
+	}
 }

@@ -315,6 +315,7 @@ func TestFederateUsageErrors(t *testing.T) {
 		{[]string{"federate", "demo", "--server-beta1", "1"}, "--server-beta1 1: want 0 ≤ β₁ < 1"},
 		{[]string{"federate", "demo", "--source", "a.csv"}, "--source and --target go together"},
 		{[]string{"federate", "demo", "--folds", "1"}, "--folds goes with --bench"},
+		{[]string{"federate", "demo", "--json", "x.json"}, "--json goes with --bench"},
 		{[]string{"federate", "demo", "--bench", "cwru", "--data", "d"}, `--bench: want office-caltech10, not "cwru"`},
 		{[]string{"federate", "demo", "--bench", "office-caltech10"}, "--data is required with --bench"},
 		{[]string{"federate", "demo", "--bench", "office-caltech10", "--data", "d", "--source", "a.csv"}, "--source has no meaning with --bench"},
@@ -371,8 +372,9 @@ func TestRoundFlagsDefaults(t *testing.T) {
 // the target site, scored on its test fold beside the centralised fit.
 func TestFederateDemoBench(t *testing.T) {
 	dir := officeFixture(t, 60)
+	js := filepath.Join(t.TempDir(), "fed.json")
 	code, stdout, stderr := runCLI("federate", "demo", "--quiet", "--workers", "1", "--rounds", "3", "--local-epochs", "2",
-		"--bench", "office-caltech10", "--data", dir, "--targets", "d", "--folds", "2")
+		"--bench", "office-caltech10", "--data", dir, "--targets", "d", "--folds", "2", "--json", js)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -401,5 +403,34 @@ func TestFederateDemoBench(t *testing.T) {
 	}
 	if row := fmt.Sprintf("| federated DaDiL-R | %.2f ± 0.00 | %.2f |", fr, fr); !strings.Contains(stdout, row) {
 		t.Errorf("stdout lacks %q", row)
+	}
+	// --json keeps the same accuracies, the settings and the bytes.
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Federation struct {
+			Rounds      int `json:"rounds"`
+			LocalEpochs int `json:"local_epochs"`
+		} `json:"federation"`
+		Bytes   map[string]int64 `json:"bytes_per_round"`
+		Results []struct {
+			Method   string  `json:"method"`
+			Target   string  `json:"target"`
+			Fold     int     `json:"fold"`
+			Accuracy float64 `json:"accuracy"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Federation.Rounds != 3 || rep.Federation.LocalEpochs != 2 || rep.Bytes["to_sites"] <= 0 || rep.Bytes["from_sites"] <= 0 || len(rep.Results) != 4 {
+		t.Fatalf("JSON %s", b)
+	}
+	for i, want := range []float64{fr, fe, cr, ce} {
+		if r := rep.Results[i]; r.Method != federatedMethods[i] || r.Target != "D" || r.Fold != 2 || math.Abs(r.Accuracy-want) > 0.005 {
+			t.Errorf("JSON result %d: %+v, want %s %.2f", i, r, federatedMethods[i], want)
+		}
 	}
 }
