@@ -84,7 +84,7 @@ func FitLocal(dm dataset.Domain, classes int, start LocalStart, s *Settings) (*D
 		return nil, fmt.Errorf("dictionary: FitLocal: domain %s is empty", dm.Name)
 	}
 	_, d := dm.X.Dims()
-	n, err := checkStartAtoms(start.Atoms, d, classes)
+	n, err := checkStartAtoms("FitLocal", start.Atoms, d, classes)
 	if err != nil {
 		return nil, err
 	}
@@ -116,30 +116,72 @@ func FitLocal(dm dataset.Domain, classes int, start LocalStart, s *Settings) (*D
 	return f.dict, nil
 }
 
-// checkStartAtoms checks that the atoms all hold the same number n of
-// points, of d features, with n×classes finite label logits, and returns
-// n.
-func checkStartAtoms(atoms []Atom, d, classes int) (int, error) {
+// FitFrom runs paper Algorithm 2 on the domains as Fit does, from the
+// given atoms instead of initialising them (line 1). Settings.Atoms and
+// Settings.Samples are taken from the atoms and Settings.Init is ignored;
+// FitFrom copies the atoms and never modifies them. It is the centralised
+// fit that federated DaDiL compares with when both start from the same
+// atoms (dadil federate demo).
+func FitFrom(domains []dataset.Domain, classes int, atoms []Atom, s *Settings) (*Dictionary, error) {
+	var ss Settings
+	if s != nil {
+		ss = *s
+	}
+	if len(atoms) == 0 || atoms[0].X == nil {
+		return nil, errors.New("dictionary: FitFrom: no atoms to start from")
+	}
+	_, d := atoms[0].X.Dims()
+	n, err := checkStartAtoms("FitFrom", atoms, d, classes)
+	if err != nil {
+		return nil, err
+	}
+	ss.Atoms, ss.Samples = len(atoms), n
+	set, err := validate(domains, classes, &ss)
+	if err != nil {
+		return nil, err
+	}
+	if _, dd := domains[0].X.Dims(); dd != d {
+		return nil, fmt.Errorf("dictionary: FitFrom: the atoms have %d features, the domains %d", d, dd)
+	}
+	z := SizesOf(domains, classes)
+	if err := checkMemory(z, &set, MemoryEstimate.Learning); err != nil {
+		return nil, err
+	}
+	f := newFitter(domains, classes, set)
+	for _, a := range atoms {
+		f.X = append(f.X, mat.DenseCopyOf(a.X))
+		f.Z = append(f.Z, mat.DenseCopyOf(a.Logits))
+	}
+	if err := f.run(); err != nil {
+		return nil, err
+	}
+	return f.dict, nil
+}
+
+// checkStartAtoms checks that the atoms given to the function fn all hold
+// the same number n of points, of d features, with n×classes finite label
+// logits, and returns n.
+func checkStartAtoms(fn string, atoms []Atom, d, classes int) (int, error) {
 	var n int
 	for k, a := range atoms {
 		if a.X == nil || a.X.IsEmpty() || a.Logits == nil || a.Logits.IsEmpty() {
-			return 0, fmt.Errorf("dictionary: FitLocal: atom %d is empty", k)
+			return 0, fmt.Errorf("dictionary: %s: atom %d is empty", fn, k)
 		}
 		r, dk := a.X.Dims()
 		if k == 0 {
 			n = r
 		}
 		if r != n || dk != d {
-			return 0, fmt.Errorf("dictionary: FitLocal: atom %d has %d×%d points, want %d×%d", k, r, dk, n, d)
+			return 0, fmt.Errorf("dictionary: %s: atom %d has %d×%d points, want %d×%d", fn, k, r, dk, n, d)
 		}
 		if rz, c := a.Logits.Dims(); rz != n || c != classes {
-			return 0, fmt.Errorf("dictionary: FitLocal: atom %d has %d×%d label logits, want %d×%d", k, rz, c, n, classes)
+			return 0, fmt.Errorf("dictionary: %s: atom %d has %d×%d label logits, want %d×%d", fn, k, rz, c, n, classes)
 		}
 		for _, m := range []*mat.Dense{a.X, a.Logits} {
 			for i := range n {
 				for _, v := range m.RawRowView(i) {
 					if math.IsNaN(v) || math.IsInf(v, 0) {
-						return 0, fmt.Errorf("dictionary: FitLocal: atom %d holds the value %g", k, v)
+						return 0, fmt.Errorf("dictionary: %s: atom %d holds the value %g", fn, k, v)
 					}
 				}
 			}

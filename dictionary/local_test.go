@@ -150,3 +150,52 @@ func TestFitLocalState(t *testing.T) {
 		t.Error("a state of 3 atoms did not start 2 atoms afresh")
 	}
 }
+
+// TestFitFrom: Fit's learning on several domains from given atoms, which
+// it copies, with K and n taken from them; the same atoms and seed give
+// the same dictionary whatever the number of goroutines, and other atoms
+// another one.
+func TestFitFrom(t *testing.T) {
+	domains := []dataset.Domain{localDomain(1, 60, true), localDomain(2, 60, true), localDomain(3, 60, false)}
+	atoms := localAtoms(2, 20, 2, 2)
+	orig := mat.DenseCopyOf(atoms[0].X)
+	run := func(a []Atom, workers int) *Dictionary {
+		t.Helper()
+		d, err := FitFrom(domains, 2, a, &Settings{Atoms: 5, Samples: 4, Batch: 10, Epochs: 4, PlateauTol: -1, Seed: 3, Workers: workers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	d := run(atoms, 1)
+	if !mat.Equal(atoms[0].X, orig) {
+		t.Error("FitFrom modified the starting atoms")
+	}
+	if r, c := d.Alpha.Dims(); r != 3 || c != 2 || d.Settings.Atoms != 2 || d.Settings.Samples != 20 || len(d.History.Loss) != 4 {
+		t.Fatalf("α %d×%d, K = %d, n = %d, %d epochs; want 3×2, 2, 20, 4", r, c, d.Settings.Atoms, d.Settings.Samples, len(d.History.Loss))
+	}
+	if mat.Equal(d.Atoms[0].X, orig) || !(d.History.Loss[3] < d.History.Loss[0]) {
+		t.Errorf("the atoms did not move, or the loss did not fall (%v)", d.History.Loss)
+	}
+	if d2 := run(atoms, 4); !mat.Equal(d.Atoms[1].X, d2.Atoms[1].X) || !mat.Equal(d.Alpha, d2.Alpha) {
+		t.Error("the result depends on the number of goroutines")
+	}
+	other := localAtoms(2, 20, 2, 2)
+	other[0].X.Scale(2, other[0].X)
+	if d3 := run(other, 1); mat.Equal(d.Atoms[0].X, d3.Atoms[0].X) {
+		t.Error("other starting atoms gave the same dictionary")
+	}
+	for _, c := range []struct {
+		name  string
+		atoms []Atom
+		want  string
+	}{
+		{"no atoms", nil, "FitFrom: no atoms"},
+		{"features", localAtoms(2, 10, 3, 2), "the atoms have 3 features, the domains 2"},
+		{"classes", localAtoms(2, 10, 2, 3), "FitFrom: atom 0 has 10×3 label logits, want 10×2"},
+	} {
+		if _, err := FitFrom(domains, 2, c.atoms, &Settings{Batch: 10, Epochs: 1}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want an error with %q", c.name, err, c.want)
+		}
+	}
+}

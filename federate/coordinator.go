@@ -101,7 +101,11 @@ type RoundStats struct {
 
 // Result is the outcome of a federation.
 type Result struct {
+	// Atoms are the final atoms; Start the atoms of the first round
+	// (nil when the run resumed a saved state), scaled as the sites
+	// scale their rows.
 	Atoms []dictionary.Atom
+	Start []dictionary.Atom
 	// Sites are the sites' names, by id; Targets the ids of the targets.
 	Sites   []string
 	Targets []int

@@ -74,8 +74,18 @@ func TestRunProblem(t *testing.T) {
 	if len(res.Summarized) != 4 || res.Scaler == nil || !slices.Equal(res.Scaler.Offset, pooled.Offset) || !slices.Equal(res.Scaler.Scale, pooled.Scale) {
 		t.Errorf("summaries from %v; scaling %+v, pooled rows give %+v", res.Summarized, res.Scaler, pooled)
 	}
+	// The first round's atoms: drawn from the sources' summaries, within
+	// their scaled ranges, then moved by the rounds.
+	if len(res.Start) != len(res.Atoms) || atomsEqual(res.Start, res.Atoms) {
+		t.Fatalf("%d starting atoms for %d final ones, equal: %v", len(res.Start), len(res.Atoms), atomsEqual(res.Start, res.Atoms))
+	}
+	for k, a := range res.Start {
+		if r, c := a.X.Dims(); r != res.Atoms[k].X.RawMatrix().Rows || c != res.Atoms[k].X.RawMatrix().Cols || mat.Min(a.X) < 0 || mat.Max(a.X) > 1 {
+			t.Errorf("starting atom %d: %d×%d points in [%g, %g]", k, r, c, mat.Min(a.X), mat.Max(a.X))
+		}
+	}
 	res2, _ := run()
-	if !atomsEqual(res.Atoms, res2.Atoms) {
+	if !atomsEqual(res.Atoms, res2.Atoms) || !atomsEqual(res.Start, res2.Start) {
 		t.Error("two runs with the same seed and the same sites gave different atoms")
 	}
 }

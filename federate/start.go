@@ -68,6 +68,7 @@ func (c *coordinator) start(ctx context.Context, res *Result) error {
 		}
 	}
 	c.started = true
+	res.Start, _ = Unpack(slices.Clone(c.atoms), c.shape) // the shape is c.atoms'
 	if c.scaler != nil {
 		for id := range c.sites {
 			c.sendScale(id)

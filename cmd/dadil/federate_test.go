@@ -380,24 +380,25 @@ func TestFederateDemoBench(t *testing.T) {
 	}
 	t.Log(stdout)
 	for _, want := range []string{"federated DaDiL: 4 sites, 3 rounds of 2 local epochs", "mean ± std over folds 2; centralised: 6 epochs",
-		"| Method | D | Avg |", "| federated DaDiL-R |", "| federated DaDiL-E |", "| centralised DaDiL-R |", "| centralised DaDiL-E |"} {
+		"| Method | D | Avg |", "| federated DaDiL-R |", "| federated DaDiL-E |", "| centralised DaDiL-R |", "| centralised DaDiL-E |",
+		"| centralised DaDiL-R, federation's start |", "| centralised DaDiL-E, federation's start |"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q", want)
 		}
 	}
 	// One line for the split: the test fold holds 12 of D's 60 rows, so
 	// every accuracy is a multiple of 1/12.
-	var fr, fe, cr, ce, fs, cs float64
+	var fr, fe, cr, ce, fs, cs, sr, se float64
 	i := strings.Index(stdout, "D fold 2: ")
 	if i < 0 {
 		t.Fatal("no line for D fold 2")
 	}
-	if _, err := fmt.Sscanf(stdout[i:], "D fold 2: federated R %f E %f (%f s), centralised R %f E %f (%f s)", &fr, &fe, &fs, &cr, &ce, &cs); err != nil {
+	if _, err := fmt.Sscanf(stdout[i:], "D fold 2: federated R %f E %f (%f s), centralised R %f E %f (%f s), from the federation's start R %f E %f", &fr, &fe, &fs, &cr, &ce, &cs, &sr, &se); err != nil {
 		t.Fatalf("the split's line: %v", err)
 	}
-	for _, a := range []float64{fr, fe, cr, ce} {
+	for _, a := range []float64{fr, fe, cr, ce, sr, se} {
 		if k := a * 12 / 100; math.Abs(k-math.Round(k)) > 0.01 || a < 80 {
-			t.Errorf("accuracies %v %v %v %v: want multiples of 1/12 of the test fold, above 80 %% on separated classes", fr, fe, cr, ce)
+			t.Errorf("accuracies %v %v %v %v %v %v: want multiples of 1/12 of the test fold, above 80 %% on separated classes", fr, fe, cr, ce, sr, se)
 			break
 		}
 	}
@@ -425,10 +426,10 @@ func TestFederateDemoBench(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Federation.Rounds != 3 || rep.Federation.LocalEpochs != 2 || rep.Bytes["to_sites"] <= 0 || rep.Bytes["from_sites"] <= 0 || len(rep.Results) != 4 {
+	if rep.Federation.Rounds != 3 || rep.Federation.LocalEpochs != 2 || rep.Bytes["to_sites"] <= 0 || rep.Bytes["from_sites"] <= 0 || len(rep.Results) != 6 {
 		t.Fatalf("JSON %s", b)
 	}
-	for i, want := range []float64{fr, fe, cr, ce} {
+	for i, want := range []float64{fr, fe, cr, ce, sr, se} {
 		if r := rep.Results[i]; r.Method != federatedMethods[i] || r.Target != "D" || r.Fold != 2 || math.Abs(r.Accuracy-want) > 0.005 {
 			t.Errorf("JSON result %d: %+v, want %s %.2f", i, r, federatedMethods[i], want)
 		}
