@@ -173,6 +173,9 @@ func (d *demoRunner) run(p *dataset.Problem) (*demoResult, error) {
 		return nil, err
 	}
 	r.cenTime = time.Since(start)
+	if res.Start == nil { // a federation that resumed a saved state
+		return nil, errors.New("federate demo: the federation did not report its first atoms")
+	}
 	start = time.Now()
 	if r.startR, r.startE, err = centralised(p, cfg.Scaling, &set, d.trainer, res.Start); err != nil {
 		return nil, err
