@@ -63,9 +63,9 @@ type PenaltyChoice struct {
 // preferring weaker penalties that transfer badly. Validated on the
 // labeled sources, real rows of other domains, it measures how a
 // classifier of the reconstruction carries over to real data. The sources
-// are closer to the atoms than the target is, and they lean towards
-// weaker penalties than the target would: the anchor λ₀ holds the choice
-// until their evidence is consistent.
+// are closer to the atoms than the target is, and the penalty that suits
+// them need not suit the target: the anchor λ₀ holds the choice until
+// their evidence is consistent.
 // s sets MaxIter, GradTol and Workers of every fit; its NoPenalty is
 // ignored. The choice is deterministic and does not depend on Workers.
 func ChoosePenalty(X, T *mat.Dense, w []float64, val []Labeled, grid []float64, s *Settings) (*PenaltyChoice, error) {
