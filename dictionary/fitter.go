@@ -44,6 +44,11 @@ type fitter struct {
 	abs []atomBatch
 	dbs []domainBatch
 	cls [][]int // scratch: class of every row of every atom
+	// lacks[l] marks the classes labeled domain l has no row of, nil when
+	// it has them all (or is unlabeled); masked is scratch for the atoms'
+	// classes restricted to a domain's (drawAtomRows).
+	lacks  [][]bool
+	masked []int
 
 	loop
 }
@@ -98,6 +103,7 @@ func newFitter(domains []dataset.Domain, classes int, set Settings) *fitter {
 		nb:      set.Batch,
 	}
 	_, f.d = domains[0].X.Dims()
+	f.lacks = lackedClasses(domains, classes)
 	f.lrX = set.LearningRate
 	if set.FeatureScale == ScaleAuto {
 		f.lrX *= featureRMS(domains)
@@ -105,6 +111,32 @@ func newFitter(domains []dataset.Domain, classes int, set Settings) *fitter {
 		f.lrX *= set.FeatureScale
 	}
 	return f
+}
+
+// lackedClasses returns, for every labeled domain that has no row of some
+// of the classes, which ones it lacks; nil for the other domains.
+func lackedClasses(domains []dataset.Domain, classes int) [][]bool {
+	lacks := make([][]bool, len(domains))
+	for l, dm := range domains {
+		if !dm.Labeled() {
+			continue
+		}
+		has := make([]bool, classes)
+		for _, y := range dm.Y {
+			if y >= 0 && y < classes {
+				has[y] = true
+			}
+		}
+		for y, h := range has {
+			if !h {
+				if lacks[l] == nil {
+					lacks[l] = make([]bool, classes)
+				}
+				lacks[l][y] = true
+			}
+		}
+	}
+	return lacks
 }
 
 // featureRMS returns sqrt(mean over features of the variance), over all
@@ -171,16 +203,64 @@ func (f *fitter) initAtoms() {
 		}
 		for k := 0; k < K; k++ {
 			l := labeled[k%len(labeled)]
-			rows := dataset.BalancedBatch(f.rng, f.domains[l].Y, c, n, nil)
 			X := mat.NewDense(n, d, nil)
 			Z := mat.NewDense(n, c, nil)
-			for i, r := range rows {
-				copy(X.RawRowView(i), f.domains[l].X.RawRowView(r))
-				Z.Set(i, f.domains[l].Y[r], s)
+			for i, pt := range f.initPoints(l, labeled) {
+				dm := &f.domains[pt.domain]
+				copy(X.RawRowView(i), dm.X.RawRowView(pt.row))
+				Z.Set(i, dm.Y[pt.row], s)
 			}
 			f.X[k], f.Z[k] = X, Z
 		}
 	}
+}
+
+// point is row row of domain domain.
+type point struct{ domain, row int }
+
+// initPoints draws the n points an atom started on labeled domain l starts
+// from: class-balanced rows of l; when l lacks some classes, n/c rows of
+// each class it has and, for each class it lacks, n/c rows of that class
+// drawn from the other labeled domains pooled, so that every atom holds
+// every class (n is a multiple of c).
+func (f *fitter) initPoints(l int, labeled []int) []point {
+	n, c := f.n, f.classes
+	if f.lacks[l] == nil {
+		var pts []point
+		for _, r := range dataset.BalancedBatch(f.rng, f.domains[l].Y, c, n, nil) {
+			pts = append(pts, point{l, r})
+		}
+		return pts
+	}
+	q := n / c
+	var pts []point
+	present := c
+	for _, lack := range f.lacks[l] {
+		if lack {
+			present--
+		}
+	}
+	for _, r := range dataset.BalancedBatch(f.rng, f.domains[l].Y, c, q*present, nil) {
+		pts = append(pts, point{l, r})
+	}
+	for y, lack := range f.lacks[l] {
+		if !lack {
+			continue
+		}
+		var pool []point // class y's rows in the other labeled domains
+		for _, o := range labeled {
+			for r, yr := range f.domains[o].Y {
+				if yr == y {
+					pool = append(pool, point{o, r})
+				}
+			}
+		}
+		idx := make([]int, len(pool)) // one class: all 0
+		for _, i := range dataset.BalancedBatch(f.rng, idx, 1, q, nil) {
+			pts = append(pts, pool[i])
+		}
+	}
+	return pts
 }
 
 // setup allocates the optimiser states, the coordinates α (uniform), the

@@ -80,12 +80,12 @@ func (f *fitter) drawBatches() {
 	f.atomClasses()
 	shared := len(f.abs) == 1
 	if shared {
-		f.drawAtomRows(&f.abs[0])
+		f.drawAtomRows(&f.abs[0], nil)
 	}
 	var rows []int
 	for l := range f.dbs {
 		if !shared {
-			f.drawAtomRows(&f.abs[l])
+			f.drawAtomRows(&f.abs[l], f.lacks[l])
 		}
 		rows = f.drawDomain(l, rows)
 	}
@@ -109,10 +109,27 @@ func (f *fitter) atomClasses() {
 }
 
 // drawAtomRows draws into ab, for every atom k, n_b of its rows,
-// class-balanced by f.cls[k] (Algorithm 2, line 10).
-func (f *fitter) drawAtomRows(ab *atomBatch) {
+// class-balanced by f.cls[k] (Algorithm 2, line 10), among the classes a
+// labeled domain has when lacks (the classes it lacks) is not nil: the
+// domain's batch holds only those, in the same numbers
+// (dataset.BalancedBatch shares a batch equally among the classes
+// present), so that the domain is compared with a barycenter of its own
+// classes and no atom mass of a class it lacks is transported onto its
+// other classes. One atom batch shared by all domains
+// (Settings.SharedAtomBatch) holds every class.
+func (f *fitter) drawAtomRows(ab *atomBatch, lacks []bool) {
 	for k := 0; k < f.K; k++ {
-		ab.idx[k] = dataset.BalancedBatch(f.rng, f.cls[k], f.classes, f.nb, ab.idx[k])
+		cls := f.cls[k]
+		if lacks != nil {
+			f.masked = append(f.masked[:0], cls...)
+			for i, y := range f.masked {
+				if lacks[y] {
+					f.masked[i] = -1 // BalancedBatch never draws it
+				}
+			}
+			cls = f.masked
+		}
+		ab.idx[k] = dataset.BalancedBatch(f.rng, cls, f.classes, f.nb, ab.idx[k])
 	}
 }
 
