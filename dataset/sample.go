@@ -128,3 +128,27 @@ func UniformBatch(rng *rand.Rand, n, size int, dst []int) []int {
 	}
 	return work[:size]
 }
+
+// QuotaBatch returns the row indices of a mini-batch holding quotas[k] rows
+// of class k, appended to dst[:0], grouped by class in increasing class
+// order and in random order within a class. classIdx[i] is the class index
+// of row i; rows of other values (negative, or not below len(quotas)) are
+// never drawn. Within a class, rows are drawn as BalancedBatch draws them.
+// A class with a positive quota but no row contributes nothing, so the
+// batch then holds fewer rows than the quotas' sum. The result is a
+// deterministic function of the arguments and the state of rng.
+func QuotaBatch(rng *rand.Rand, classIdx []int, quotas []int, dst []int) []int {
+	dst = dst[:0]
+	groups := make([][]int, len(quotas))
+	for i, k := range classIdx {
+		if k >= 0 && k < len(quotas) {
+			groups[k] = append(groups[k], i)
+		}
+	}
+	for k, q := range quotas {
+		if q > 0 && len(groups[k]) > 0 {
+			dst = appendSample(rng, dst, groups[k], q)
+		}
+	}
+	return dst
+}

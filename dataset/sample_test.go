@@ -166,3 +166,28 @@ func TestUniformBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestQuotaBatch: every class gets its quota, rows of other values are
+// never drawn, a class without rows gives nothing, and the same state
+// gives the same batch.
+func TestQuotaBatch(t *testing.T) {
+	classIdx := []int{0, 1, 1, 2, 2, 2, -1, 5, 0, 1}
+	quotas := []int{3, 1, 4, 2} // class 3 has no row
+	rng := rand.New(rand.NewPCG(1, 2))
+	got := QuotaBatch(rng, classIdx, quotas, nil)
+	count := make([]int, 4)
+	for _, i := range got {
+		k := classIdx[i]
+		if k < 0 || k >= 4 {
+			t.Fatalf("drew row %d of class %d", i, k)
+		}
+		count[k]++
+	}
+	if want := []int{3, 1, 4, 0}; !slices.Equal(count, want) {
+		t.Fatalf("counts %v, want %v", count, want)
+	}
+	again := QuotaBatch(rand.New(rand.NewPCG(1, 2)), classIdx, quotas, nil)
+	if !slices.Equal(got, again) {
+		t.Fatal("the same state gave another batch")
+	}
+}

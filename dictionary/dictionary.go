@@ -145,6 +145,16 @@ type Settings struct {
 	// set, and this choice is not the default because it did not win on
 	// every benchmark (docs/defaults.md). It does not change learning.
 	ChoosePenalty bool `json:",omitempty"`
+	// EstimateShift estimates the class proportions of every unlabeled
+	// domain (label shift: a target whose classes are not equally
+	// frequent) and draws that domain's atom batches in those
+	// proportions, so that its W_2 loss compares it with a barycenter of
+	// the same class proportions instead of moving the mass of its rarer
+	// classes onto its commoner ones. The proportions are the EM estimate
+	// of classify.EstimatePrior under a softmax regression of the labeled
+	// domains pooled, every class weighed equally. Atoms and the
+	// reconstruction stay class-balanced.
+	EstimateShift bool `json:",omitempty"`
 	// ReconstructionBlock is the largest support of one barycenter in
 	// Reconstruct (DaDiL-R's training set): larger atoms are reconstructed
 	// in blocks of at most this many points (see Reconstruct). Zero

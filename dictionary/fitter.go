@@ -49,6 +49,9 @@ type fitter struct {
 	// classes restricted to a domain's (drawAtomRows).
 	lacks  [][]bool
 	masked []int
+	// priors[l] holds unlabeled domain l's estimated class proportions
+	// (Settings.EstimateShift), nil otherwise.
+	priors [][]float64
 
 	loop
 }

@@ -36,6 +36,9 @@ var errDiverged = errors.New("dictionary: learning diverged (non-finite atoms or
 // N_iter = Settings.Epochs a cap: the plateau rule (stopRule) may end
 // learning sooner.
 func (f *fitter) run() error {
+	if err := f.estimateShift(); err != nil {
+		return err
+	}
 	f.setup()
 	for epoch := 1; epoch <= f.set.Epochs; epoch++ {
 		f.beginEpoch()
@@ -84,7 +87,11 @@ func (f *fitter) drawBatches() {
 	}
 	var rows []int
 	for l := range f.dbs {
-		if !shared {
+		switch {
+		case shared:
+		case f.priors != nil && f.priors[l] != nil:
+			f.drawAtomRowsShifted(&f.abs[l], f.priors[l])
+		default:
 			f.drawAtomRows(&f.abs[l], f.lacks[l])
 		}
 		rows = f.drawDomain(l, rows)
@@ -130,6 +137,25 @@ func (f *fitter) drawAtomRows(ab *atomBatch, lacks []bool) {
 			cls = f.masked
 		}
 		ab.idx[k] = dataset.BalancedBatch(f.rng, cls, f.classes, f.nb, ab.idx[k])
+	}
+}
+
+// drawAtomRowsShifted draws into ab, for every atom k, n_b of its rows
+// with the classes in the proportions h (Settings.EstimateShift), among
+// the classes the atom holds; it keeps drawAtomRows' batch for an atom
+// whose classes h gives no weight, balanced.
+func (f *fitter) drawAtomRowsShifted(ab *atomBatch, h []float64) {
+	present := make([]bool, f.classes)
+	for k := 0; k < f.K; k++ {
+		clear(present)
+		for _, y := range f.cls[k] {
+			present[y] = true
+		}
+		if q := quotas(h, present, f.nb); q != nil {
+			ab.idx[k] = dataset.QuotaBatch(f.rng, f.cls[k], q, ab.idx[k])
+		} else {
+			ab.idx[k] = dataset.BalancedBatch(f.rng, f.cls[k], f.classes, f.nb, ab.idx[k])
+		}
 	}
 }
 

@@ -1,0 +1,101 @@
+package dictionary
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dadil/dadil/dataset"
+)
+
+// TestQuotas: n_b rows shared in proportion to h among the classes
+// present, by largest remainders; nil when h weighs none of them.
+func TestQuotas(t *testing.T) {
+	for _, c := range []struct {
+		h       []float64
+		present []bool
+		nb      int
+		want    []int
+	}{
+		{[]float64{0.25, 0.25, 0.25, 0.25}, []bool{true, true, true, true}, 20, []int{5, 5, 5, 5}},
+		{[]float64{0.5, 0.3, 0.2}, []bool{true, true, true}, 12, []int{6, 4, 2}},
+		{[]float64{0.5, 0.3, 0.2}, []bool{true, false, true}, 7, []int{5, 0, 2}},
+		{[]float64{0.1, 0.1, 0.8}, []bool{true, true, true}, 3, []int{0, 0, 3}},
+	} {
+		got := quotas(c.h, c.present, c.nb)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("quotas(%v, %v, %d) = %v, want %v", c.h, c.present, c.nb, got, c.want)
+		}
+	}
+	if q := quotas([]float64{0, 1}, []bool{true, false}, 5); q != nil {
+		t.Errorf("no weight on the present classes: %v, want nil", q)
+	}
+}
+
+// shiftedProblem returns the six classes of lackingProblem in three
+// complete, balanced sources and a target whose classes have the
+// proportions 10:5:2:1:1:1 (with its labels, to score).
+func shiftedProblem() (*dataset.Problem, []int) {
+	rng := rand.New(rand.NewPCG(12, 12))
+	means := mat.NewDense(6, 10, nil)
+	for i := range 6 {
+		for j := range 10 {
+			means.Set(i, j, 3*rng.NormFloat64())
+		}
+	}
+	var data []float64
+	var y []int
+	for k, n := range []int{60, 30, 12, 6, 6, 6} {
+		for range n {
+			for j := range 10 {
+				data = append(data, means.At(k, j)+1.5+rng.NormFloat64())
+			}
+			y = append(y, k)
+		}
+	}
+	p := &dataset.Problem{Classes: 6, Target: dataset.Domain{Name: "target", X: mat.NewDense(len(y), 10, data)}}
+	for l, shift := range []float64{0, 0.5, 1} {
+		d := classDomain(rng, means, 40, shift, nil, true)
+		d.Name = []string{"s1", "s2", "s3"}[l]
+		p.Sources = append(p.Sources, d)
+	}
+	return p, y
+}
+
+// TestEstimateShift: on a target whose classes are far from equally
+// frequent, Settings.EstimateShift estimates its proportions and DaDiL-R
+// classifies it as well as the sources' classes are separated; with
+// class-balanced atom batches, the mass of the rare classes moves onto
+// the common ones (about 70% on such a problem).
+func TestEstimateShift(t *testing.T) {
+	p, y := shiftedProblem()
+	priors, err := estimatePriors(p.Domains(), 6, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{10.0 / 20, 5.0 / 20, 2.0 / 20, 1.0 / 20, 1.0 / 20, 1.0 / 20}
+	for k, h := range priors[3] {
+		if math.Abs(h-want[k]) > 0.03 || priors[0] != nil {
+			t.Fatalf("estimated proportions %v, want about %v (and none for the sources)", priors, want)
+		}
+	}
+	score := func(shift bool) float64 {
+		m, err := FitModel(p, &Settings{Seed: 1, Epochs: 40, EstimateShift: shift}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred, err := m.PredictR(p.Target.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return accuracy(pred, y)
+	}
+	with, without := score(true), score(false)
+	t.Logf("DaDiL-R %.1f%% with EstimateShift, %.1f%% without", 100*with, 100*without)
+	if with < 0.95 {
+		t.Errorf("DaDiL-R %.1f%% with EstimateShift, want ≥ 95%%", 100*with)
+	}
+}
