@@ -146,7 +146,7 @@ const (
 
 // dadilOnlyFlags are the flags of dadil fit that set DaDiL alone.
 var dadilOnlyFlags = []string{"samples", "batch", "lr", "epochs", "init", "transport", "ensemble-transport",
-	"shared-atom-batch", "hard-labels", "reconstruction-block", "paper"}
+	"shared-atom-batch", "hard-labels", "reconstruction-block", "paper", "estimate-shift"}
 
 // parseFit parses and checks the flags of dadil fit, before any work.
 func parseFit(args []string, e *env) (*fitCommand, error) {

@@ -231,6 +231,9 @@ func TestFitSettingsFlags(t *testing.T) {
 		{[]string{"--epochs", "2", "--plateau-tol", "0", "--reconstruction-block", "64"}, func(rep fitReport) bool {
 			return hard(false)(rep) && rep.Settings.ReconstructionBlock == 64
 		}},
+		{[]string{"--epochs", "2", "--plateau-tol", "0", "--estimate-shift"}, func(rep fitReport) bool {
+			return hard(false)(rep) && rep.Settings.EstimateShift
+		}},
 	} {
 		out := filepath.Join(dir, fmt.Sprint("out", i))
 		args := append([]string{"fit", "--out", out, "--target", tgt, "--quiet"}, tc.flags...)
