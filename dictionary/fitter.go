@@ -218,43 +218,43 @@ func (f *fitter) initAtoms() {
 	}
 }
 
-// point is row row of domain domain.
-type point struct{ domain, row int }
+// sourceRow is row row of domain domain.
+type sourceRow struct{ domain, row int }
 
 // initPoints draws the n points an atom started on labeled domain l starts
-// from: class-balanced rows of l; when l lacks some classes, n/c rows of
-// each class it has and, for each class it lacks, n/c rows of that class
-// drawn from the other labeled domains pooled, so that every atom holds
-// every class (n is a multiple of c).
-func (f *fitter) initPoints(l int, labeled []int) []point {
+// from: class-balanced rows of l; when l lacks some classes, ⌊n/c⌋ rows
+// of each class it lacks, drawn from the other labeled domains pooled, and
+// the other points class-balanced among the classes it has, so that every
+// atom holds every class.
+func (f *fitter) initPoints(l int, labeled []int) []sourceRow {
 	n, c := f.n, f.classes
 	if f.lacks[l] == nil {
-		var pts []point
+		var pts []sourceRow
 		for _, r := range dataset.BalancedBatch(f.rng, f.domains[l].Y, c, n, nil) {
-			pts = append(pts, point{l, r})
+			pts = append(pts, sourceRow{l, r})
 		}
 		return pts
 	}
 	q := n / c
-	var pts []point
-	present := c
+	var pts []sourceRow
+	lacked := 0
 	for _, lack := range f.lacks[l] {
 		if lack {
-			present--
+			lacked++
 		}
 	}
-	for _, r := range dataset.BalancedBatch(f.rng, f.domains[l].Y, c, q*present, nil) {
-		pts = append(pts, point{l, r})
+	for _, r := range dataset.BalancedBatch(f.rng, f.domains[l].Y, c, n-q*lacked, nil) {
+		pts = append(pts, sourceRow{l, r})
 	}
 	for y, lack := range f.lacks[l] {
 		if !lack {
 			continue
 		}
-		var pool []point // class y's rows in the other labeled domains
+		var pool []sourceRow // class y's rows in the other labeled domains
 		for _, o := range labeled {
 			for r, yr := range f.domains[o].Y {
 				if yr == y {
-					pool = append(pool, point{o, r})
+					pool = append(pool, sourceRow{o, r})
 				}
 			}
 		}
