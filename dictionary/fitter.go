@@ -223,9 +223,10 @@ type sourceRow struct{ domain, row int }
 
 // initPoints draws the n points an atom started on labeled domain l starts
 // from: class-balanced rows of l; when l lacks some classes, ⌊n/c⌋ rows
-// of each class it lacks, drawn from the other labeled domains pooled, and
-// the other points class-balanced among the classes it has, so that every
-// atom holds every class.
+// of each class it lacks, drawn from the other labeled domains pooled (of
+// the classes some labeled domain has), and the other points
+// class-balanced among the classes l has, so that every atom holds every
+// class.
 func (f *fitter) initPoints(l int, labeled []int) []sourceRow {
 	n, c := f.n, f.classes
 	if f.lacks[l] == nil {
@@ -236,27 +237,24 @@ func (f *fitter) initPoints(l int, labeled []int) []sourceRow {
 		return pts
 	}
 	q := n / c
-	var pts []sourceRow
-	lacked := 0
-	for _, lack := range f.lacks[l] {
-		if lack {
-			lacked++
-		}
-	}
-	for _, r := range dataset.BalancedBatch(f.rng, f.domains[l].Y, c, n-q*lacked, nil) {
-		pts = append(pts, sourceRow{l, r})
-	}
+	pools := make(map[int][]sourceRow) // a lacked class's rows in the other labeled domains
 	for y, lack := range f.lacks[l] {
-		if !lack {
-			continue
-		}
-		var pool []sourceRow // class y's rows in the other labeled domains
 		for _, o := range labeled {
 			for r, yr := range f.domains[o].Y {
-				if yr == y {
-					pool = append(pool, sourceRow{o, r})
+				if lack && yr == y {
+					pools[y] = append(pools[y], sourceRow{o, r})
 				}
 			}
+		}
+	}
+	var pts []sourceRow
+	for _, r := range dataset.BalancedBatch(f.rng, f.domains[l].Y, c, n-q*len(pools), nil) {
+		pts = append(pts, sourceRow{l, r})
+	}
+	for y := range c { // in class order
+		pool, ok := pools[y]
+		if !ok {
+			continue
 		}
 		idx := make([]int, len(pool)) // one class: all 0
 		for _, i := range dataset.BalancedBatch(f.rng, idx, 1, q, nil) {
