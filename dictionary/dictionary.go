@@ -152,8 +152,11 @@ type Settings struct {
 	// the same class proportions instead of moving the mass of its rarer
 	// classes onto its commoner ones. The proportions are the EM estimate
 	// of classify.EstimatePrior under a softmax regression of the labeled
-	// domains pooled, every class weighed equally. Atoms and the
-	// reconstruction stay class-balanced.
+	// domains pooled, every class weighed equally, kept only when their
+	// distance from equal proportions exceeds the estimator's error on the
+	// labeled domains held out in turn (estimatePriors); otherwise the
+	// batches stay class-balanced. Atoms and the reconstruction stay
+	// class-balanced. Not the default: see docs/defaults.md.
 	EstimateShift bool `json:",omitempty"`
 	// ReconstructionBlock is the largest support of one barycenter in
 	// Reconstruct (DaDiL-R's training set): larger atoms are reconstructed

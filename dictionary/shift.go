@@ -31,41 +31,117 @@ func (f *fitter) estimateShift() error {
 // estimatePriors returns, for every unlabeled domain, its class
 // proportions estimated by classify.EstimatePrior from the probabilities
 // of a softmax regression (classify.DefaultL2) trained on the labeled
-// domains pooled, every class weighed equally; nil for the labeled
-// domains (Settings.EstimateShift).
+// domains pooled, every class weighed equally, when the shift they show
+// exceeds the estimator's own error; nil for the labeled domains and
+// where it does not (Settings.EstimateShift). The error is measured on
+// the labeled domains, whose proportions are known: each held out in
+// turn, the regression of the others estimates its proportions, and the
+// largest total variation from the truth bounds the estimator's error
+// under the shifts between domains. An unlabeled domain's estimate is
+// kept if its total variation from equal proportions exceeds that bound.
+// With a single labeled domain no error can be measured and the
+// estimate is kept.
 func estimatePriors(domains []dataset.Domain, classes, workers int) ([][]float64, error) {
-	var Xs []*mat.Dense
-	var ys []int
-	for _, dm := range domains {
+	var labeled []int
+	for l, dm := range domains {
 		if dm.Labeled() {
-			Xs, ys = append(Xs, dm.X), append(ys, dm.Y...)
+			labeled = append(labeled, l)
 		}
 	}
-	X := stackRows(Xs)
-	count := make([]float64, classes)
-	for _, y := range ys {
-		count[y]++
-	}
-	w := make([]float64, len(ys))
-	for i, y := range ys {
-		w[i] = float64(len(ys)) / (float64(classes) * count[y])
-	}
-	m, _, err := classify.Fit(X, classify.OneHot(ys, classes), w, &classify.Settings{Workers: workers})
+	pooled, err := balancedSoftmax(domains, labeled, -1, classes, workers)
 	if err != nil {
 		return nil, err
+	}
+	var bound float64 // the estimator's largest error on a held-out source
+	for _, held := range labeled {
+		if len(labeled) < 2 {
+			break
+		}
+		m, err := balancedSoftmax(domains, labeled, held, classes, workers)
+		if err != nil {
+			return nil, err
+		}
+		h, err := priorUnder(m, domains[held].X)
+		if err != nil {
+			return nil, err
+		}
+		bound = math.Max(bound, totalVariation(h, proportions(domains[held].Y, classes)))
+	}
+	uniform := make([]float64, classes)
+	for y := range uniform {
+		uniform[y] = 1 / float64(classes)
 	}
 	priors := make([][]float64, len(domains))
 	for l, dm := range domains {
 		if dm.Labeled() {
 			continue
 		}
-		var p mat.Dense
-		if err := m.Proba(&p, dm.X); err != nil {
+		h, err := priorUnder(pooled, dm.X)
+		if err != nil {
 			return nil, err
 		}
-		priors[l] = classify.EstimatePrior(&p)
+		if totalVariation(h, uniform) > bound {
+			priors[l] = h
+		}
 	}
 	return priors, nil
+}
+
+// proportions returns the share of every class among the labels y.
+func proportions(y []int, classes int) []float64 {
+	h := make([]float64, classes)
+	for _, k := range y {
+		h[k] += 1 / float64(len(y))
+	}
+	return h
+}
+
+// balancedSoftmax trains a softmax regression (classify.DefaultL2) on the
+// rows of the labeled domains but held (-1: none) pooled, every class
+// present weighed equally.
+func balancedSoftmax(domains []dataset.Domain, labeled []int, held, classes, workers int) (*classify.Softmax, error) {
+	var Xs []*mat.Dense
+	var y []int
+	for _, l := range labeled {
+		if l != held {
+			Xs, y = append(Xs, domains[l].X), append(y, domains[l].Y...)
+		}
+	}
+	count := make([]float64, classes)
+	for _, k := range y {
+		count[k]++
+	}
+	present := 0
+	for _, n := range count {
+		if n > 0 {
+			present++
+		}
+	}
+	w := make([]float64, len(y))
+	for i, k := range y {
+		w[i] = float64(len(y)) / (float64(present) * count[k])
+	}
+	m, _, err := classify.Fit(stackRows(Xs), classify.OneHot(y, classes), w, &classify.Settings{Workers: workers})
+	return m, err
+}
+
+// priorUnder returns classify.EstimatePrior of the probabilities m gives
+// the rows X.
+func priorUnder(m *classify.Softmax, X *mat.Dense) ([]float64, error) {
+	var p mat.Dense
+	if err := m.Proba(&p, X); err != nil {
+		return nil, err
+	}
+	return classify.EstimatePrior(&p), nil
+}
+
+// totalVariation returns ½ Σ |p − q|.
+func totalVariation(p, q []float64) float64 {
+	var s float64
+	for i := range p {
+		s += math.Abs(p[i] - q[i])
+	}
+	return s / 2
 }
 
 // stackRows returns the rows of the matrices one after the other.

@@ -99,3 +99,37 @@ func TestEstimateShift(t *testing.T) {
 		t.Errorf("DaDiL-R %.1f%% with EstimateShift, want ≥ 95%%", 100*with)
 	}
 }
+
+// TestEstimatePriorsError: the target's proportions are estimated when
+// the estimator, tried on every source held out, errs by less than the
+// shift it finds in the target, and left equal (nil) when a source far
+// from the others (every feature shifted by 8), whose proportions the
+// others' regression then misjudges, shows that its error can be larger.
+func TestEstimatePriorsError(t *testing.T) {
+	p, _ := shiftedProblem()
+	priors, err := estimatePriors(p.Domains(), 6, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{10.0 / 20, 5.0 / 20, 2.0 / 20, 1.0 / 20, 1.0 / 20, 1.0 / 20}
+	if priors[0] != nil || len(priors[3]) != 6 {
+		t.Fatalf("priors %v: want none for the sources, the target's", priors)
+	}
+	for k, h := range priors[3] {
+		if math.Abs(h-want[k]) > 0.03 {
+			t.Fatalf("estimated proportions %v, want about %v", priors[3], want)
+		}
+	}
+	far := p.Sources[2]
+	far.X = mat.DenseCopyOf(far.X)
+	r, d := far.X.Dims()
+	for i := range r {
+		for j := range d {
+			far.X.Set(i, j, far.X.At(i, j)+8)
+		}
+	}
+	p.Sources[2] = far
+	if priors, err = estimatePriors(p.Domains(), 6, 1); err != nil || priors[3] != nil {
+		t.Fatalf("a source far from the others: %v, %v; want no estimate", priors, err)
+	}
+}
