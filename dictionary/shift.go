@@ -100,13 +100,13 @@ func proportions(y []int, classes int) []float64 {
 // rows of the labeled domains but held (-1: none) pooled, every class
 // present weighed equally.
 func balancedSoftmax(domains []dataset.Domain, labeled []int, held, classes, workers int) (*classify.Softmax, error) {
-	var Xs []*mat.Dense
-	var y []int
+	var train []dataset.Domain
 	for _, l := range labeled {
 		if l != held {
-			Xs, y = append(Xs, domains[l].X), append(y, domains[l].Y...)
+			train = append(train, domains[l])
 		}
 	}
+	X, y := dataset.Pool(train)
 	count := make([]float64, classes)
 	for _, k := range y {
 		count[k]++
@@ -121,7 +121,7 @@ func balancedSoftmax(domains []dataset.Domain, labeled []int, held, classes, wor
 	for i, k := range y {
 		w[i] = float64(len(y)) / (float64(present) * count[k])
 	}
-	m, _, err := classify.Fit(stackRows(Xs), classify.OneHot(y, classes), w, &classify.Settings{Workers: workers})
+	m, _, err := classify.Fit(X, classify.OneHot(y, classes), w, &classify.Settings{Workers: workers})
 	return m, err
 }
 
@@ -142,23 +142,6 @@ func totalVariation(p, q []float64) float64 {
 		s += math.Abs(p[i] - q[i])
 	}
 	return s / 2
-}
-
-// stackRows returns the rows of the matrices one after the other.
-func stackRows(Xs []*mat.Dense) *mat.Dense {
-	var n, d int
-	for _, X := range Xs {
-		r, c := X.Dims()
-		n, d = n+r, c
-	}
-	out := mat.NewDense(n, d, nil)
-	i := 0
-	for _, X := range Xs {
-		r, _ := X.Dims()
-		out.Slice(i, i+r, 0, d).(*mat.Dense).Copy(X)
-		i += r
-	}
-	return out
 }
 
 // quotas returns how many of nb rows each class gets in proportion to h
