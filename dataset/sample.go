@@ -25,41 +25,18 @@ func BalancedBatch(rng *rand.Rand, classIdx []int, nClasses, size int, dst []int
 	if size <= 0 || nClasses <= 0 {
 		return dst
 	}
-	// Size the counts by the classes present, not by nClasses, which
-	// may be large.
-	top := -1
-	for _, k := range classIdx {
-		if k >= 0 && k < nClasses {
-			top = max(top, k)
-		}
-	}
-	if top < 0 {
-		return dst
-	}
-	start := make([]int, top+2)
-	for _, k := range classIdx {
-		if k >= 0 && k <= top {
-			start[k+1]++
-		}
-	}
+	rows, start := classGroups(classIdx, nClasses)
 	present := 0
-	for k := range top + 1 {
-		if start[k+1] > 0 {
+	for k := range len(start) - 1 {
+		if start[k+1] > start[k] {
 			present++
 		}
-		start[k+1] += start[k]
 	}
-	// Group the rows by class (a counting sort, stable).
-	rows := make([]int, start[top+1])
-	next := append([]int(nil), start[:top+1]...)
-	for i, k := range classIdx {
-		if k >= 0 && k <= top {
-			rows[next[k]] = i
-			next[k]++
-		}
+	if present == 0 {
+		return dst
 	}
 	share, extra := size/present, size%present
-	for k := range top + 1 {
+	for k := range len(start) - 1 {
 		group := rows[start[k]:start[k+1]]
 		if len(group) == 0 {
 			continue
@@ -72,6 +49,38 @@ func BalancedBatch(rng *rand.Rand, classIdx []int, nClasses, size int, dst []int
 		dst = appendSample(rng, dst, group, q)
 	}
 	return dst
+}
+
+// classGroups groups the indices of the rows whose class index lies in
+// [0, nClasses) by class, a stable counting sort: class k's rows are
+// rows[start[k]:start[k+1]], for k up to the largest class present (none:
+// start has a single 0). The counts are sized by the classes present, not
+// by nClasses, which may be large.
+func classGroups(classIdx []int, nClasses int) (rows, start []int) {
+	top := -1
+	for _, k := range classIdx {
+		if k >= 0 && k < nClasses {
+			top = max(top, k)
+		}
+	}
+	start = make([]int, top+2)
+	for _, k := range classIdx {
+		if k >= 0 && k <= top {
+			start[k+1]++
+		}
+	}
+	for k := range top + 1 {
+		start[k+1] += start[k]
+	}
+	rows = make([]int, start[top+1])
+	next := append([]int(nil), start[:top+1]...)
+	for i, k := range classIdx {
+		if k >= 0 && k <= top {
+			rows[next[k]] = i
+			next[k]++
+		}
+	}
+	return rows, start
 }
 
 // appendSample appends q elements of group drawn at random to dst:
@@ -139,15 +148,10 @@ func UniformBatch(rng *rand.Rand, n, size int, dst []int) []int {
 // deterministic function of the arguments and the state of rng.
 func QuotaBatch(rng *rand.Rand, classIdx []int, quotas []int, dst []int) []int {
 	dst = dst[:0]
-	groups := make([][]int, len(quotas))
-	for i, k := range classIdx {
-		if k >= 0 && k < len(quotas) {
-			groups[k] = append(groups[k], i)
-		}
-	}
-	for k, q := range quotas {
-		if q > 0 && len(groups[k]) > 0 {
-			dst = appendSample(rng, dst, groups[k], q)
+	rows, start := classGroups(classIdx, len(quotas))
+	for k := range len(start) - 1 {
+		if group := rows[start[k]:start[k+1]]; quotas[k] > 0 && len(group) > 0 {
+			dst = appendSample(rng, dst, group, quotas[k])
 		}
 	}
 	return dst
