@@ -106,10 +106,7 @@ func FitLocal(dm dataset.Domain, classes int, start LocalStart, s *Settings) (*D
 	f.fixed = start.FixAtoms
 	f.alpha0 = start.Alpha
 	f.carry = start.State
-	for _, a := range start.Atoms {
-		f.X = append(f.X, mat.DenseCopyOf(a.X))
-		f.Z = append(f.Z, mat.DenseCopyOf(a.Logits))
-	}
+	f.startFrom(start.Atoms)
 	if err := f.run(); err != nil {
 		return nil, err
 	}
@@ -148,14 +145,20 @@ func FitFrom(domains []dataset.Domain, classes int, atoms []Atom, s *Settings) (
 		return nil, err
 	}
 	f := newFitter(domains, classes, set)
-	for _, a := range atoms {
-		f.X = append(f.X, mat.DenseCopyOf(a.X))
-		f.Z = append(f.Z, mat.DenseCopyOf(a.Logits))
-	}
+	f.startFrom(atoms)
 	if err := f.run(); err != nil {
 		return nil, err
 	}
 	return f.dict, nil
+}
+
+// startFrom sets the fitter's atoms to copies of atoms, in place of
+// initAtoms (FitLocal, FitFrom).
+func (f *fitter) startFrom(atoms []Atom) {
+	for _, a := range atoms {
+		f.X = append(f.X, mat.DenseCopyOf(a.X))
+		f.Z = append(f.Z, mat.DenseCopyOf(a.Logits))
+	}
 }
 
 // checkStartAtoms checks that the atoms given to the function fn all hold
