@@ -395,7 +395,7 @@ func (m *GMMOTDA) fitMap(p *dataset.Problem) error {
 		parts = []dataset.Domain{{X: Xm, Y: y}}
 	}
 	X, y := dataset.Pool(parts)
-	model, err := trainLabels(m.Classifier, X, y, p.Classes, balancedWeights(y, p.Classes))
+	model, err := trainLabels(m.Classifier, X, y, p.Classes, classify.BalancedWeights(y, p.Classes))
 	if err != nil {
 		return err
 	}
@@ -410,18 +410,4 @@ func (m *GMMOTDA) Predict(X *mat.Dense) ([]int, error) { return predictFrom(m.Pr
 // classifier, or with Labels those of the labeled target mixture.
 func (m *GMMOTDA) Proba(X *mat.Dense) (*mat.Dense, error) {
 	return mappedProba(m.Name(), m.Target, m.Labels, m.model, X)
-}
-
-// balancedWeights returns the weight 1/n_c of every row of class c, n_c
-// the number of rows of class c: every class then has the same mass.
-func balancedWeights(y []int, classes int) []float64 {
-	n := make([]float64, classes)
-	for _, c := range y {
-		n[c]++
-	}
-	w := make([]float64, len(y))
-	for i, c := range y {
-		w[i] = 1 / n[c]
-	}
-	return w
 }

@@ -88,6 +88,21 @@ type Result struct {
 	Status optimize.Status
 }
 
+// BalancedWeights returns the sample weight 1/n_k of every row of class k
+// (y holds the rows' classes, in [0, classes)), n_k the rows of class k,
+// so that every class present weighs the same in Fit.
+func BalancedWeights(y []int, classes int) []float64 {
+	n := make([]float64, classes)
+	for _, k := range y {
+		n[k]++
+	}
+	w := make([]float64, len(y))
+	for i, k := range y {
+		w[i] = 1 / n[k]
+	}
+	return w
+}
+
 // Fit trains a softmax regression on the n×d features X, which may hold
 // any finite values, and the n×c soft targets T. Each row of T must be a probability vector (non-negative,
 // summing to 1 within 1e-6); one-hot rows give the usual hard-label loss.

@@ -107,21 +107,7 @@ func balancedSoftmax(domains []dataset.Domain, labeled []int, held, classes, wor
 		}
 	}
 	X, y := dataset.Pool(train)
-	count := make([]float64, classes)
-	for _, k := range y {
-		count[k]++
-	}
-	present := 0
-	for _, n := range count {
-		if n > 0 {
-			present++
-		}
-	}
-	w := make([]float64, len(y))
-	for i, k := range y {
-		w[i] = float64(len(y)) / (float64(present) * count[k])
-	}
-	m, _, err := classify.Fit(X, classify.OneHot(y, classes), w, &classify.Settings{Workers: workers})
+	m, _, err := classify.Fit(X, classify.OneHot(y, classes), classify.BalancedWeights(y, classes), &classify.Settings{Workers: workers})
 	return m, err
 }
 
