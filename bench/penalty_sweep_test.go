@@ -151,15 +151,9 @@ func sweepScores(set *SuiteSet, X, T *mat.Dense, test *dataset.Domain, z bool) [
 		if err != nil {
 			panic(err)
 		}
-		pred, err := c.Predict(Xte)
-		if err != nil {
+		if out[i], err = scoreOn(c, &dataset.Domain{X: Xte, Y: test.Y}, set.Balanced); err != nil {
 			panic(err)
 		}
-		s, _ := classify.Accuracy(pred, test.Y)
-		if set.Balanced {
-			s, _ = classify.BalancedAccuracy(pred, test.Y)
-		}
-		out[i] = 100 * s
 	}
 	return out
 }
