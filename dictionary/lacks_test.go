@@ -34,18 +34,25 @@ func classDomain(rng *rand.Rand, means *mat.Dense, rows int, shift float64, lack
 	return dm
 }
 
-// lackingProblem returns six well-separated classes in 10 features: three
-// labeled sources, the second without class 2 and the third without
-// classes 4 and 5, and a target holding every class (with its labels, to
-// score).
-func lackingProblem() ([]dataset.Domain, []int) {
-	rng := rand.New(rand.NewPCG(11, 11))
+// classMeans returns the means of six classes in 10 features, N(0, 3²)
+// each.
+func classMeans(rng *rand.Rand) *mat.Dense {
 	means := mat.NewDense(6, 10, nil)
 	for i := range 6 {
 		for j := range 10 {
 			means.Set(i, j, 3*rng.NormFloat64())
 		}
 	}
+	return means
+}
+
+// lackingProblem returns six well-separated classes in 10 features: three
+// labeled sources, the second without class 2 and the third without
+// classes 4 and 5, and a target holding every class (with its labels, to
+// score).
+func lackingProblem() ([]dataset.Domain, []int) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	means := classMeans(rng)
 	target := classDomain(rng, means, 40, 1.5, nil, true)
 	domains := []dataset.Domain{
 		classDomain(rng, means, 50, 0, nil, true),

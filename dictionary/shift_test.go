@@ -40,12 +40,7 @@ func TestQuotas(t *testing.T) {
 // proportions 10:5:2:1:1:1 (with its labels, to score).
 func shiftedProblem() (*dataset.Problem, []int) {
 	rng := rand.New(rand.NewPCG(12, 12))
-	means := mat.NewDense(6, 10, nil)
-	for i := range 6 {
-		for j := range 10 {
-			means.Set(i, j, 3*rng.NormFloat64())
-		}
-	}
+	means := classMeans(rng)
 	var data []float64
 	var y []int
 	for k, n := range []int{60, 30, 12, 6, 6, 6} {
