@@ -29,6 +29,12 @@ type SelectionSummary struct {
 	// score of all methods there (the expected score of a pick at
 	// random; its gap is Random − Oracle).
 	Oracle, Random []float64
+	// Best[j] is the mean score on set j of BestMethod[j], the method of
+	// the highest mean there: the best single method of the set, chosen
+	// with the target labels once for all its experiments rather than in
+	// every one (the first in the results' order among equals).
+	Best       []float64
+	BestMethod []string
 }
 
 // suiteExperiment gathers the results of one target of one set.
@@ -60,6 +66,7 @@ func SummarizeSelection(results []SuiteResult, sets, scorers []string) *Selectio
 		}
 		s.Oracle[j], s.Random[j] = meanOf(oracle), meanOf(random)
 	}
+	s.Best, s.BestMethod = bestMethods(results, sets)
 	// A fixed choice of DaDiL-R, the reference a scorer must beat.
 	if slices.ContainsFunc(results, func(r SuiteResult) bool { return r.Method == "dadil-r" }) {
 		s.Scorers = append(slices.Clip(s.Scorers), alwaysPrefix+"dadil-r")
@@ -71,6 +78,32 @@ func SummarizeSelection(results []SuiteResult, sets, scorers []string) *Selectio
 		s.Missed = append(s.Missed, missed)
 	}
 	return s
+}
+
+// bestMethods returns, for every set, the highest mean score of a method
+// over the set's results and that method.
+func bestMethods(results []SuiteResult, sets []string) ([]float64, []string) {
+	best, names := make([]float64, len(sets)), make([]string, len(sets))
+	for j, set := range sets {
+		scores := map[string][]float64{}
+		var order []string
+		for _, r := range results {
+			if r.Set != set {
+				continue
+			}
+			if _, ok := scores[r.Method]; !ok {
+				order = append(order, r.Method)
+			}
+			scores[r.Method] = append(scores[r.Method], r.Score)
+		}
+		best[j] = math.NaN()
+		for _, m := range order {
+			if v := meanOf(scores[m]); names[j] == "" || v > best[j] {
+				best[j], names[j] = v, m
+			}
+		}
+	}
+	return best, names
 }
 
 // experimentRows returns the indices of the results of every experiment
@@ -161,10 +194,11 @@ func meanOf(v []float64) float64 {
 	return m
 }
 
-// Markdown formats the summary: a row for the oracle, one per scorer and
-// one for a pick at random; per set the mean score of the pick with its
-// gap to the oracle in brackets (and the experiments missed, if any),
-// then the means over the sets.
+// Markdown formats the summary: a row for the oracle, one for the best
+// method of every set, one per scorer and one for a pick at random; per
+// set the mean score of the pick with its gap to the oracle in brackets
+// (and the experiments missed, if any), then the means over the sets; the
+// best methods are named below the table.
 func (s *SelectionSummary) Markdown() string {
 	var b strings.Builder
 	b.WriteString(setsHeader("choice", s.Sets, "mean over sets"))
@@ -177,6 +211,11 @@ func (s *SelectionSummary) Markdown() string {
 	}
 	none := make([]float64, len(s.Sets))
 	row("oracle (target labels)", s.Oracle, none, nil)
+	best := make([]float64, len(s.Sets))
+	for j := range best {
+		best[j] = s.Best[j] - s.Oracle[j]
+	}
+	row("best method of the set (target labels)", s.Best, best, nil)
 	for i, name := range s.Scorers {
 		row(name, s.Picked[i], s.Gap[i], s.Missed[i])
 	}
@@ -185,6 +224,14 @@ func (s *SelectionSummary) Markdown() string {
 		random[j] = s.Random[j] - s.Oracle[j]
 	}
 	row("at random (expected)", s.Random, random, nil)
+	b.WriteString("\nBest method of the set: ")
+	for j, set := range s.Sets {
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %s", set, s.BestMethod[j])
+	}
+	b.WriteString(".\n")
 	return b.String()
 }
 

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,12 +41,12 @@ func TestSummarizeSelection(t *testing.T) {
 	}
 	s := SummarizeSelection(results, []string{"x", "y"}, []string{"a", "b"})
 	want := map[string][]float64{
-		"oracle": {75, 30}, "random": {65, 20},
+		"oracle": {75, 30}, "random": {65, 20}, "best": {65, 30}, // x: m1 and m2 tie at 65
 		"a picked": {55, 30}, "a gap": {-20, 0},
 		"b picked": {80, 30}, "b gap": {0, 0},
 	}
 	got := map[string][]float64{
-		"oracle": s.Oracle, "random": s.Random,
+		"oracle": s.Oracle, "random": s.Random, "best": s.Best,
 		"a picked": s.Picked[0], "a gap": s.Gap[0],
 		"b picked": s.Picked[1], "b gap": s.Gap[1],
 	}
@@ -56,6 +57,9 @@ func TestSummarizeSelection(t *testing.T) {
 			}
 		}
 	}
+	if !slices.Equal(s.BestMethod, []string{"m1", "m2"}) {
+		t.Errorf("best methods %v, want [m1 m2]", s.BestMethod)
+	}
 	if s.Missed[0][0] != 0 || s.Missed[1][0] != 1 || s.Missed[1][1] != 0 {
 		t.Errorf("missed %v", s.Missed)
 	}
@@ -65,7 +69,9 @@ func TestSummarizeSelection(t *testing.T) {
 		"| oracle (target labels) | 75.00 (+0.00) | 30.00 (+0.00) | 52.50 (+0.00) |",
 		"| a | 55.00 (-20.00) | 30.00 (+0.00) | 42.50 (-10.00) |",
 		"| b | 80.00 (+0.00) [1 missed] | 30.00 (+0.00) | 55.00 (+0.00) |",
+		"| best method of the set (target labels) | 65.00 (-10.00) | 30.00 (+0.00) | 47.50 (-5.00) |",
 		"| at random (expected) | 65.00 (-10.00) | 20.00 (-10.00) | 42.50 (-10.00) |",
+		"Best method of the set: x m1, y m2.",
 	} {
 		if !strings.Contains(md, line+"\n") {
 			t.Errorf("no line %q in\n%s", line, md)

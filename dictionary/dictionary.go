@@ -152,11 +152,14 @@ type Settings struct {
 	// the same class proportions instead of moving the mass of its rarer
 	// classes onto its commoner ones. The proportions are the EM estimate
 	// of classify.EstimatePrior under a softmax regression of the labeled
-	// domains pooled, every class weighed equally, kept only when their
-	// distance from equal proportions exceeds the estimator's error on the
-	// labeled domains held out in turn (estimatePriors); otherwise the
-	// batches stay class-balanced. Atoms and the reconstruction stay
-	// class-balanced. Not the default: see docs/defaults.md.
+	// domains pooled, every class weighed equally, shrunk towards equal
+	// proportions by the estimate's error, measured on the labeled domains
+	// held out in turn and by the spread of the estimates without each of
+	// them (estimatePriors); where the estimate lies within that error of
+	// equal proportions the batches stay class-balanced. Atoms and the
+	// reconstruction stay class-balanced. Not the default: on a target
+	// farther from the sources than they are from one another, the error
+	// can exceed both measures (docs/defaults.md).
 	EstimateShift bool `json:",omitempty"`
 	// ReconstructionBlock is the largest support of one barycenter in
 	// Reconstruct (DaDiL-R's training set): larger atoms are reconstructed

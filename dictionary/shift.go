@@ -1,6 +1,7 @@
 package dictionary
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -31,16 +32,26 @@ func (f *fitter) estimateShift() error {
 // estimatePriors returns, for every unlabeled domain, its class
 // proportions estimated by classify.EstimatePrior from the probabilities
 // of a softmax regression (classify.DefaultL2) trained on the labeled
-// domains pooled, every class weighed equally, when the shift they show
-// exceeds the estimator's own error; nil for the labeled domains and
-// where it does not (Settings.EstimateShift). The error is measured on
-// the labeled domains, whose proportions are known: each held out in
-// turn, the regression of the others estimates its proportions, and the
-// largest total variation from the truth bounds the estimator's error
-// under the shifts between domains. An unlabeled domain's estimate is
-// kept if its total variation from equal proportions exceeds that bound.
-// With a single labeled domain no error can be measured and the
-// estimate is kept.
+// domains pooled, every class weighed equally, and shrunk towards equal
+// proportions by the estimate's error; nil for the labeled domains and
+// where the estimate lies within that error of equal proportions.
+//
+// The error e of an unlabeled domain's estimate ĥ is the larger of two
+// measures (total variations). The first is taken on the labeled
+// domains, whose proportions are known: each held out in turn, the
+// regression of the others estimates its proportions, and the largest
+// error bounds the estimator's under the shifts between domains. The
+// second is the estimate's own spread: the largest distance from ĥ of
+// the estimates that those regressions, each without one labeled domain,
+// give the unlabeled domain. An estimate at total variation t > e from
+// the equal proportions u becomes u + (1 − e/t)(ĥ − u), at total
+// variation t − e from them: the part of the shift that the error cannot
+// explain (a soft threshold). With a single labeled domain no error can
+// be measured and the estimate is kept as it is.
+//
+// The features are standardised over all the domains first, so that the
+// regression's fixed penalty, and with it the estimate, do not depend on
+// how the caller scaled them.
 func estimatePriors(domains []dataset.Domain, classes, workers int) ([][]float64, error) {
 	var labeled []int
 	for l, dm := range domains {
@@ -48,24 +59,17 @@ func estimatePriors(domains []dataset.Domain, classes, workers int) ([][]float64
 			labeled = append(labeled, l)
 		}
 	}
+	domains, err := standardized(domains)
+	if err != nil {
+		return nil, err
+	}
 	pooled, err := balancedSoftmax(domains, labeled, -1, classes, workers)
 	if err != nil {
 		return nil, err
 	}
-	var bound float64 // the estimator's largest error on a held-out source
-	for _, held := range labeled {
-		if len(labeled) < 2 {
-			break
-		}
-		m, err := balancedSoftmax(domains, labeled, held, classes, workers)
-		if err != nil {
-			return nil, err
-		}
-		h, err := priorUnder(m, domains[held].X)
-		if err != nil {
-			return nil, err
-		}
-		bound = math.Max(bound, totalVariation(h, proportions(domains[held].Y, classes)))
+	bound, held, err := heldOutError(domains, labeled, classes, workers)
+	if err != nil {
+		return nil, err
 	}
 	uniform := make([]float64, classes)
 	for y := range uniform {
@@ -80,11 +84,75 @@ func estimatePriors(domains []dataset.Domain, classes, workers int) ([][]float64
 		if err != nil {
 			return nil, err
 		}
-		if totalVariation(h, uniform) > bound {
-			priors[l] = h
+		e := bound
+		for _, m := range held {
+			hm, err := priorUnder(m, dm.X)
+			if err != nil {
+				return nil, err
+			}
+			e = math.Max(e, totalVariation(hm, h))
+		}
+		if tv := totalVariation(h, uniform); tv > e {
+			priors[l] = shrink(h, uniform, 1-e/tv)
 		}
 	}
 	return priors, nil
+}
+
+// heldOutError returns the largest total variation between a labeled
+// domain's class proportions and their estimate under the balanced
+// softmax regression of the other labeled domains, and those
+// regressions, one per labeled domain held out (none with fewer than
+// two labeled domains).
+func heldOutError(domains []dataset.Domain, labeled []int, classes, workers int) (float64, []*classify.Softmax, error) {
+	if len(labeled) < 2 {
+		return 0, nil, nil
+	}
+	var bound float64
+	models := make([]*classify.Softmax, len(labeled))
+	for i, held := range labeled {
+		m, err := balancedSoftmax(domains, labeled, held, classes, workers)
+		if err != nil {
+			return 0, nil, err
+		}
+		h, err := priorUnder(m, domains[held].X)
+		if err != nil {
+			return 0, nil, err
+		}
+		bound = math.Max(bound, totalVariation(h, proportions(domains[held].Y, classes)))
+		models[i] = m
+	}
+	return bound, models, nil
+}
+
+// shrink returns u + keep·(h − u), in h.
+func shrink(h, u []float64, keep float64) []float64 {
+	for y := range h {
+		h[y] = u[y] + keep*(h[y]-u[y])
+	}
+	return h
+}
+
+// standardized returns copies of the domains whose features are
+// standardised over all their rows together (dataset.ScaleStandard).
+func standardized(domains []dataset.Domain) ([]dataset.Domain, error) {
+	files := make([]*dataset.File, len(domains))
+	for l, dm := range domains {
+		files[l] = &dataset.File{Name: dm.Name, X: dm.X}
+	}
+	sc, err := dataset.FitScaler(dataset.ScaleStandard, files...)
+	if err != nil {
+		return nil, fmt.Errorf("dictionary: class proportions: %w", err)
+	}
+	out := make([]dataset.Domain, len(domains))
+	for l, dm := range domains {
+		out[l] = dm
+		out[l].X = new(mat.Dense)
+		if err := sc.Transform(out[l].X, dm.X); err != nil {
+			return nil, fmt.Errorf("dictionary: class proportions: %w", err)
+		}
+	}
+	return out, nil
 }
 
 // proportions returns the share of every class among the labels y.

@@ -128,3 +128,62 @@ func TestEstimatePriorsError(t *testing.T) {
 		t.Fatalf("a source far from the others: %v, %v; want no estimate", priors, err)
 	}
 }
+
+// TestShrink: the shrunk proportions stay proportions, on the segment
+// from u to h, at total variation from u reduced by the fraction dropped.
+func TestShrink(t *testing.T) {
+	u := []float64{0.25, 0.25, 0.25, 0.25}
+	for _, c := range []struct {
+		h    []float64
+		keep float64
+	}{
+		{[]float64{0.7, 0.1, 0.1, 0.1}, 0.5},
+		{[]float64{1, 0, 0, 0}, 0.1},
+		{[]float64{0.25, 0.25, 0.25, 0.25}, 0.3},
+		{[]float64{0, 0.5, 0.5, 0}, 1},
+	} {
+		tv := totalVariation(c.h, u)
+		got := shrink(slices.Clone(c.h), u, c.keep)
+		var sum float64
+		for _, p := range got {
+			if p < 0 {
+				t.Errorf("shrink(%v, %g) = %v: negative share", c.h, c.keep, got)
+			}
+			sum += p
+		}
+		if math.Abs(sum-1) > 1e-12 || math.Abs(totalVariation(got, u)-c.keep*tv) > 1e-12 {
+			t.Errorf("shrink(%v, %g) = %v: sum %g, distance %g from u, want 1 and %g", c.h, c.keep, got, sum, totalVariation(got, u), c.keep*tv)
+		}
+	}
+}
+
+// TestEstimatePriorsScaleFree: the estimate does not depend on how the
+// features were scaled, all domains alike (the regression's penalty sees
+// them standardised).
+func TestEstimatePriorsScaleFree(t *testing.T) {
+	p, _ := shiftedProblem()
+	want, err := estimatePriors(p.Domains(), 6, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doms := p.Domains()
+	for l := range doms {
+		var X mat.Dense
+		X.Apply(func(_, j int, v float64) float64 { return 0.01*v + float64(j) }, doms[l].X)
+		doms[l].X = &X
+	}
+	got, err := estimatePriors(doms, 6, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range want {
+		if (want[l] == nil) != (got[l] == nil) {
+			t.Fatalf("domain %d: %v on the scaled features, %v on the original", l, got[l], want[l])
+		}
+		for y := range want[l] {
+			if math.Abs(got[l][y]-want[l][y]) > 1e-6 {
+				t.Fatalf("domain %d: %v on the scaled features, %v on the original", l, got[l], want[l])
+			}
+		}
+	}
+}
