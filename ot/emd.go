@@ -118,9 +118,20 @@ func (s *EMDSolver) Solve(dst *EMDResult, a, b []float64, C mat.Matrix) error {
 	if err != nil {
 		return err
 	}
-
-	// Active rows and columns (positive weight).
 	ns := &s.ns
+	ns.activeLines(a, b)
+	ns.activeWeights(a, b)
+	c := ns.activeCost(cost, n, m)
+	if err := ns.solve(c, ns.sup, ns.dem, s.MaxPivots); err != nil {
+		return err
+	}
+	ns.result(dst, cost, a, b)
+	return nil
+}
+
+// activeLines sets ns.rows and ns.cols to the rows of a and the columns of
+// b of positive weight, in order: the lines of the problem actually solved.
+func (ns *netSimplex) activeLines(a, b []float64) {
 	rows := ns.rows[:0]
 	for i, w := range a {
 		if w > 0 {
@@ -134,9 +145,12 @@ func (s *EMDSolver) Solve(dst *EMDResult, a, b []float64, C mat.Matrix) error {
 		}
 	}
 	ns.rows, ns.cols = rows, cols
-	na, ma := len(rows), len(cols)
+}
 
-	// Weights: b rescaled so that Σb = Σa.
+// activeWeights sets ns.sup to the weights of the active rows and ns.dem to
+// those of the active columns, b rescaled by Σa/Σb so that Σdem = Σsup up to
+// rounding.
+func (ns *netSimplex) activeWeights(a, b []float64) {
 	var sa, sb float64
 	for _, w := range a {
 		sa += w
@@ -144,42 +158,63 @@ func (s *EMDSolver) Solve(dst *EMDResult, a, b []float64, C mat.Matrix) error {
 	for _, w := range b {
 		sb += w
 	}
-	sup := grow(ns.sup, na)
-	for k, i := range rows {
+	sup := grow(ns.sup, len(ns.rows))
+	for k, i := range ns.rows {
 		sup[k] = a[i]
 	}
-	dem := grow(ns.dem, ma)
+	dem := grow(ns.dem, len(ns.cols))
 	scale := sa / sb
-	for k, j := range cols {
+	for k, j := range ns.cols {
 		dem[k] = b[j] * scale
 	}
 	ns.sup, ns.dem = sup, dem
+}
 
-	// Cost restricted to the active rows and columns.
-	c := cost
-	if na != n || ma != m {
-		c = grow(ns.sub, na*ma)
-		for k, i := range rows {
-			src := cost[i*m : i*m+m]
-			d := c[k*ma : k*ma+ma]
-			for l, j := range cols {
-				d[l] = src[j]
-			}
+// activeCost returns the n×m cost restricted to the active rows and
+// columns: cost itself when every line is active, else a copy in ns.sub.
+func (ns *netSimplex) activeCost(cost []float64, n, m int) []float64 {
+	rows, cols := ns.rows, ns.cols
+	na, ma := len(rows), len(cols)
+	if na == n && ma == m {
+		return cost
+	}
+	c := grow(ns.sub, na*ma)
+	for k, i := range rows {
+		src := cost[i*m : i*m+m]
+		d := c[k*ma : k*ma+ma]
+		for l, j := range cols {
+			d[l] = src[j]
 		}
-		ns.sub = c
 	}
+	ns.sub = c
+	return c
+}
 
-	if err := ns.solve(c, sup, dem, s.MaxPivots); err != nil {
-		return err
-	}
-
-	// Plan.
+// result writes the solution of the active problem into dst on the full
+// index range of the n×m cost (n = len(a), m = len(b)): the plan, the pivot
+// count, the duals (see activeDuals) and the cost ⟨C, π*⟩_F, summed in plan
+// order for reproducibility.
+func (ns *netSimplex) result(dst *EMDResult, cost, a, b []float64) {
+	m := len(b)
 	p := &dst.Plan
-	p.reset(n, m)
-	ns.plan(p, rows, cols)
+	p.reset(len(a), m)
+	ns.plan(p, ns.rows, ns.cols)
 	dst.Pivots = ns.pivots
+	ns.activeDuals(dst, cost, a, b)
+	var total float64
+	for k, w := range p.Mass {
+		total += w * cost[p.Row[k]*m+p.Col[k]]
+	}
+	dst.Cost = total
+}
 
-	// Duals on the full index range.
+// activeDuals sets dst.U and dst.V from the tree's potentials, U_i = −π_i
+// and V_j = π_{n+j} on the active lines; the potentials of zero-weight
+// lines are then filled in by fillInactiveDuals.
+func (ns *netSimplex) activeDuals(dst *EMDResult, cost, a, b []float64) {
+	n, m := len(a), len(b)
+	rows, cols := ns.rows, ns.cols
+	na := len(rows)
 	dst.U = grow(dst.U, n)
 	dst.V = grow(dst.V, m)
 	for i := range dst.U {
@@ -194,17 +229,9 @@ func (s *EMDSolver) Solve(dst *EMDResult, a, b []float64, C mat.Matrix) error {
 	for l, j := range cols {
 		dst.V[j] = ns.pi[na+l]
 	}
-	if na != n || ma != m {
+	if na != n || len(cols) != m {
 		fillInactiveDuals(dst.U, dst.V, cost, a, b, m)
 	}
-
-	// Cost, summed in plan order for reproducibility.
-	var total float64
-	for k, w := range p.Mass {
-		total += w * cost[p.Row[k]*m+p.Col[k]]
-	}
-	dst.Cost = total
-	return nil
 }
 
 // fillInactiveDuals sets the potentials of zero-weight rows and columns to
