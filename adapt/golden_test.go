@@ -91,3 +91,30 @@ func TestTCAProjectionGolden(t *testing.T) {
 	}
 	golden.Check(t, "tca.golden", b.String())
 }
+
+// TestWJDOTGolden pins WJDOT's source weights, losses, classifier and
+// target probabilities, full batch and mini-batch, for both losses, to
+// testdata/wjdot.golden.
+func TestWJDOTGolden(t *testing.T) {
+	src, tgt, _ := jwTargetShiftProblem(4, []float64{0.5, 0.2, 0.3}, 20)
+	var b strings.Builder
+	for _, m := range []*WJDOT{
+		{MaxIter: 6},
+		{MaxIter: 6, Loss: WJDOTCrossEntropy, Beta: 0.5},
+		{MaxIter: 5, BatchSize: 17, Seed: 3},
+		{MaxIter: 5, BatchSize: 25, Seed: 4, Loss: WJDOTCrossEntropy, ClassifierSteps: 2, StepAlpha: 0.5},
+	} {
+		if err := fit(m, src, tgt, 3); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "MaxIter %d, Loss %v, Beta %g, BatchSize %d, Seed %d, ClassifierSteps %d, StepAlpha %g:\n",
+			m.MaxIter, m.Loss, m.Beta, m.BatchSize, m.Seed, m.ClassifierSteps, m.StepAlpha)
+		fmt.Fprintf(&b, "alpha %v\nlosses %v\nW %v\nB %v\n", m.Alpha, m.Losses, m.Model.W.RawMatrix().Data, m.Model.B)
+		P, err := m.Proba(tgt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "proba %v\n", P.RawMatrix().Data)
+	}
+	golden.Check(t, "wjdot.golden", b.String())
+}

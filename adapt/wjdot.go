@@ -513,10 +513,27 @@ func (w *wjdotState) proba() {
 
 // iterate performs one iteration and returns the transport cost.
 func (w *wjdotState) iterate() (float64, error) {
-	nr, nc, C := len(w.rows), len(w.cols), w.classes
 	w.proba()
+	w.transportCost(w.labelLoss())
+	w.marginals()
+	if err := w.solver.Solve(&w.res, w.a, w.b, &w.cost); err != nil {
+		return 0, fmt.Errorf("adapt: wjdot: %w", err)
+	}
+	if err := w.alphaStep(); err != nil {
+		return 0, err
+	}
+	w.classMass()
+	for range w.cfg.steps {
+		w.classifierStep()
+	}
+	return w.res.Cost, nil
+}
 
-	// Label loss per (class, target row), transposed for the cost rows.
+// labelLoss returns the label loss L(c, f(x_j)) of every class c and batch
+// target row j, at index c·nc + j (nc target rows): 1 − 2p_jc + ‖p_j‖² for
+// the squared loss, −log max(p_jc, wjdotMinProb) for the cross-entropy.
+func (w *wjdotState) labelLoss() []float64 {
+	nc, C := len(w.cols), w.classes
 	if cap(w.tmpP) < C*nc {
 		w.tmpP = make([]float64, C*nc)
 		w.sqP = make([]float64, nc)
@@ -537,6 +554,14 @@ func (w *wjdotState) iterate() (float64, error) {
 			}
 		}
 	}
+	return lt
+}
+
+// transportCost sets the cost of the batch's transport problem,
+// β ‖x_i − x_j‖²/s + L(y_i, f(x_j)) between batch source row i and batch
+// target row j, from the label loss lt of labelLoss.
+func (w *wjdotState) transportCost(lt []float64) {
+	nr, nc := len(w.rows), len(w.cols)
 	if w.cost.IsEmpty() {
 		w.cost.ReuseAs(nr, nc)
 		w.a = make([]float64, nr)
@@ -557,6 +582,11 @@ func (w *wjdotState) iterate() (float64, error) {
 			}
 		}
 	}
+}
+
+// marginals sets the plan's marginals: α_k/n_k on each of the n_k drawn
+// rows of source k, 1/nc on each of the nc batch target rows.
+func (w *wjdotState) marginals() {
 	r := 0
 	for k, n := range w.drawn {
 		for range n {
@@ -564,15 +594,17 @@ func (w *wjdotState) iterate() (float64, error) {
 			r++
 		}
 	}
+	nc := len(w.cols)
 	for j := range w.b {
 		w.b[j] = 1 / float64(nc)
 	}
-	if err := w.solver.Solve(&w.res, w.a, w.b, &w.cost); err != nil {
-		return 0, fmt.Errorf("adapt: wjdot: %w", err)
-	}
+}
 
-	// Step on α: ∂W/∂α_k is the mean potential of the rows of source k.
-	r = 0
+// alphaStep takes the projected gradient step on α from the plan's dual
+// potentials: ∂W/∂α_k is the mean potential u_i of the rows of source k,
+// and α ← P_Δ(α − μ_α ∂W/∂α). It fails if α diverged to NaN.
+func (w *wjdotState) alphaStep() error {
+	r := 0
 	for k, n := range w.drawn {
 		var s float64
 		for range n {
@@ -586,13 +618,17 @@ func (w *wjdotState) iterate() (float64, error) {
 	}
 	ot.ProjectSimplex(w.alpha, w.next)
 	if math.IsNaN(w.alpha[0]) {
-		return 0, errors.New("adapt: wjdot: the source weights diverged")
+		return errors.New("adapt: wjdot: the source weights diverged")
 	}
+	return nil
+}
 
-	// Class mass received by each target row of the batch.
+// classMass sets q_j = Σ_i π*_ij e_{y_i}, the class mass each batch target
+// row j receives under the plan.
+func (w *wjdotState) classMass() {
 	if w.q == nil {
-		w.q = mat.NewDense(nc, C, nil)
-		w.delta = mat.NewDense(nc, C, nil)
+		w.q = mat.NewDense(len(w.cols), w.classes, nil)
+		w.delta = mat.NewDense(len(w.cols), w.classes, nil)
 	}
 	w.q.Zero()
 	pl := &w.res.Plan
@@ -600,10 +636,6 @@ func (w *wjdotState) iterate() (float64, error) {
 		q := w.q.RawRowView(pl.Col[t])
 		q[w.ys[w.rows[pl.Row[t]]]] += mass
 	}
-	for range w.cfg.steps {
-		w.classifierStep()
-	}
-	return w.res.Cost, nil
 }
 
 // classifierStep takes one Adam step on f for the loss

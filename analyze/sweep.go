@@ -74,12 +74,41 @@ func Sweep(problems []*dataset.Problem, s *SweepSettings) ([]SweepRun, error) {
 	if k == 0 {
 		k = 5
 	}
-	type job struct {
-		p     int
-		param string
-		value int
+	jobs, err := sweepJobs(problems, s)
+	if err != nil {
+		return nil, err
 	}
-	var jobs []job
+	runs := make([]SweepRun, len(jobs))
+	done := 0
+	err = par.Run(len(jobs), s.Workers, func(i int) (err error) {
+		set := inner(s.Dictionary, len(jobs), s.Workers)
+		runs[i], err = sweepRun(problems[jobs[i].p], jobs[i], set, s.Classifier, k)
+		return err
+	}, func(i int) {
+		done++
+		if s.Progress != nil {
+			j := jobs[i]
+			s.Progress(done, len(jobs), fmt.Sprintf("%s, %s = %d", problems[j.p].Name, j.param, j.value))
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return runs, nil
+}
+
+// sweepJob is one fit of a sweep: problem p with the hyper-parameter
+// param ("K", "n" or "n_b") set to value.
+type sweepJob struct {
+	p     int
+	param string
+	value int
+}
+
+// sweepJobs checks the problems and the swept values (each ≥ 1) and lists
+// the fits of a sweep in the order of its runs.
+func sweepJobs(problems []*dataset.Problem, s *SweepSettings) ([]sweepJob, error) {
+	var jobs []sweepJob
 	for i := range problems {
 		if err := check(problems[i]); err != nil {
 			return nil, err
@@ -92,68 +121,58 @@ func Sweep(problems []*dataset.Problem, s *SweepSettings) ([]SweepRun, error) {
 				if v < 1 {
 					return nil, fmt.Errorf("analyze: sweep of %s: value %d (want ≥ 1)", sw.name, v)
 				}
-				jobs = append(jobs, job{i, sw.name, v})
+				jobs = append(jobs, sweepJob{i, sw.name, v})
 			}
 		}
 	}
 	if len(jobs) == 0 {
 		return nil, fmt.Errorf("analyze: sweep: no problem or no value of K, n or n_b to try")
 	}
-	runs := make([]SweepRun, len(jobs))
-	done := 0
-	err := par.Run(len(jobs), s.Workers, func(i int) error {
-		j := jobs[i]
-		p := problems[j.p]
-		set := inner(s.Dictionary, len(jobs), s.Workers)
-		switch j.param {
-		case "K":
-			set.Atoms = j.value
-		case "n":
-			set.Samples = j.value
-		case "n_b":
-			set.Batch = j.value
-		}
-		t0 := time.Now()
-		d, m, err := fit(p, set, s.Classifier)
-		if err != nil {
-			return fmt.Errorf("%s = %d: %w", j.param, j.value, err)
-		}
-		r := SweepRun{
-			Problem: p.Name, Param: j.param, Value: j.value,
-			Atoms: d.Settings.Atoms, Samples: d.Settings.Samples, Batch: d.Settings.Batch,
-			Domains: d.Names, Epochs: len(d.History.Loss),
-		}
-		if r.AccuracyR, err = accuracy(p, m.PredictR); err != nil {
-			return err
-		}
-		if r.AccuracyE, err = accuracy(p, m.PredictE); err != nil {
-			return err
-		}
-		N, _ := d.Alpha.Dims()
-		for l := range N {
-			a := mat.Row(nil, l, d.Alpha)
-			r.Alpha = append(r.Alpha, a)
-			r.Sparsity = append(r.Sparsity, Sparsity(a))
-		}
-		var atoms []*mat.Dense
-		for _, a := range d.Atoms {
-			atoms = append(atoms, a.X)
-		}
-		if r.Density, err = Density(atoms, k); err != nil {
-			return fmt.Errorf("%s = %d: %w", j.param, j.value, err)
-		}
-		r.Seconds = time.Since(t0).Seconds()
-		runs[i] = r
-		return nil
-	}, func(i int) {
-		done++
-		if s.Progress != nil {
-			j := jobs[i]
-			s.Progress(done, len(jobs), fmt.Sprintf("%s, %s = %d", problems[j.p].Name, j.param, j.value))
-		}
-	})
-	if err != nil {
-		return nil, err
+	return jobs, nil
+}
+
+// sweepRun fits the dictionary of job j on p, with the settings set but
+// the swept hyper-parameter and classifiers trained by t, and scores it:
+// accuracies, the sparsity of every domain's coordinates and the density
+// of the atoms' supports with k neighbours.
+func sweepRun(p *dataset.Problem, j sweepJob, set dictionary.Settings, t classify.Trainer, k int) (SweepRun, error) {
+	switch j.param {
+	case "K":
+		set.Atoms = j.value
+	case "n":
+		set.Samples = j.value
+	case "n_b":
+		set.Batch = j.value
 	}
-	return runs, nil
+	t0 := time.Now()
+	d, m, err := fit(p, set, t)
+	if err != nil {
+		return SweepRun{}, fmt.Errorf("%s = %d: %w", j.param, j.value, err)
+	}
+	r := SweepRun{
+		Problem: p.Name, Param: j.param, Value: j.value,
+		Atoms: d.Settings.Atoms, Samples: d.Settings.Samples, Batch: d.Settings.Batch,
+		Domains: d.Names, Epochs: len(d.History.Loss),
+	}
+	if r.AccuracyR, err = accuracy(p, m.PredictR); err != nil {
+		return SweepRun{}, err
+	}
+	if r.AccuracyE, err = accuracy(p, m.PredictE); err != nil {
+		return SweepRun{}, err
+	}
+	N, _ := d.Alpha.Dims()
+	for l := range N {
+		a := mat.Row(nil, l, d.Alpha)
+		r.Alpha = append(r.Alpha, a)
+		r.Sparsity = append(r.Sparsity, Sparsity(a))
+	}
+	var atoms []*mat.Dense
+	for _, a := range d.Atoms {
+		atoms = append(atoms, a.X)
+	}
+	if r.Density, err = Density(atoms, k); err != nil {
+		return SweepRun{}, fmt.Errorf("%s = %d: %w", j.param, j.value, err)
+	}
+	r.Seconds = time.Since(t0).Seconds()
+	return r, nil
 }

@@ -170,87 +170,132 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	type job struct {
-		fam     cwruFamily
-		members []int
-	}
-	var jobs []job
-	for _, f := range cwruFamilies(opt.Classifier) {
-		if mem := selected(f.members, want); len(mem) > 0 {
-			jobs = append(jobs, job{f, mem})
-		}
-	}
-	// The experiments of a (target, repetition): the target itself, or
-	// each of its sources held out.
-	runsOf := func(target string) []string {
-		if !opt.HeldOutSources {
-			return []string{""}
-		}
-		return c.sourcesOf(target)
-	}
+	jobs := cwruJobs(opt.Classifier, want)
 	if opt.HeldOutSources {
 		if err := c.canHoldOut(); err != nil {
 			return nil, err
 		}
 	}
-	total := 0
+	prog := &cwruProgress{report: opt.Progress}
 	for _, target := range targets {
-		total += seeds * len(runsOf(target)) * len(jobs)
+		prog.total += seeds * len(c.experimentsOf(target, opt.HeldOutSources)) * len(jobs)
 	}
-	done := 0
-	start := time.Now()
+	prog.start = time.Now()
 	var out []Result
 	for _, target := range targets {
 		for rep := 1; rep <= seeds; rep++ {
-			expSeed := c.drawSeed(opt.Seed, target, rep)
-			var encProgress func(epoch, epochs int, loss, acc float64)
-			if opt.Encoder != nil {
-				encProgress = func(epoch, epochs int, loss, acc float64) { opt.Encoder(target, rep, epoch, epochs, loss, acc) }
+			res, err := c.runCWRURep(target, rep, jobs, &opt, prog)
+			if err != nil {
+				return nil, err
 			}
-			for _, heldOut := range runsOf(target) {
-				var e *CWRUExperiment
-				what := fmt.Sprintf("%s seed %d", target, rep)
-				if heldOut == "" {
-					e, err = c.Prepare(target, expSeed, opt.Protocol, encProgress)
-				} else {
-					e, err = c.PrepareHeldOut(target, heldOut, expSeed, opt.Protocol, encProgress)
-					what = fmt.Sprintf("the sources of %s seed %d, %s held out", target, rep, heldOut)
-				}
-				if err != nil {
-					return nil, err
-				}
-				results := make([][]Result, len(jobs))
-				err = par.Run(len(jobs), opt.Workers, func(i int) (err error) {
-					results[i], err = runCWRUJob(e, jobs[i].fam, jobs[i].members, expSeed, rep)
-					if err != nil {
-						return fmt.Errorf("bench: cwru: %s on %s: %w", strings.Join(jobs[i].fam.members, "/"), what, err)
-					}
-					return nil
-				}, func(i int) {
-					done++
-					if opt.Progress != nil {
-						var names []string
-						for _, m := range jobs[i].members {
-							names = append(names, jobs[i].fam.members[m])
-						}
-						opt.Progress(done, total, strings.Join(names, "/")+" on "+what, time.Since(start))
-					}
-				})
-				if err != nil {
-					return nil, err
-				}
-				for _, r := range results {
-					if heldOut != "" {
-						for j := range r {
-							r[j].Target, r[j].HeldOut = target, heldOut
-						}
-					}
-					out = append(out, r...)
-				}
-			}
+			out = append(out, res...)
 		}
 	}
 	return out, nil
+}
+
+// cwruJob is one fit of a CWRU experiment: a family and the indices of its
+// requested members.
+type cwruJob struct {
+	fam     cwruFamily
+	members []int
+}
+
+// cwruJobs returns the fits of the methods want, in table order, their
+// final classifiers trained by t (see cwruFamilies).
+func cwruJobs(t classify.Trainer, want map[string]bool) []cwruJob {
+	var jobs []cwruJob
+	for _, f := range cwruFamilies(t) {
+		if mem := selected(f.members, want); len(mem) > 0 {
+			jobs = append(jobs, cwruJob{f, mem})
+		}
+	}
+	return jobs
+}
+
+// experimentsOf returns the experiments of a (target, repetition): the
+// target itself (""), or with heldOut each of its sources held out.
+func (c *CWRU) experimentsOf(target string, heldOut bool) []string {
+	if !heldOut {
+		return []string{""}
+	}
+	return c.sourcesOf(target)
+}
+
+// cwruProgress counts the finished fits of RunCWRU out of total and
+// reports each (nil report: none) with the time since start.
+type cwruProgress struct {
+	done, total int
+	start       time.Time
+	report      func(done, total int, what string, elapsed time.Duration)
+}
+
+// finished counts job j on the experiment what as done and reports it.
+func (p *cwruProgress) finished(j cwruJob, what string) {
+	p.done++
+	if p.report != nil {
+		var names []string
+		for _, m := range j.members {
+			names = append(names, j.fam.members[m])
+		}
+		p.report(p.done, p.total, strings.Join(names, "/")+" on "+what, time.Since(p.start))
+	}
+}
+
+// runCWRURep prepares every experiment of repetition rep on target (see
+// experimentsOf) and runs the jobs on it; with sources held out, the
+// results name the real target and the held-out source.
+func (c *CWRU) runCWRURep(target string, rep int, jobs []cwruJob, opt *CWRUOptions, prog *cwruProgress) ([]Result, error) {
+	expSeed := c.drawSeed(opt.Seed, target, rep)
+	var encProgress func(epoch, epochs int, loss, acc float64)
+	if opt.Encoder != nil {
+		encProgress = func(epoch, epochs int, loss, acc float64) { opt.Encoder(target, rep, epoch, epochs, loss, acc) }
+	}
+	var out []Result
+	for _, heldOut := range c.experimentsOf(target, opt.HeldOutSources) {
+		var e *CWRUExperiment
+		var err error
+		what := fmt.Sprintf("%s seed %d", target, rep)
+		if heldOut == "" {
+			e, err = c.Prepare(target, expSeed, opt.Protocol, encProgress)
+		} else {
+			e, err = c.PrepareHeldOut(target, heldOut, expSeed, opt.Protocol, encProgress)
+			what = fmt.Sprintf("the sources of %s seed %d, %s held out", target, rep, heldOut)
+		}
+		if err != nil {
+			return nil, err
+		}
+		results, err := runCWRUJobs(e, jobs, expSeed, rep, what, opt.Workers, prog)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range results {
+			if heldOut != "" {
+				for j := range r {
+					r[j].Target, r[j].HeldOut = target, heldOut
+				}
+			}
+			out = append(out, r...)
+		}
+	}
+	return out, nil
+}
+
+// runCWRUJobs fits the jobs on the prepared experiment e, named what in
+// messages, workers at a time, and returns their results in job order.
+func runCWRUJobs(e *CWRUExperiment, jobs []cwruJob, seed uint64, rep int, what string, workers int, prog *cwruProgress) ([][]Result, error) {
+	results := make([][]Result, len(jobs))
+	err := par.Run(len(jobs), workers, func(i int) (err error) {
+		results[i], err = runCWRUJob(e, jobs[i].fam, jobs[i].members, seed, rep)
+		if err != nil {
+			return fmt.Errorf("bench: cwru: %s on %s: %w", strings.Join(jobs[i].fam.members, "/"), what, err)
+		}
+		return nil
+	}, func(i int) { prog.finished(jobs[i], what) })
+	if err != nil {
+		return nil, err
+	}
+	return results, nil
 }
 
 // sourcesOf returns the domains other than target, in order: its sources.

@@ -111,80 +111,109 @@ func FitScaler(kind Scaling, domains ...*File) (*Scaler, error) {
 			return nil, fmt.Errorf("dataset: %s: features: %w", dom.label(i), err)
 		}
 	}
+	var err error
 	switch kind {
 	case ScaleMinMax:
-		lo, hi := make([]float64, d), make([]float64, d)
-		for j := range lo {
-			lo[j], hi[j] = math.Inf(1), math.Inf(-1)
-		}
-		eachRow(domains, func(row []float64) {
-			for j, v := range row {
-				lo[j] = min(lo[j], v)
-				hi[j] = max(hi[j], v)
-			}
-		})
-		for j := range lo {
-			r := hi[j] - lo[j]
-			if math.IsInf(r, 0) {
-				return nil, fmt.Errorf("dataset: feature %d: range [%v, %v] does not fit in a float64", j+1, lo[j], hi[j])
-			}
-			s.Offset[j] = lo[j]
-			if inv := 1 / r; r > 0 && !math.IsInf(inv, 0) {
-				s.Scale[j] = inv
-			}
-		}
+		err = s.fitMinMax(domains)
 	case ScaleStandard:
-		n := 0
-		sum := make([]float64, d)
-		eachRow(domains, func(row []float64) {
-			n++
-			for j, v := range row {
-				sum[j] += v
-			}
-		})
-		mean := s.Offset
-		for j := range mean {
-			mean[j] = sum[j] / float64(n)
-		}
-		if linalg.FirstNonFinite(mean) >= 0 {
-			// The sum overflowed: average scaled-down values instead.
-			for j := range mean {
-				mean[j] = 0
-			}
-			eachRow(domains, func(row []float64) {
-				for j, v := range row {
-					mean[j] += v / float64(n)
-				}
-			})
-		}
-		// The deviation is computed from values divided by the largest
-		// deviation, so that squaring cannot overflow.
-		big := make([]float64, d)
-		eachRow(domains, func(row []float64) {
-			for j, v := range row {
-				big[j] = max(big[j], math.Abs(v-mean[j]))
-			}
-		})
-		if j := linalg.FirstNonFinite(big); j >= 0 {
-			return nil, fmt.Errorf("dataset: feature %d: deviations from the mean do not fit in a float64", j+1)
-		}
-		ss := make([]float64, d)
-		eachRow(domains, func(row []float64) {
-			for j, v := range row {
-				if big[j] > 0 {
-					t := (v - mean[j]) / big[j]
-					ss[j] += t * t
-				}
-			}
-		})
-		for j := range ss {
-			std := big[j] * math.Sqrt(ss[j]/float64(n))
-			if inv := 1 / std; std > 0 && !math.IsInf(inv, 0) {
-				s.Scale[j] = inv
-			}
-		}
+		err = s.fitStandard(domains)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// fitMinMax sets Offset[j] to min_i x_ij over the domains' rows and
+// Scale[j] to 1/(max_i x_ij − Offset[j]) where that is positive and
+// finite, leaving Scale[j] = 1 elsewhere.
+func (s *Scaler) fitMinMax(domains []*File) error {
+	d := len(s.Offset)
+	lo, hi := make([]float64, d), make([]float64, d)
+	for j := range lo {
+		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+	}
+	eachRow(domains, func(row []float64) {
+		for j, v := range row {
+			lo[j] = min(lo[j], v)
+			hi[j] = max(hi[j], v)
+		}
+	})
+	for j := range lo {
+		r := hi[j] - lo[j]
+		if math.IsInf(r, 0) {
+			return fmt.Errorf("dataset: feature %d: range [%v, %v] does not fit in a float64", j+1, lo[j], hi[j])
+		}
+		s.Offset[j] = lo[j]
+		if inv := 1 / r; r > 0 && !math.IsInf(inv, 0) {
+			s.Scale[j] = inv
+		}
+	}
+	return nil
+}
+
+// fitStandard sets Offset to the features' means μ_j over the domains' n
+// rows (see featureMeans) and Scale[j] to 1/σ_j, σ_j the population
+// standard deviation, where that is positive and finite, leaving Scale[j]
+// = 1 elsewhere. σ_j is computed as b_j·√(Σ_i ((x_ij − μ_j)/b_j)² / n) with
+// b_j = max_i |x_ij − μ_j|, so that squaring cannot overflow.
+func (s *Scaler) fitStandard(domains []*File) error {
+	d := len(s.Offset)
+	mean := s.Offset
+	n := featureMeans(domains, mean)
+	big := make([]float64, d)
+	eachRow(domains, func(row []float64) {
+		for j, v := range row {
+			big[j] = max(big[j], math.Abs(v-mean[j]))
+		}
+	})
+	if j := linalg.FirstNonFinite(big); j >= 0 {
+		return fmt.Errorf("dataset: feature %d: deviations from the mean do not fit in a float64", j+1)
+	}
+	ss := make([]float64, d)
+	eachRow(domains, func(row []float64) {
+		for j, v := range row {
+			if big[j] > 0 {
+				t := (v - mean[j]) / big[j]
+				ss[j] += t * t
+			}
+		}
+	})
+	for j := range ss {
+		std := big[j] * math.Sqrt(ss[j]/float64(n))
+		if inv := 1 / std; std > 0 && !math.IsInf(inv, 0) {
+			s.Scale[j] = inv
+		}
+	}
+	return nil
+}
+
+// featureMeans sets mean[j] to Σ_i x_ij / n over the domains' n rows and
+// returns n. If a sum overflows, every mean is recomputed as Σ_i (x_ij / n)
+// instead.
+func featureMeans(domains []*File, mean []float64) int {
+	n := 0
+	sum := make([]float64, len(mean))
+	eachRow(domains, func(row []float64) {
+		n++
+		for j, v := range row {
+			sum[j] += v
+		}
+	})
+	for j := range mean {
+		mean[j] = sum[j] / float64(n)
+	}
+	if linalg.FirstNonFinite(mean) >= 0 {
+		for j := range mean {
+			mean[j] = 0
+		}
+		eachRow(domains, func(row []float64) {
+			for j, v := range row {
+				mean[j] += v / float64(n)
+			}
+		})
+	}
+	return n
 }
 
 // eachRow calls fn with every row of every domain's features.

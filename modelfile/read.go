@@ -183,6 +183,24 @@ func (man *manifest) decodeSettings() error {
 // checkManifest checks the manifest's format, version and sizes, and that
 // they agree with one another; it sets an absent classifier to softmax.
 func checkManifest(man *manifest) error {
+	if err := man.checkFormat(); err != nil {
+		return err
+	}
+	if err := man.checkModel(); err != nil {
+		return err
+	}
+	if err := man.decodeSettings(); err != nil {
+		return err
+	}
+	if err := man.checkSizes(); err != nil {
+		return err
+	}
+	return man.checkClassifier()
+}
+
+// checkFormat checks the format name and that the version is one this
+// package reads, 1 to Version.
+func (man *manifest) checkFormat() error {
 	if man.Format != Format {
 		return fmt.Errorf("not a dadil model file (format %s)", clip.Quote(man.Format))
 	}
@@ -192,6 +210,14 @@ func checkManifest(man *manifest) error {
 	case man.Version < versionDaDiL:
 		return fmt.Errorf("unknown model file version %d (this dadil reads versions 1 to %d)", man.Version, Version)
 	}
+	return nil
+}
+
+// checkModel checks the kind of model, setting an absent one to DaDiL,
+// and what depends on it: the version it needs, its components per
+// mixture, and for GMM-DaDiL a target that is the last of at least two
+// domains.
+func (man *manifest) checkModel() error {
 	switch man.Model {
 	case "", modelDaDiL:
 		man.Model = modelDaDiL
@@ -211,9 +237,13 @@ func checkManifest(man *manifest) error {
 	default:
 		return fmt.Errorf("manifest: unknown model %s (this dadil reads %s and %s models: the file may come from a newer dadil)", clip.Quote(man.Model), modelDaDiL, modelGMM)
 	}
-	if err := man.decodeSettings(); err != nil {
-		return err
-	}
+	return nil
+}
+
+// checkSizes checks the numbers of atoms, classes, features and domains,
+// the target's index, that the label values and feature names match them,
+// and that no label value appears twice.
+func (man *manifest) checkSizes() error {
 	K, c, d := man.Atoms, man.Classes, man.Features
 	N := len(man.Domains)
 	switch {
@@ -237,6 +267,13 @@ func checkManifest(man *manifest) error {
 		}
 		seen[l] = true
 	}
+	return nil
+}
+
+// checkClassifier checks the kind of classifier, setting an absent one to
+// softmax, and that hidden layers are given for MLP classifiers only (see
+// checkHidden).
+func (man *manifest) checkClassifier() error {
 	switch man.Classifier {
 	case "":
 		man.Classifier = kindSoftmax
@@ -250,9 +287,16 @@ func checkManifest(man *manifest) error {
 		}
 		return nil
 	}
-	if c < 2 {
-		return fmt.Errorf("manifest: mlp classifiers of %d class", c)
+	if man.Classes < 2 {
+		return fmt.Errorf("manifest: mlp classifiers of %d class", man.Classes)
 	}
+	return man.checkHidden()
+}
+
+// checkHidden checks the hidden layers of MLP classifiers: one entry per
+// classifier prefix, at most maxHiddenLayers layers each, of widths 1 to
+// maxFeatures.
+func (man *manifest) checkHidden() error {
 	prefixes := man.classifierPrefixes()
 	if len(man.Hidden) != len(prefixes) {
 		want := "r, e0, …"

@@ -118,9 +118,20 @@ func (s *EMDSolver) Solve(dst *EMDResult, a, b []float64, C mat.Matrix) error {
 	if err != nil {
 		return err
 	}
-
-	// Active rows and columns (positive weight).
 	ns := &s.ns
+	ns.activeLines(a, b)
+	ns.activeWeights(a, b)
+	c := ns.activeCost(cost, n, m)
+	if err := ns.solve(c, ns.sup, ns.dem, s.MaxPivots); err != nil {
+		return err
+	}
+	ns.result(dst, cost, a, b)
+	return nil
+}
+
+// activeLines sets ns.rows and ns.cols to the rows of a and the columns of
+// b of positive weight, in order: the lines of the problem actually solved.
+func (ns *netSimplex) activeLines(a, b []float64) {
 	rows := ns.rows[:0]
 	for i, w := range a {
 		if w > 0 {
@@ -134,9 +145,12 @@ func (s *EMDSolver) Solve(dst *EMDResult, a, b []float64, C mat.Matrix) error {
 		}
 	}
 	ns.rows, ns.cols = rows, cols
-	na, ma := len(rows), len(cols)
+}
 
-	// Weights: b rescaled so that Σb = Σa.
+// activeWeights sets ns.sup to the weights of the active rows and ns.dem to
+// those of the active columns, b rescaled by Σa/Σb so that Σdem = Σsup up to
+// rounding.
+func (ns *netSimplex) activeWeights(a, b []float64) {
 	var sa, sb float64
 	for _, w := range a {
 		sa += w
@@ -144,42 +158,63 @@ func (s *EMDSolver) Solve(dst *EMDResult, a, b []float64, C mat.Matrix) error {
 	for _, w := range b {
 		sb += w
 	}
-	sup := grow(ns.sup, na)
-	for k, i := range rows {
+	sup := grow(ns.sup, len(ns.rows))
+	for k, i := range ns.rows {
 		sup[k] = a[i]
 	}
-	dem := grow(ns.dem, ma)
+	dem := grow(ns.dem, len(ns.cols))
 	scale := sa / sb
-	for k, j := range cols {
+	for k, j := range ns.cols {
 		dem[k] = b[j] * scale
 	}
 	ns.sup, ns.dem = sup, dem
+}
 
-	// Cost restricted to the active rows and columns.
-	c := cost
-	if na != n || ma != m {
-		c = grow(ns.sub, na*ma)
-		for k, i := range rows {
-			src := cost[i*m : i*m+m]
-			d := c[k*ma : k*ma+ma]
-			for l, j := range cols {
-				d[l] = src[j]
-			}
+// activeCost returns the n×m cost restricted to the active rows and
+// columns: cost itself when every line is active, else a copy in ns.sub.
+func (ns *netSimplex) activeCost(cost []float64, n, m int) []float64 {
+	rows, cols := ns.rows, ns.cols
+	na, ma := len(rows), len(cols)
+	if na == n && ma == m {
+		return cost
+	}
+	c := grow(ns.sub, na*ma)
+	for k, i := range rows {
+		src := cost[i*m : i*m+m]
+		d := c[k*ma : k*ma+ma]
+		for l, j := range cols {
+			d[l] = src[j]
 		}
-		ns.sub = c
 	}
+	ns.sub = c
+	return c
+}
 
-	if err := ns.solve(c, sup, dem, s.MaxPivots); err != nil {
-		return err
-	}
-
-	// Plan.
+// result writes the solution of the active problem into dst on the full
+// index range of the n×m cost (n = len(a), m = len(b)): the plan, the pivot
+// count, the duals (see activeDuals) and the cost ⟨C, π*⟩_F, summed in plan
+// order for reproducibility.
+func (ns *netSimplex) result(dst *EMDResult, cost, a, b []float64) {
+	m := len(b)
 	p := &dst.Plan
-	p.reset(n, m)
-	ns.plan(p, rows, cols)
+	p.reset(len(a), m)
+	ns.plan(p, ns.rows, ns.cols)
 	dst.Pivots = ns.pivots
+	ns.activeDuals(dst, cost, a, b)
+	var total float64
+	for k, w := range p.Mass {
+		total += w * cost[p.Row[k]*m+p.Col[k]]
+	}
+	dst.Cost = total
+}
 
-	// Duals on the full index range.
+// activeDuals sets dst.U and dst.V from the tree's potentials, U_i = −π_i
+// and V_j = π_{n+j} on the active lines; the potentials of zero-weight
+// lines are then filled in by fillInactiveDuals.
+func (ns *netSimplex) activeDuals(dst *EMDResult, cost, a, b []float64) {
+	n, m := len(a), len(b)
+	rows, cols := ns.rows, ns.cols
+	na := len(rows)
 	dst.U = grow(dst.U, n)
 	dst.V = grow(dst.V, m)
 	for i := range dst.U {
@@ -194,17 +229,9 @@ func (s *EMDSolver) Solve(dst *EMDResult, a, b []float64, C mat.Matrix) error {
 	for l, j := range cols {
 		dst.V[j] = ns.pi[na+l]
 	}
-	if na != n || ma != m {
+	if na != n || len(cols) != m {
 		fillInactiveDuals(dst.U, dst.V, cost, a, b, m)
 	}
-
-	// Cost, summed in plan order for reproducibility.
-	var total float64
-	for k, w := range p.Mass {
-		total += w * cost[p.Row[k]*m+p.Col[k]]
-	}
-	dst.Cost = total
-	return nil
 }
 
 // fillInactiveDuals sets the potentials of zero-weight rows and columns to
@@ -373,30 +400,51 @@ func (ns *netSimplex) solve(c, sup, dem []float64, maxPivots int) error {
 // its components into a strongly feasible tree.
 //
 //  1. Rows are taken in order; each repeatedly sends as much as it can to its
-//     cheapest column with remaining demand. Every allocation exhausts its row
-//     or its column, so the allocated cells form a forest (the first cell of
-//     a would-be cycle exhausted a line that the cycle uses again later), and
-//     all of them carry positive flow.
+//     cheapest column with remaining demand (greedyFlow). Every allocation
+//     exhausts its row or its column, so the allocated cells form a forest
+//     (the first cell of a would-be cycle exhausted a line that the cycle
+//     uses again later), and all of them carry positive flow.
 //  2. The component of row 0 is rooted at row 0. Every other component is
 //     rooted at its first row i and hung below the demand node j already in
-//     the tree that minimises C_ij − π_j, through a zero-flow arc i → j. That
-//     choice makes every arc from i into the tree dual feasible, and a
-//     zero-flow arc leading from a supply up to its demand parent keeps the
-//     tree strongly feasible.
+//     the tree that minimises C_ij − π_j, through a zero-flow arc i → j
+//     (linkRow). That choice makes every arc from i into the tree dual
+//     feasible, and a zero-flow arc leading from a supply up to its demand
+//     parent keeps the tree strongly feasible.
 //
 // Rounding differences between Σsup and Σdem leave at most tiny residuals: a
-// column that ends with no cell is hung below row 0 with its residual demand.
+// column that ends with no cell is hung below row 0 with its residual demand
+// (hangResiduals).
 func (ns *netSimplex) initGreedy(sup, dem []float64) {
+	ns.greedyFlow(sup, dem)
+	ns.greedyAdjacency()
+	seen := grow(ns.gSeen, ns.n+ns.m)
+	ns.gSeen = seen
+	clear(seen)
+	ns.gDem = ns.gDem[:0]
+	ns.parent[0] = -1
+	ns.flow[0] = 0
+	ns.pi[0] = 0
+	ns.hang(0)
+	for i := 1; i < ns.n; i++ {
+		if !seen[i] {
+			ns.linkRow(i)
+			ns.hang(int32(i))
+		}
+	}
+	ns.hangResiduals()
+}
+
+// greedyFlow allocates the greedy flow of initGreedy's step 1 into
+// ns.gCells, leaving the demand no cell took in ns.gRem.
+func (ns *netSimplex) greedyFlow(sup, dem []float64) {
 	n, m := ns.n, ns.m
-	cost := ns.cost
 	rem := grow(ns.gRem, m)
 	ns.gRem = rem
 	copy(rem, dem)
-	// Cells in CSR-like adjacency: head lists per node.
 	cells := ns.gCells[:0]
 	for i := 0; i < n; i++ {
 		r := sup[i]
-		row := cost[i*m : i*m+m]
+		row := ns.cost[i*m : i*m+m]
 		for r > 0 {
 			bj := -1
 			bc := math.Inf(1)
@@ -415,10 +463,15 @@ func (ns *netSimplex) initGreedy(sup, dem []float64) {
 		}
 	}
 	ns.gCells = cells
+}
 
-	nodes := n + m
-	// Adjacency lists.
-	head := grow(ns.gHead, nodes)
+// greedyAdjacency builds the adjacency lists of the cells' forest: the
+// entries of node v are h = ns.gHead[v], ns.gNext[h], … down to −1, where
+// entry h stands for cell h/2 seen from its row (h even) or its column (h
+// odd).
+func (ns *netSimplex) greedyAdjacency() {
+	cells := ns.gCells
+	head := grow(ns.gHead, ns.n+ns.m)
 	ns.gHead = head
 	for v := range head {
 		head[v] = -1
@@ -431,72 +484,73 @@ func (ns *netSimplex) initGreedy(sup, dem []float64) {
 		nextc[2*k+1] = head[c.j]
 		head[c.j] = int32(2*k + 1)
 	}
-	seen := grow(ns.gSeen, nodes)
-	ns.gSeen = seen
-	clear(seen)
-	pi := ns.pi
-	inTreeDem := ns.gDem[:0] // demand nodes already in the tree
-	queue := ns.gQueue[:0]
+}
 
-	// hang walks the component of root r, setting parents, flows and
-	// potentials (π_r must be set).
-	hang := func(r int32) {
-		queue = append(queue[:0], r)
-		seen[r] = true
-		for q := 0; q < len(queue); q++ {
-			v := queue[q]
-			if int(v) >= n {
-				inTreeDem = append(inTreeDem, v)
+// hang walks the forest's component of root r breadth first, making each
+// node the child of the node it is reached from, with the flow of their
+// cell, and setting its potential so that C_ij + π_i − π_j = 0 on the arc
+// (π_r must be set). The demand nodes met are appended to ns.gDem.
+func (ns *netSimplex) hang(r int32) {
+	n, m := ns.n, ns.m
+	cells, head, nextc, seen, pi := ns.gCells, ns.gHead, ns.gNext, ns.gSeen, ns.pi
+	queue := append(ns.gQueue[:0], r)
+	seen[r] = true
+	for q := 0; q < len(queue); q++ {
+		v := queue[q]
+		if int(v) >= n {
+			ns.gDem = append(ns.gDem, v)
+		}
+		for h := head[v]; h >= 0; h = nextc[h] {
+			c := cells[h/2]
+			w := c.j
+			if h%2 == 1 {
+				w = c.i
 			}
-			for h := head[v]; h >= 0; h = nextc[h] {
-				c := cells[h/2]
-				w := c.j
-				if h%2 == 1 {
-					w = c.i
-				}
-				if seen[w] {
-					continue
-				}
-				seen[w] = true
-				ns.setTreeArc(int(w), int(v), c.x)
-				e := int(c.i)*m + int(c.j) - n
-				if int(w) < n {
-					pi[w] = pi[v] - cost[e] // arc w → v
-				} else {
-					pi[w] = pi[v] + cost[e] // arc v → w
-				}
-				queue = append(queue, w)
+			if seen[w] {
+				continue
 			}
+			seen[w] = true
+			ns.setTreeArc(int(w), int(v), c.x)
+			e := int(c.i)*m + int(c.j) - n
+			if int(w) < n {
+				pi[w] = pi[v] - ns.cost[e] // arc w → v
+			} else {
+				pi[w] = pi[v] + ns.cost[e] // arc v → w
+			}
+			queue = append(queue, w)
 		}
 	}
-	ns.parent[0] = -1
-	ns.flow[0] = 0
-	pi[0] = 0
-	hang(0)
-	for i := 1; i < n; i++ {
-		if seen[i] {
-			continue
+	ns.gQueue = queue
+}
+
+// linkRow hangs row i, the root of a component not yet in the tree, below
+// the demand node j of the tree minimising C_ij − π_j, through a zero-flow
+// arc, and sets π_i so that C_ij + π_i − π_j = 0.
+func (ns *netSimplex) linkRow(i int) {
+	n, m := ns.n, ns.m
+	row := ns.cost[i*m : i*m+m]
+	bj := int32(-1)
+	bv := math.Inf(1)
+	for _, j := range ns.gDem {
+		if v := row[int(j)-n] - ns.pi[j]; v < bv {
+			bv, bj = v, j
 		}
-		row := cost[i*m : i*m+m]
-		bj := int32(-1)
-		bv := math.Inf(1)
-		for _, j := range inTreeDem {
-			if v := row[int(j)-n] - pi[j]; v < bv {
-				bv, bj = v, j
-			}
-		}
-		ns.setTreeArc(i, int(bj), 0)
-		pi[i] = -bv // C_ij + π_i − π_j = 0
-		hang(int32(i))
 	}
-	for j := n; j < nodes; j++ {
+	ns.setTreeArc(i, int(bj), 0)
+	ns.pi[i] = -bv
+}
+
+// hangResiduals hangs every column still outside the tree below row 0,
+// with the residual demand greedyFlow left it.
+func (ns *netSimplex) hangResiduals() {
+	n, seen, pi := ns.n, ns.gSeen, ns.pi
+	for j := n; j < n+ns.m; j++ {
 		if !seen[j] {
 			seen[j] = true
-			ns.setTreeArc(j, 0, rem[j-n])
-			pi[j] = pi[0] + cost[j-n]
+			ns.setTreeArc(j, 0, ns.gRem[j-n])
+			pi[j] = pi[0] + ns.cost[j-n]
 		}
 	}
-	ns.gDem, ns.gQueue = inTreeDem, queue
 }
 
 type greedyCell struct {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/federate"
@@ -446,88 +447,24 @@ type joinReport struct {
 // runFederateJoin is dadil federate join.
 func runFederateJoin(args []string, e *env) error {
 	fs := newFlags("dadil federate join", e)
-	var nf natsFlags
-	var rf readerFlags
-	var source, target, name, scale, out, report, classifier string
-	var workers int
-	var joinTimeout, idle, connectTimeout time.Duration
-	nf.register(fs, "`URL` of the federation's NATS server", "nats://127.0.0.1:4222")
-	nf.registerClient(fs, "this site", true)
-	fs.DurationVar(&connectTimeout, "connect-timeout", time.Minute, "while no NATS server answers at --nats, try again for this long")
-	rf.register(fs)
-	fs.StringVar(&source, "source", "", "this site's labeled domain `PATH` (.csv, .npy, .npz or .mat)")
-	fs.StringVar(&target, "target", "", "this site's unlabeled target domain `PATH`; its labels, if any, only score")
-	fs.StringVar(&name, "name", "", "the site's `NAME` in the federation (default: the file's base name)")
-	fs.StringVar(&scale, "scale", "none", "feature scaling of this site's rows alone, before the federation's (serve --scale): `none`, minmax or standard")
-	fs.StringVar(&out, "out", "", "the target's predictions (DaDiL-R and DaDiL-E) as CSV to `FILE`")
-	fs.StringVar(&report, "report", "", "also write the JSON report to `FILE`")
-	fs.StringVar(&classifier, "classifier", defaultClassifier, "the target's final classifier `NAME`")
-	fs.IntVar(&workers, "workers", 0, "goroutines of the local updates (0: one per core)")
-	fs.DurationVar(&joinTimeout, "join-timeout", 10*time.Minute, "how long to wait for the federation to form")
-	fs.DurationVar(&idle, "idle-timeout", 10*time.Minute, "give up when the coordinator sends nothing for this long")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: dadil federate join (--source FILE | --target FILE) [--nats URL] [--token T | --nkey FILE | --creds FILE] [--tls-ca FILE] [--name NAME] [flags]")
-		fmt.Fprintln(fs.Output(), "\nJoins a federation as a site: trains on the atoms of every round it is chosen for and")
-		fmt.Fprintln(fs.Output(), "sends back only the atoms (and its local loss). Its rows, labels and α stay here. A target")
-		fmt.Fprintln(fs.Output(), "classifies its rows at the end with DaDiL-R and DaDiL-E.")
-		fs.PrintDefaults()
-	}
+	var jf joinFlags
+	jf.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if (source == "") == (target == "") {
-		return usageError{errors.New("give exactly one of --source and --target")}
-	}
-	kind, err := dataset.ParseScaling(scale)
-	if err != nil {
-		return usageError{err}
-	}
-	if err := checkWorkers(workers); err != nil {
-		return err
-	}
-	// The federation's features are min-max scaled or not scaled: the
-	// paper's penalty.
-	trainer, err := (&dictFlags{classifier: classifier}).trainer(dataset.ScaleMinMax)
+	kind, trainer, err := jf.check()
 	if err != nil {
 		return err
 	}
-	path := source + target
-	if out != "" && source != "" {
-		return usageError{errors.New("--out: only a target site predicts")}
-	}
-	if name == "" {
-		name = siteBase(path)
-	}
-	if !federate.ValidSiteName(name) {
-		return usageError{fmt.Errorf("--name %s: want 1 to 64 printable characters, no space, '.', '*' or '>'", clip.Quote(name))}
-	}
-	co, err := nf.options("dadil federate join " + name)
+	co, err := jf.connOptions()
 	if err != nil {
 		return err
 	}
-	if connectTimeout < 0 {
-		return usageError{fmt.Errorf("--connect-timeout %v: want a duration ≥ 0", connectTimeout)}
-	}
-	co.Site, co.ConnectTimeout = name, connectTimeout
-	f, err := readSite(path, kind, rf.options())
+	sc, err := jf.siteConfig(e, kind, trainer)
 	if err != nil {
 		return err
 	}
-	sc := federate.SiteConfig{Subject: nf.subject, Name: name, Target: target != "", X: f.X, Workers: workers,
-		JoinTimeout: joinTimeout, Idle: idle, Classifier: trainer,
-		Log: func(format string, a ...any) {
-			msg := fmt.Sprintf(format, a...)
-			if federateLogHook != nil {
-				federateLogHook(msg)
-			}
-			fmt.Fprintln(e.stderr, msg)
-		}}
-	if sc.Target {
-		sc.TestLabels = f.Labels
-	} else if sc.Labels = f.Labels; sc.Labels == nil {
-		return fmt.Errorf("%s: a source needs labels (see --label-column, --labels-var)", path)
-	}
-	nc, err := federate.Dial(nf.url, co)
+	nc, err := federate.Dial(jf.nf.url, co)
 	if err != nil {
 		return err
 	}
@@ -538,7 +475,116 @@ func runFederateJoin(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	return finishJoin(e, res, sc, out, report)
+	return finishJoin(e, res, sc, jf.out, jf.report)
+}
+
+// joinFlags are the flags of dadil federate join.
+type joinFlags struct {
+	nf                                                   natsFlags
+	rf                                                   readerFlags
+	source, target, name, scale, out, report, classifier string
+	workers                                              int
+	joinTimeout, idle, connectTimeout                    time.Duration
+}
+
+// register registers the flags and the usage of dadil federate join on fs.
+func (jf *joinFlags) register(fs *flag.FlagSet) {
+	jf.nf.register(fs, "`URL` of the federation's NATS server", "nats://127.0.0.1:4222")
+	jf.nf.registerClient(fs, "this site", true)
+	fs.DurationVar(&jf.connectTimeout, "connect-timeout", time.Minute, "while no NATS server answers at --nats, try again for this long")
+	jf.rf.register(fs)
+	fs.StringVar(&jf.source, "source", "", "this site's labeled domain `PATH` (.csv, .npy, .npz or .mat)")
+	fs.StringVar(&jf.target, "target", "", "this site's unlabeled target domain `PATH`; its labels, if any, only score")
+	fs.StringVar(&jf.name, "name", "", "the site's `NAME` in the federation (default: the file's base name)")
+	fs.StringVar(&jf.scale, "scale", "none", "feature scaling of this site's rows alone, before the federation's (serve --scale): `none`, minmax or standard")
+	fs.StringVar(&jf.out, "out", "", "the target's predictions (DaDiL-R and DaDiL-E) as CSV to `FILE`")
+	fs.StringVar(&jf.report, "report", "", "also write the JSON report to `FILE`")
+	fs.StringVar(&jf.classifier, "classifier", defaultClassifier, "the target's final classifier `NAME`")
+	fs.IntVar(&jf.workers, "workers", 0, "goroutines of the local updates (0: one per core)")
+	fs.DurationVar(&jf.joinTimeout, "join-timeout", 10*time.Minute, "how long to wait for the federation to form")
+	fs.DurationVar(&jf.idle, "idle-timeout", 10*time.Minute, "give up when the coordinator sends nothing for this long")
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: dadil federate join (--source FILE | --target FILE) [--nats URL] [--token T | --nkey FILE | --creds FILE] [--tls-ca FILE] [--name NAME] [flags]")
+		fmt.Fprintln(fs.Output(), "\nJoins a federation as a site: trains on the atoms of every round it is chosen for and")
+		fmt.Fprintln(fs.Output(), "sends back only the atoms (and its local loss). Its rows, labels and α stay here. A target")
+		fmt.Fprintln(fs.Output(), "classifies its rows at the end with DaDiL-R and DaDiL-E.")
+		fs.PrintDefaults()
+	}
+}
+
+// path is the site's file: --source or --target.
+func (jf *joinFlags) path() string { return jf.source + jf.target }
+
+// check checks the flags that need no file, setting the site's name to
+// the file's base name when --name is absent, and returns the site's
+// scaling and the target's classifier. The federation's features are
+// min-max scaled or not scaled: the paper's penalty.
+func (jf *joinFlags) check() (dataset.Scaling, classify.Trainer, error) {
+	if (jf.source == "") == (jf.target == "") {
+		return 0, nil, usageError{errors.New("give exactly one of --source and --target")}
+	}
+	kind, err := dataset.ParseScaling(jf.scale)
+	if err != nil {
+		return 0, nil, usageError{err}
+	}
+	if err := checkWorkers(jf.workers); err != nil {
+		return 0, nil, err
+	}
+	trainer, err := (&dictFlags{classifier: jf.classifier}).trainer(dataset.ScaleMinMax)
+	if err != nil {
+		return 0, nil, err
+	}
+	if jf.out != "" && jf.source != "" {
+		return 0, nil, usageError{errors.New("--out: only a target site predicts")}
+	}
+	if jf.name == "" {
+		jf.name = siteBase(jf.path())
+	}
+	if !federate.ValidSiteName(jf.name) {
+		return 0, nil, usageError{fmt.Errorf("--name %s: want 1 to 64 printable characters, no space, '.', '*' or '>'", clip.Quote(jf.name))}
+	}
+	return kind, trainer, nil
+}
+
+// connOptions returns the site's options of its connection to the NATS
+// server.
+func (jf *joinFlags) connOptions() (federate.ConnOptions, error) {
+	co, err := jf.nf.options("dadil federate join " + jf.name)
+	if err != nil {
+		return co, err
+	}
+	if jf.connectTimeout < 0 {
+		return co, usageError{fmt.Errorf("--connect-timeout %v: want a duration ≥ 0", jf.connectTimeout)}
+	}
+	co.Site, co.ConnectTimeout = jf.name, jf.connectTimeout
+	return co, nil
+}
+
+// siteConfig reads the site's file, its rows scaled alone by kind, and
+// returns the site's configuration, its remarks written to e's stderr
+// (and shown to federateLogHook). A source needs labels; a target's, if
+// any, only score.
+func (jf *joinFlags) siteConfig(e *env, kind dataset.Scaling, trainer classify.Trainer) (federate.SiteConfig, error) {
+	path := jf.path()
+	f, err := readSite(path, kind, jf.rf.options())
+	if err != nil {
+		return federate.SiteConfig{}, err
+	}
+	sc := federate.SiteConfig{Subject: jf.nf.subject, Name: jf.name, Target: jf.target != "", X: f.X, Workers: jf.workers,
+		JoinTimeout: jf.joinTimeout, Idle: jf.idle, Classifier: trainer,
+		Log: func(format string, a ...any) {
+			msg := fmt.Sprintf(format, a...)
+			if federateLogHook != nil {
+				federateLogHook(msg)
+			}
+			fmt.Fprintln(e.stderr, msg)
+		}}
+	if sc.Target {
+		sc.TestLabels = f.Labels
+	} else if sc.Labels = f.Labels; sc.Labels == nil {
+		return federate.SiteConfig{}, fmt.Errorf("%s: a source needs labels (see --label-column, --labels-var)", path)
+	}
+	return sc, nil
 }
 
 // readSite reads a site's file and scales its rows alone.

@@ -133,45 +133,13 @@ func Ternary(t TernaryPlot) (*plot.Plot, error) {
 	if n := (m + 1) * (m + 2) / 2; len(t.Values) != n {
 		return nil, fmt.Errorf("figure: ternary: %d values for Steps = %d, want %d", len(t.Values), m, n)
 	}
-	lo, hi := math.Inf(1), math.Inf(-1)
-	missing := false
-	for i, v := range t.Values {
-		switch {
-		case math.IsNaN(v):
-			missing = true
-		case math.IsInf(v, 0):
-			return nil, fmt.Errorf("figure: ternary: value %d is %v", i, v)
-		default:
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
+	lo, hi, missing, err := ternaryRange(t.Values)
+	if err != nil {
+		return nil, err
 	}
-	if lo > hi {
-		return nil, fmt.Errorf("figure: ternary: all %d values are NaN", len(t.Values))
-	}
-	if lo == hi {
-		d := 0.05 * math.Abs(lo)
-		if d == 0 {
-			d = 0.5
-		}
-		lo, hi = lo-d, hi+d
-	}
-	var mark *[3]float64
-	if t.Mark != nil {
-		a := *t.Mark
-		s := 0.0
-		for _, v := range a {
-			if math.IsNaN(v) || math.IsInf(v, 0) || v < -1e-9 {
-				return nil, fmt.Errorf("figure: ternary: mark %v is not in the simplex", a)
-			}
-			s += v
-		}
-		if math.Abs(s-1) > 1e-3 {
-			return nil, fmt.Errorf("figure: ternary: mark %v sums to %g, want 1", a, s)
-		}
-		for k := range a {
-			a[k] = math.Max(a[k], 0) / s
-		}
-		mark = &a
+	mark, err := ternaryMark(t.Mark)
+	if err != nil {
+		return nil, err
 	}
 
 	p := plot.New()
@@ -180,21 +148,7 @@ func Ternary(t TernaryPlot) (*plot.Plot, error) {
 	p.X.Min, p.X.Max = 0, 1
 	p.Y.Min, p.Y.Max = 0, 1
 	p.X.Padding, p.Y.Padding = 0, 0
-
-	tp := &ternaryPlotter{
-		m: m, values: t.Values, lo: lo, hi: hi, cmap: viridis(), reverse: t.Reverse,
-		label: t.ValueLabel, mark: mark,
-		cornerStyle: p.X.Label.TextStyle, tickStyle: p.Y.Tick.Label, labelStyle: p.Y.Label.TextStyle,
-	}
-	tp.cornerStyle.Font.Size = vg.Points(11)
-	tp.labelStyle.Font.Size = vg.Points(11)
-	for k, c := range t.Corners {
-		if c == "" {
-			c = fmt.Sprintf("atom %d", k+1)
-		}
-		tp.corners[k] = c
-	}
-	p.Add(tp)
+	p.Add(newTernaryPlotter(p, t, lo, hi, mark))
 	p.Legend.Top = true
 	p.Legend.Left = true
 	p.Legend.TextStyle.Font.Size = vg.Points(9)
@@ -206,6 +160,80 @@ func Ternary(t TernaryPlot) (*plot.Plot, error) {
 		p.Legend.Add("no value", boxThumb{missingColor})
 	}
 	return p, nil
+}
+
+// ternaryRange returns the range [lo, hi] of the colour scale of values,
+// NaN values left out (missing says whether there are any), widened by 5%
+// of |lo| on either side (0.5 if lo = 0) when all values are equal. It is
+// an error if a value is infinite or all are NaN.
+func ternaryRange(values []float64) (lo, hi float64, missing bool, err error) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for i, v := range values {
+		switch {
+		case math.IsNaN(v):
+			missing = true
+		case math.IsInf(v, 0):
+			return 0, 0, false, fmt.Errorf("figure: ternary: value %d is %v", i, v)
+		default:
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+		}
+	}
+	if lo > hi {
+		return 0, 0, false, fmt.Errorf("figure: ternary: all %d values are NaN", len(values))
+	}
+	if lo == hi {
+		d := 0.05 * math.Abs(lo)
+		if d == 0 {
+			d = 0.5
+		}
+		lo, hi = lo-d, hi+d
+	}
+	return lo, hi, missing, nil
+}
+
+// ternaryMark returns a copy of the marked point (nil: none) projected on
+// the simplex, max(a_k, 0)/Σa: its coordinates must be finite and ≥ −1e-9
+// and sum to 1 within 1e-3.
+func ternaryMark(m *[3]float64) (*[3]float64, error) {
+	if m == nil {
+		return nil, nil
+	}
+	a := *m
+	s := 0.0
+	for _, v := range a {
+		if math.IsNaN(v) || math.IsInf(v, 0) || v < -1e-9 {
+			return nil, fmt.Errorf("figure: ternary: mark %v is not in the simplex", a)
+		}
+		s += v
+	}
+	if math.Abs(s-1) > 1e-3 {
+		return nil, fmt.Errorf("figure: ternary: mark %v sums to %g, want 1", a, s)
+	}
+	for k := range a {
+		a[k] = math.Max(a[k], 0) / s
+	}
+	return &a, nil
+}
+
+// newTernaryPlotter returns the plotter of t on p, with the colour scale
+// [lo, hi], the checked mark and the corners' labels ("atom k" where t
+// gives none), in p's text styles at 11 points for the corners and the
+// colour bar's label.
+func newTernaryPlotter(p *plot.Plot, t TernaryPlot, lo, hi float64, mark *[3]float64) *ternaryPlotter {
+	tp := &ternaryPlotter{
+		m: t.Steps, values: t.Values, lo: lo, hi: hi, cmap: viridis(), reverse: t.Reverse,
+		label: t.ValueLabel, mark: mark,
+		cornerStyle: p.X.Label.TextStyle, tickStyle: p.Y.Tick.Label, labelStyle: p.Y.Label.TextStyle,
+	}
+	tp.cornerStyle.Font.Size = vg.Points(11)
+	tp.labelStyle.Font.Size = vg.Points(11)
+	for k, c := range t.Corners {
+		if c == "" {
+			c = fmt.Sprintf("atom %d", k+1)
+		}
+		tp.corners[k] = c
+	}
+	return tp
 }
 
 // ternaryPlotter is the plot.Plotter drawing a TernaryPlot. It lays the

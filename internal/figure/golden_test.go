@@ -110,3 +110,32 @@ func TestTernaryGolden(t *testing.T) {
 	}
 	golden.Check(t, "ternary.golden", b.String())
 }
+
+// TestTernaryEdgesGolden pins the SVG of Ternary's plots of constant values
+// and of a mark off the simplex by rounding, and its errors, to
+// testdata/ternary_edges.golden.
+func TestTernaryEdgesGolden(t *testing.T) {
+	var b strings.Builder
+	nan := math.NaN()
+	good := []float64{1, 2, 3, 4, 5, 6}
+	for _, tp := range []TernaryPlot{
+		{Title: "constant", Steps: 1, Values: []float64{2, 2, 2}},
+		{Title: "zero", Steps: 1, Values: []float64{0, nan, 0}, Corners: [3]string{"", "b", ""}},
+		{Title: "rounded mark", Steps: 2, Values: good, Mark: &[3]float64{-1e-10, 0.7002, 0.3}, MarkLabel: "α"},
+		{Title: "steps 0", Steps: 0, Values: []float64{1}},
+		{Title: "values length", Steps: 2, Values: good[:5]},
+		{Title: "all NaN", Steps: 1, Values: []float64{nan, nan, nan}},
+		{Title: "infinite", Steps: 1, Values: []float64{1, math.Inf(1), 0}},
+		{Title: "mark NaN", Steps: 2, Values: good, Mark: &[3]float64{nan, 0.5, 0.5}},
+		{Title: "mark negative", Steps: 2, Values: good, Mark: &[3]float64{-0.1, 0.6, 0.5}},
+		{Title: "mark sum", Steps: 2, Values: good, Mark: &[3]float64{0.5, 0.5, 0.5}},
+	} {
+		p, err := Ternary(tp)
+		if err != nil {
+			fmt.Fprintf(&b, "%s: error: %v\n", tp.Title, err)
+			continue
+		}
+		fmt.Fprintf(&b, "%s:\n%s\n", tp.Title, svgOf(t, p))
+	}
+	golden.Check(t, "ternary_edges.golden", b.String())
+}
