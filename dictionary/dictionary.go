@@ -268,6 +268,10 @@ type History struct {
 	// names it.
 	Stopped optimize.Status
 	Elapsed time.Duration
+	// Shift holds, for every domain in order, the class proportions
+	// estimated before learning (Settings.EstimateShift; the zero value
+	// for a labeled domain); nil without the option.
+	Shift []ShiftEstimate `json:",omitempty"`
 }
 
 // Fit learns a dictionary for the domains (paper Algorithm 2). Labeled

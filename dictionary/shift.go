@@ -11,8 +11,24 @@ import (
 	"github.com/dadil/dadil/dataset"
 )
 
-// estimateShift sets f.priors when Settings.EstimateShift asks for them
-// and the atoms learn from both labeled and unlabeled domains.
+// A ShiftEstimate records the class proportions of an unlabeled domain
+// estimated under Settings.EstimateShift (see estimatePriors).
+type ShiftEstimate struct {
+	// Estimate is the EM estimate ĥ (classify.EstimatePrior), one share
+	// per class, and Error its error e: the larger of the estimator's
+	// error on the labeled domains held out in turn and the spread of the
+	// estimates without each of them (total variations).
+	Estimate []float64
+	Error    float64
+	// Proportions are those the domain's atom batches were drawn in: ĥ
+	// shrunk towards equal proportions by e; nil when ĥ lies within e of
+	// them, the batches then class-balanced.
+	Proportions []float64 `json:",omitempty"`
+}
+
+// estimateShift sets f.h.Shift and f.priors when Settings.EstimateShift
+// asks for them and the atoms learn from both labeled and unlabeled
+// domains.
 func (f *fitter) estimateShift() error {
 	if !f.set.EstimateShift || f.fixed {
 		return nil
@@ -24,17 +40,26 @@ func (f *fitter) estimateShift() error {
 	if !labeled || !unlabeled {
 		return nil
 	}
-	var err error
-	f.priors, err = estimatePriors(f.domains, f.classes, f.set.Workers)
-	return err
+	est, err := estimatePriors(f.domains, f.classes, f.set.Workers)
+	if err != nil {
+		return err
+	}
+	f.h.Shift = est
+	f.priors = make([][]float64, len(est))
+	for l, e := range est {
+		f.priors[l] = e.Proportions
+	}
+	return nil
 }
 
 // estimatePriors returns, for every unlabeled domain, its class
 // proportions estimated by classify.EstimatePrior from the probabilities
 // of a softmax regression (classify.DefaultL2) trained on the labeled
-// domains pooled, every class weighed equally, and shrunk towards equal
-// proportions by the estimate's error; nil for the labeled domains and
-// where the estimate lies within that error of equal proportions.
+// domains pooled, every class weighed equally, with the estimate's error,
+// and the estimate shrunk towards equal proportions by that error as the
+// Proportions to draw its batches in (nil where the estimate lies within
+// the error of equal proportions); the zero ShiftEstimate for the labeled
+// domains.
 //
 // The error e of an unlabeled domain's estimate ĥ is the larger of two
 // measures (total variations). The first is taken on the labeled
@@ -52,7 +77,7 @@ func (f *fitter) estimateShift() error {
 // The features are standardised over all the domains first, so that the
 // regression's fixed penalty, and with it the estimate, do not depend on
 // how the caller scaled them.
-func estimatePriors(domains []dataset.Domain, classes, workers int) ([][]float64, error) {
+func estimatePriors(domains []dataset.Domain, classes, workers int) ([]ShiftEstimate, error) {
 	var labeled []int
 	for l, dm := range domains {
 		if dm.Labeled() {
@@ -75,7 +100,7 @@ func estimatePriors(domains []dataset.Domain, classes, workers int) ([][]float64
 	for y := range uniform {
 		uniform[y] = 1 / float64(classes)
 	}
-	priors := make([][]float64, len(domains))
+	est := make([]ShiftEstimate, len(domains))
 	for l, dm := range domains {
 		if dm.Labeled() {
 			continue
@@ -92,11 +117,12 @@ func estimatePriors(domains []dataset.Domain, classes, workers int) ([][]float64
 			}
 			e = math.Max(e, totalVariation(hm, h))
 		}
+		est[l] = ShiftEstimate{Estimate: h, Error: e}
 		if tv := totalVariation(h, uniform); tv > e {
-			priors[l] = shrink(h, uniform, 1-e/tv)
+			est[l].Proportions = shrink(slices.Clone(h), uniform, 1-e/tv)
 		}
 	}
-	return priors, nil
+	return est, nil
 }
 
 // heldOutError returns the largest total variation between a labeled

@@ -72,15 +72,18 @@ func TestEstimateShift(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []float64{10.0 / 20, 5.0 / 20, 2.0 / 20, 1.0 / 20, 1.0 / 20, 1.0 / 20}
-	for k, h := range priors[3] {
-		if math.Abs(h-want[k]) > 0.03 || priors[0] != nil {
-			t.Fatalf("estimated proportions %v, want about %v (and none for the sources)", priors, want)
+	for k, h := range priors[3].Proportions {
+		if math.Abs(h-want[k]) > 0.03 || priors[0].Estimate != nil {
+			t.Fatalf("estimated proportions %+v, want about %v (and none for the sources)", priors, want)
 		}
 	}
 	score := func(shift bool) float64 {
 		m, err := FitModel(p, &Settings{Seed: 1, Epochs: 40, EstimateShift: shift}, nil)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if h := m.Dict.History.Shift; shift != (len(h) == 4 && h[3].Proportions != nil) {
+			t.Fatalf("EstimateShift %v: History.Shift %+v", shift, h)
 		}
 		pred, err := m.PredictR(p.Target.X)
 		if err != nil {
@@ -107,10 +110,14 @@ func TestEstimatePriorsError(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []float64{10.0 / 20, 5.0 / 20, 2.0 / 20, 1.0 / 20, 1.0 / 20, 1.0 / 20}
-	if priors[0] != nil || len(priors[3]) != 6 {
-		t.Fatalf("priors %v: want none for the sources, the target's", priors)
+	if priors[0].Estimate != nil || len(priors[3].Proportions) != 6 || len(priors[3].Estimate) != 6 {
+		t.Fatalf("priors %+v: want none for the sources, the target's", priors)
 	}
-	for k, h := range priors[3] {
+	u := []float64{1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6}
+	if e, tv := priors[3].Error, totalVariation(priors[3].Estimate, u); !(e > 0) || math.Abs(totalVariation(priors[3].Proportions, u)-(tv-e)) > 1e-12 {
+		t.Errorf("estimate %v at %g from equal proportions, error %g: proportions %v at %g, want %g", priors[3].Estimate, tv, e, priors[3].Proportions, totalVariation(priors[3].Proportions, u), tv-e)
+	}
+	for k, h := range priors[3].Proportions {
 		if math.Abs(h-want[k]) > 0.03 {
 			t.Fatalf("estimated proportions %v, want about %v", priors[3], want)
 		}
@@ -124,7 +131,7 @@ func TestEstimatePriorsError(t *testing.T) {
 		}
 	}
 	p.Sources[2] = far
-	if priors, err = estimatePriors(p.Domains(), 6, 1); err != nil || priors[3] != nil {
+	if priors, err = estimatePriors(p.Domains(), 6, 1); err != nil || priors[3].Proportions != nil || priors[3].Error <= 0 {
 		t.Fatalf("a source far from the others: %v, %v; want no estimate", priors, err)
 	}
 }
@@ -177,11 +184,12 @@ func TestEstimatePriorsScaleFree(t *testing.T) {
 		t.Fatal(err)
 	}
 	for l := range want {
-		if (want[l] == nil) != (got[l] == nil) {
+		w, g := want[l].Proportions, got[l].Proportions
+		if (w == nil) != (g == nil) {
 			t.Fatalf("domain %d: %v on the scaled features, %v on the original", l, got[l], want[l])
 		}
-		for y := range want[l] {
-			if math.Abs(got[l][y]-want[l][y]) > 1e-6 {
+		for y := range w {
+			if math.Abs(g[y]-w[y]) > 1e-6 {
 				t.Fatalf("domain %d: %v on the scaled features, %v on the original", l, got[l], want[l])
 			}
 		}

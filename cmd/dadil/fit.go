@@ -74,6 +74,11 @@ type fitReport struct {
 	// Penalty is the choice of the softmax classifiers' penalty on the
 	// sources (--l2 auto, dictionary.Settings.ChoosePenalty).
 	Penalty *classify.PenaltyChoice `json:"penalty,omitempty"`
+	// TargetShift is, with --estimate-shift, the target's estimated
+	// class proportions (in the order of Classes), their error and the
+	// proportions its atom batches were drawn in (absent when
+	// class-balanced).
+	TargetShift *dictionary.ShiftEstimate `json:"target_shift,omitempty"`
 	// UnknownTargetLabels lists target label values absent from the
 	// sources; such rows can never be predicted right.
 	UnknownTargetLabels []int `json:"unknown_target_labels,omitempty"`
@@ -266,9 +271,29 @@ func runFit(args []string, e *env) error {
 			i := slices.Index(p.Grid, p.L2)
 			fmt.Fprintf(e.stderr, "softmax penalty λ = %g, chosen on the sources (balanced accuracy %.2f%% ± %.2f)\n", p.L2, 100*p.Score[i], 100*p.SE[i])
 		}
+		if s := rep.TargetShift; s != nil {
+			fmt.Fprintln(e.stderr, shiftLine(s))
+		}
 	}
 	printFitSummary(e, rep)
 	return nil
+}
+
+// shiftLine describes the target's class proportions estimated with
+// --estimate-shift.
+func shiftLine(s *dictionary.ShiftEstimate) string {
+	shares := func(h []float64) string {
+		f := make([]string, len(h))
+		for y, p := range h {
+			f[y] = fmt.Sprintf("%.3f", p)
+		}
+		return strings.Join(f, " ")
+	}
+	line := fmt.Sprintf("target class proportions estimated %s (error %.3f): ", shares(s.Estimate), s.Error)
+	if s.Proportions == nil {
+		return line + "within the error of equal proportions, atom batches class-balanced"
+	}
+	return line + "atom batches drawn in " + shares(s.Proportions)
 }
 
 // learn fits the dictionary and the target's model, with a progress bar
@@ -305,6 +330,9 @@ func newFitReport(c *fitCommand, ld *dataset.Loaded, m *dictionary.Model, classi
 		UnknownTargetLabels: ld.Unknown, Settings: d.Settings, Notes: notes,
 		Epochs: len(h.Loss), Stopped: dictionary.StopReason(h.Stopped), Loss: h.Loss,
 		DomainLoss: map[string][]float64{}, Alpha: map[string][]float64{}, Penalty: m.Penalty,
+	}
+	if len(h.Shift) > m.Target {
+		rep.TargetShift = &h.Shift[m.Target]
 	}
 	for l, dom := range ld.Domains() {
 		series := make([]float64, len(h.DomainLoss))

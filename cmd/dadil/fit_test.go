@@ -14,6 +14,7 @@ import (
 
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/atomicfile"
 	"github.com/dadil/dadil/modelfile"
 	"github.com/dadil/dadil/npy"
@@ -226,13 +227,16 @@ func TestFitSettingsFlags(t *testing.T) {
 	}{
 		{[]string{"--paper", "--epochs", "3"}, paper(false)},
 		{[]string{"--paper", "--epochs", "3", "--shared-atom-batch"}, paper(true)},
-		{[]string{"--epochs", "2", "--plateau-tol", "0"}, hard(false)},
+		{[]string{"--epochs", "2", "--plateau-tol", "0"}, func(rep fitReport) bool {
+			return hard(false)(rep) && rep.TargetShift == nil
+		}},
 		{[]string{"--epochs", "2", "--plateau-tol", "0", "--hard-labels"}, hard(true)},
 		{[]string{"--epochs", "2", "--plateau-tol", "0", "--reconstruction-block", "64"}, func(rep fitReport) bool {
 			return hard(false)(rep) && rep.Settings.ReconstructionBlock == 64
 		}},
 		{[]string{"--epochs", "2", "--plateau-tol", "0", "--estimate-shift"}, func(rep fitReport) bool {
-			return hard(false)(rep) && rep.Settings.EstimateShift
+			s := rep.TargetShift
+			return hard(false)(rep) && rep.Settings.EstimateShift && s != nil && len(s.Estimate) == len(rep.Classes) && s.Error >= 0
 		}},
 	} {
 		out := filepath.Join(dir, fmt.Sprint("out", i))
@@ -697,5 +701,22 @@ func TestFitL2(t *testing.T) {
 	w0, w1 := m0.Model.R.(*classify.Softmax).W, m1.Model.R.(*classify.Softmax).W
 	if n0, n1 := mat.Norm(w0, 2), mat.Norm(w1, 2); !(n1 < n0/2) {
 		t.Errorf("‖W‖ with --l2 10 is %g, with the default %g: want a much smaller norm", n1, n0)
+	}
+}
+
+// TestShiftLine: the line says whether the batches follow the estimate.
+func TestShiftLine(t *testing.T) {
+	for _, c := range []struct {
+		s    dictionary.ShiftEstimate
+		want string
+	}{
+		{dictionary.ShiftEstimate{Estimate: []float64{0.7, 0.3}, Error: 0.1, Proportions: []float64{0.6, 0.4}},
+			"target class proportions estimated 0.700 0.300 (error 0.100): atom batches drawn in 0.600 0.400"},
+		{dictionary.ShiftEstimate{Estimate: []float64{0.55, 0.45}, Error: 0.2},
+			"target class proportions estimated 0.550 0.450 (error 0.200): within the error of equal proportions, atom batches class-balanced"},
+	} {
+		if got := shiftLine(&c.s); got != c.want {
+			t.Errorf("shiftLine(%+v) = %q, want %q", c.s, got, c.want)
+		}
 	}
 }
