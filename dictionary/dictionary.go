@@ -145,21 +145,29 @@ type Settings struct {
 	// set, and this choice is not the default because it did not win on
 	// every benchmark (docs/defaults.md). It does not change learning.
 	ChoosePenalty bool `json:",omitempty"`
+	// BalancedTarget draws the atom batches of every unlabeled domain
+	// class-balanced, as paper Algorithm 2 does, instead of in the class
+	// proportions the labeled domains share, the default when they share
+	// any (sharedProportions: the pooled proportions of their rows, shrunk
+	// towards equal proportions by how much the domains disagree; equal
+	// proportions when they are balanced or disagree more than that). A
+	// domain whose classes are unequal, compared with a class-balanced
+	// barycenter, has its W_2 loss move the mass of the rarer classes onto
+	// the commoner ones. Atoms and the reconstruction stay class-balanced.
+	// The paper's presets set it.
+	BalancedTarget bool `json:",omitempty"`
 	// EstimateShift estimates the class proportions of every unlabeled
-	// domain (label shift: a target whose classes are not equally
-	// frequent) and draws that domain's atom batches in those
-	// proportions, so that its W_2 loss compares it with a barycenter of
-	// the same class proportions instead of moving the mass of its rarer
-	// classes onto its commoner ones. The proportions are the EM estimate
-	// of classify.EstimatePrior under a softmax regression of the labeled
-	// domains pooled, every class weighed equally, shrunk towards equal
-	// proportions by the estimate's error, measured on the labeled domains
-	// held out in turn and by the spread of the estimates without each of
-	// them (estimatePriors); where the estimate lies within that error of
-	// equal proportions the batches stay class-balanced. Atoms and the
-	// reconstruction stay class-balanced. Not the default: on a target
-	// farther from the sources than they are from one another, the error
-	// can exceed both measures (docs/defaults.md).
+	// domain (label shift: its classes not in the proportions the labeled
+	// domains share) and draws that domain's atom batches in those
+	// proportions. The proportions are the EM estimate of
+	// classify.EstimatePrior under a softmax regression of the labeled
+	// domains pooled, every class weighed equally, shrunk towards the
+	// shared proportions (equal ones without them) by the estimate's
+	// error, measured on the labeled domains held out in turn and by the
+	// spread of the estimates without each of them (estimatePriors).
+	// Not the default: on a target farther from the sources than they are
+	// from one another, the error can exceed both measures
+	// (docs/defaults.md).
 	EstimateShift bool `json:",omitempty"`
 	// ReconstructionBlock is the largest support of one barycenter in
 	// Reconstruct (DaDiL-R's training set): larger atoms are reconstructed
@@ -268,10 +276,11 @@ type History struct {
 	// names it.
 	Stopped optimize.Status
 	Elapsed time.Duration
-	// Shift holds, for every domain in order, the class proportions
-	// estimated before learning (Settings.EstimateShift; the zero value
-	// for a labeled domain); nil without the option.
-	Shift []ShiftEstimate `json:",omitempty"`
+	// TargetClasses holds, for every domain in order, the class
+	// proportions its atom batches were drawn in and where they came from
+	// (the zero value for a labeled domain); nil when every batch was
+	// class-balanced.
+	TargetClasses []TargetClasses `json:",omitempty"`
 }
 
 // Fit learns a dictionary for the domains (paper Algorithm 2). Labeled

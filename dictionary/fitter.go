@@ -49,8 +49,8 @@ type fitter struct {
 	// classes restricted to a domain's (drawAtomRows).
 	lacks  [][]bool
 	masked []int
-	// priors[l] holds unlabeled domain l's estimated class proportions
-	// (Settings.EstimateShift), nil otherwise.
+	// priors[l] holds the class proportions of unlabeled domain l's atom
+	// batches (targetClasses), nil for class-balanced batches.
 	priors [][]float64
 
 	loop

@@ -36,7 +36,7 @@ var errDiverged = errors.New("dictionary: learning diverged (non-finite atoms or
 // N_iter = Settings.Epochs a cap: the plateau rule (stopRule) may end
 // learning sooner.
 func (f *fitter) run() error {
-	if err := f.estimateShift(); err != nil {
+	if err := f.targetClasses(); err != nil {
 		return err
 	}
 	f.setup()
@@ -141,7 +141,7 @@ func (f *fitter) drawAtomRows(ab *atomBatch, lacks []bool) {
 }
 
 // drawAtomRowsShifted draws into ab, for every atom k, n_b of its rows
-// with the classes in the proportions h (Settings.EstimateShift), among
+// with the classes in the proportions h (targetClasses), among
 // the classes the atom holds; it keeps drawAtomRows' batch for an atom
 // whose classes h gives no weight, balanced.
 func (f *fitter) drawAtomRowsShifted(ab *atomBatch, h []float64) {

@@ -14,7 +14,7 @@ func Paper(seed uint64) *Settings {
 	return &Settings{
 		Atoms: 8, Samples: 1000, Batch: 200, LearningRate: 0.1, Epochs: 10, PlateauTol: -1,
 		Init: InitGaussian, FeatureScale: ScaleNone,
-		RawAlphaGradient: true, HardLabels: true, Seed: seed,
+		RawAlphaGradient: true, HardLabels: true, BalancedTarget: true, Seed: seed,
 		Transport: TransportNone, EnsembleTransport: TransportNone,
 	}
 }

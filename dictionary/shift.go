@@ -11,26 +11,35 @@ import (
 	"github.com/dadil/dadil/dataset"
 )
 
-// A ShiftEstimate records the class proportions of an unlabeled domain
-// estimated under Settings.EstimateShift (see estimatePriors).
-type ShiftEstimate struct {
-	// Estimate is the EM estimate ĥ (classify.EstimatePrior), one share
-	// per class, and Error its error e: the larger of the estimator's
-	// error on the labeled domains held out in turn and the spread of the
-	// estimates without each of them (total variations).
-	Estimate []float64
-	Error    float64
-	// Proportions are those the domain's atom batches were drawn in: ĥ
-	// shrunk towards equal proportions by e; nil when ĥ lies within e of
-	// them, the batches then class-balanced.
-	Proportions []float64 `json:",omitempty"`
+// TargetClasses records the class proportions an unlabeled domain's atom
+// batches were drawn in, and where they came from (sharedProportions,
+// estimatePriors).
+type TargetClasses struct {
+	// Shared are the class proportions the labeled domains share, nil
+	// when they share none (or under Settings.BalancedTarget).
+	Shared []float64 `json:",omitempty"`
+	// Estimate is, under Settings.EstimateShift, the EM estimate ĥ of the
+	// domain's proportions (classify.EstimatePrior), and Error its error
+	// e: the larger of the estimator's error on the labeled domains held
+	// out in turn and the spread of the estimates without each of them
+	// (total variations).
+	Estimate []float64 `json:",omitempty"`
+	Error    float64   `json:",omitempty"`
+	// Drawn are the proportions the batches were drawn in: Shared, or ĥ
+	// shrunk towards Shared (towards equal proportions when Shared is
+	// nil) by e; nil when class-balanced.
+	Drawn []float64 `json:",omitempty"`
 }
 
-// estimateShift sets f.h.Shift and f.priors when Settings.EstimateShift
-// asks for them and the atoms learn from both labeled and unlabeled
-// domains.
-func (f *fitter) estimateShift() error {
-	if !f.set.EstimateShift || f.fixed {
+// targetClasses sets f.h.TargetClasses and f.priors, the class
+// proportions of the unlabeled domains' atom batches, when the atoms
+// learn from both labeled and unlabeled domains: the proportions the
+// labeled domains share (sharedProportions, unless
+// Settings.BalancedTarget), or, with Settings.EstimateShift, each
+// domain's estimate (estimatePriors). Nothing is set where every batch
+// stays class-balanced.
+func (f *fitter) targetClasses() error {
+	if f.fixed {
 		return nil
 	}
 	var labeled, unlabeled bool
@@ -40,26 +49,81 @@ func (f *fitter) estimateShift() error {
 	if !labeled || !unlabeled {
 		return nil
 	}
-	est, err := estimatePriors(f.domains, f.classes, f.set.Workers)
-	if err != nil {
-		return err
+	var shared []float64
+	if !f.set.BalancedTarget {
+		shared = sharedProportions(f.domains, f.classes)
 	}
-	f.h.Shift = est
-	f.priors = make([][]float64, len(est))
-	for l, e := range est {
-		f.priors[l] = e.Proportions
+	var tc []TargetClasses
+	switch {
+	case f.set.EstimateShift:
+		var err error
+		if tc, err = estimatePriors(f.domains, f.classes, shared, f.set.Workers); err != nil {
+			return err
+		}
+	case shared != nil:
+		tc = make([]TargetClasses, len(f.domains))
+		for l, dm := range f.domains {
+			if !dm.Labeled() {
+				tc[l] = TargetClasses{Shared: shared, Drawn: shared}
+			}
+		}
+	default:
+		return nil
+	}
+	f.h.TargetClasses = tc
+	f.priors = make([][]float64, len(tc))
+	for l, t := range tc {
+		f.priors[l] = t.Drawn
 	}
 	return nil
+}
+
+// sharedProportions returns the class proportions the labeled domains
+// share, or nil. Their pooled proportions p̄ (of all their rows) stand for
+// an unlabeled domain's as far as the labeled domains agree on them: at
+// total variation t from the equal proportions u, and the largest total
+// variation of a labeled domain's own proportions from p̄ being s, the
+// shared proportions are u + (1 − s/t)(p̄ − u) when t > s, at total
+// variation t − s from u (the same soft threshold as estimatePriors'),
+// and nil otherwise: domains whose classes are equally frequent share no
+// imbalance, and domains whose proportions differ more than p̄ differs
+// from u share none that carries over to another domain.
+func sharedProportions(domains []dataset.Domain, classes int) []float64 {
+	var ys []int
+	for _, dm := range domains {
+		ys = append(ys, dm.Y...)
+	}
+	pooled := proportions(ys, classes)
+	u := equalProportions(classes)
+	var s float64
+	for _, dm := range domains {
+		if dm.Labeled() {
+			s = math.Max(s, totalVariation(proportions(dm.Y, classes), pooled))
+		}
+	}
+	const tol = 1e-9 // rounding of equal class counts
+	if t := totalVariation(pooled, u); t > s+tol {
+		return shrink(pooled, u, 1-s/t)
+	}
+	return nil
+}
+
+// equalProportions returns c shares of 1/c.
+func equalProportions(c int) []float64 {
+	u := make([]float64, c)
+	for y := range u {
+		u[y] = 1 / float64(c)
+	}
+	return u
 }
 
 // estimatePriors returns, for every unlabeled domain, its class
 // proportions estimated by classify.EstimatePrior from the probabilities
 // of a softmax regression (classify.DefaultL2) trained on the labeled
 // domains pooled, every class weighed equally, with the estimate's error,
-// and the estimate shrunk towards equal proportions by that error as the
-// Proportions to draw its batches in (nil where the estimate lies within
-// the error of equal proportions); the zero ShiftEstimate for the labeled
-// domains.
+// and the estimate shrunk by that error towards the proportions the
+// labeled domains share (shared; equal proportions when nil) as those to
+// draw its batches in; the zero TargetClasses for the labeled domains.
 //
 // The error e of an unlabeled domain's estimate ĥ is the larger of two
 // measures (total variations). The first is taken on the labeled
@@ -69,15 +133,16 @@ func (f *fitter) estimateShift() error {
 // second is the estimate's own spread: the largest distance from ĥ of
 // the estimates that those regressions, each without one labeled domain,
 // give the unlabeled domain. An estimate at total variation t > e from
-// the equal proportions u becomes u + (1 − e/t)(ĥ − u), at total
-// variation t − e from them: the part of the shift that the error cannot
-// explain (a soft threshold). With a single labeled domain no error can
-// be measured and the estimate is kept as it is.
+// the proportions h₀ it shrinks towards becomes h₀ + (1 − e/t)(ĥ − h₀),
+// at total variation t − e from them: the part of the shift that the
+// error cannot explain (a soft threshold); otherwise the batches are
+// drawn in shared (class-balanced when nil). With a single labeled
+// domain no error can be measured and the estimate is kept as it is.
 //
 // The features are standardised over all the domains first, so that the
 // regression's fixed penalty, and with it the estimate, do not depend on
 // how the caller scaled them.
-func estimatePriors(domains []dataset.Domain, classes, workers int) ([]ShiftEstimate, error) {
+func estimatePriors(domains []dataset.Domain, classes int, shared []float64, workers int) ([]TargetClasses, error) {
 	var labeled []int
 	for l, dm := range domains {
 		if dm.Labeled() {
@@ -96,11 +161,11 @@ func estimatePriors(domains []dataset.Domain, classes, workers int) ([]ShiftEsti
 	if err != nil {
 		return nil, err
 	}
-	uniform := make([]float64, classes)
-	for y := range uniform {
-		uniform[y] = 1 / float64(classes)
+	center := shared
+	if center == nil {
+		center = equalProportions(classes)
 	}
-	est := make([]ShiftEstimate, len(domains))
+	est := make([]TargetClasses, len(domains))
 	for l, dm := range domains {
 		if dm.Labeled() {
 			continue
@@ -117,9 +182,9 @@ func estimatePriors(domains []dataset.Domain, classes, workers int) ([]ShiftEsti
 			}
 			e = math.Max(e, totalVariation(hm, h))
 		}
-		est[l] = ShiftEstimate{Estimate: h, Error: e}
-		if tv := totalVariation(h, uniform); tv > e {
-			est[l].Proportions = shrink(slices.Clone(h), uniform, 1-e/tv)
+		est[l] = TargetClasses{Shared: shared, Estimate: h, Error: e, Drawn: shared}
+		if tv := totalVariation(h, center); tv > e {
+			est[l].Drawn = shrink(slices.Clone(h), center, 1-e/tv)
 		}
 	}
 	return est, nil

@@ -1,6 +1,7 @@
 package dictionary
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -67,12 +68,12 @@ func shiftedProblem() (*dataset.Problem, []int) {
 // the common ones (about 70% on such a problem).
 func TestEstimateShift(t *testing.T) {
 	p, y := shiftedProblem()
-	priors, err := estimatePriors(p.Domains(), 6, 1)
+	priors, err := estimatePriors(p.Domains(), 6, nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []float64{10.0 / 20, 5.0 / 20, 2.0 / 20, 1.0 / 20, 1.0 / 20, 1.0 / 20}
-	for k, h := range priors[3].Proportions {
+	for k, h := range priors[3].Drawn {
 		if math.Abs(h-want[k]) > 0.03 || priors[0].Estimate != nil {
 			t.Fatalf("estimated proportions %+v, want about %v (and none for the sources)", priors, want)
 		}
@@ -82,8 +83,8 @@ func TestEstimateShift(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if h := m.Dict.History.Shift; shift != (len(h) == 4 && h[3].Proportions != nil) {
-			t.Fatalf("EstimateShift %v: History.Shift %+v", shift, h)
+		if h := m.Dict.History.TargetClasses; shift != (len(h) == 4 && h[3].Drawn != nil) {
+			t.Fatalf("EstimateShift %v: History.TargetClasses %+v", shift, h)
 		}
 		pred, err := m.PredictR(p.Target.X)
 		if err != nil {
@@ -105,19 +106,19 @@ func TestEstimateShift(t *testing.T) {
 // others' regression then misjudges, shows that its error can be larger.
 func TestEstimatePriorsError(t *testing.T) {
 	p, _ := shiftedProblem()
-	priors, err := estimatePriors(p.Domains(), 6, 1)
+	priors, err := estimatePriors(p.Domains(), 6, nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []float64{10.0 / 20, 5.0 / 20, 2.0 / 20, 1.0 / 20, 1.0 / 20, 1.0 / 20}
-	if priors[0].Estimate != nil || len(priors[3].Proportions) != 6 || len(priors[3].Estimate) != 6 {
+	if priors[0].Estimate != nil || len(priors[3].Drawn) != 6 || len(priors[3].Estimate) != 6 {
 		t.Fatalf("priors %+v: want none for the sources, the target's", priors)
 	}
 	u := []float64{1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6, 1.0 / 6}
-	if e, tv := priors[3].Error, totalVariation(priors[3].Estimate, u); !(e > 0) || math.Abs(totalVariation(priors[3].Proportions, u)-(tv-e)) > 1e-12 {
-		t.Errorf("estimate %v at %g from equal proportions, error %g: proportions %v at %g, want %g", priors[3].Estimate, tv, e, priors[3].Proportions, totalVariation(priors[3].Proportions, u), tv-e)
+	if e, tv := priors[3].Error, totalVariation(priors[3].Estimate, u); !(e > 0) || math.Abs(totalVariation(priors[3].Drawn, u)-(tv-e)) > 1e-12 {
+		t.Errorf("estimate %v at %g from equal proportions, error %g: proportions %v at %g, want %g", priors[3].Estimate, tv, e, priors[3].Drawn, totalVariation(priors[3].Drawn, u), tv-e)
 	}
-	for k, h := range priors[3].Proportions {
+	for k, h := range priors[3].Drawn {
 		if math.Abs(h-want[k]) > 0.03 {
 			t.Fatalf("estimated proportions %v, want about %v", priors[3], want)
 		}
@@ -131,7 +132,7 @@ func TestEstimatePriorsError(t *testing.T) {
 		}
 	}
 	p.Sources[2] = far
-	if priors, err = estimatePriors(p.Domains(), 6, 1); err != nil || priors[3].Proportions != nil || priors[3].Error <= 0 {
+	if priors, err = estimatePriors(p.Domains(), 6, nil, 1); err != nil || priors[3].Drawn != nil || priors[3].Error <= 0 {
 		t.Fatalf("a source far from the others: %v, %v; want no estimate", priors, err)
 	}
 }
@@ -169,7 +170,7 @@ func TestShrink(t *testing.T) {
 // them standardised).
 func TestEstimatePriorsScaleFree(t *testing.T) {
 	p, _ := shiftedProblem()
-	want, err := estimatePriors(p.Domains(), 6, 1)
+	want, err := estimatePriors(p.Domains(), 6, nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,12 +180,12 @@ func TestEstimatePriorsScaleFree(t *testing.T) {
 		X.Apply(func(_, j int, v float64) float64 { return 0.01*v + float64(j) }, doms[l].X)
 		doms[l].X = &X
 	}
-	got, err := estimatePriors(doms, 6, 1)
+	got, err := estimatePriors(doms, 6, nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for l := range want {
-		w, g := want[l].Proportions, got[l].Proportions
+		w, g := want[l].Drawn, got[l].Drawn
 		if (w == nil) != (g == nil) {
 			t.Fatalf("domain %d: %v on the scaled features, %v on the original", l, got[l], want[l])
 		}
@@ -193,5 +194,96 @@ func TestEstimatePriorsScaleFree(t *testing.T) {
 				t.Fatalf("domain %d: %v on the scaled features, %v on the original", l, got[l], want[l])
 			}
 		}
+	}
+}
+
+// TestSharedProportions: the labeled domains' pooled class proportions,
+// shrunk towards equal ones by how much the domains disagree; nil when
+// they are balanced or disagree more than they share.
+func TestSharedProportions(t *testing.T) {
+	dom := func(counts ...int) dataset.Domain {
+		var y []int
+		for k, n := range counts {
+			for range n {
+				y = append(y, k)
+			}
+		}
+		return dataset.Domain{X: mat.NewDense(len(y), 1, nil), Y: y}
+	}
+	unlabeled := dataset.Domain{X: mat.NewDense(3, 1, nil)}
+	for _, c := range []struct {
+		name    string
+		classes int
+		domains []dataset.Domain
+		want    []float64
+	}{
+		{"balanced", 2, []dataset.Domain{dom(10, 10), dom(20, 20), unlabeled}, nil},
+		{"balanced, three classes", 3, []dataset.Domain{dom(7, 7, 7), dom(3, 3, 3), unlabeled}, nil},
+		{"the same imbalance", 2, []dataset.Domain{dom(90, 10), dom(45, 5), unlabeled}, []float64{0.9, 0.1}},
+		{"opposite imbalances", 2, []dataset.Domain{dom(90, 10), dom(10, 90), unlabeled}, nil},
+		// pooled 0.85/0.15 (t = 0.35); the domains 0.05 from it: 0.5 + (1 − 0.05/0.35)·0.35 = 0.8.
+		{"similar imbalances", 2, []dataset.Domain{dom(80, 20), dom(90, 10), unlabeled}, []float64{0.8, 0.2}},
+	} {
+		got := sharedProportions(c.domains, c.classes)
+		if (got == nil) != (c.want == nil) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+			continue
+		}
+		for y := range c.want {
+			if math.Abs(got[y]-c.want[y]) > 1e-12 {
+				t.Errorf("%s: %v, want %v", c.name, got, c.want)
+				break
+			}
+		}
+	}
+}
+
+// TestSharedImbalance: where every domain has the same unequal class
+// proportions, DaDiL draws the target's atom batches in the proportions
+// the sources share (the default) and classifies it as well as the
+// sources' classes are separated; class-balanced batches
+// (BalancedTarget) move the mass of the rare classes onto the common ones.
+func TestSharedImbalance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	means := classMeans(rng)
+	domain := func(scale int, shift float64) dataset.Domain {
+		var data []float64
+		var y []int
+		for k, n := range []int{10, 5, 2, 1, 1, 1} {
+			for range n * scale {
+				for j := range 10 {
+					data = append(data, means.At(k, j)+shift+rng.NormFloat64())
+				}
+				y = append(y, k)
+			}
+		}
+		return dataset.Domain{Name: fmt.Sprint("shift ", shift), X: mat.NewDense(len(y), 10, data), Y: y}
+	}
+	p := &dataset.Problem{Classes: 6}
+	for _, shift := range []float64{0, 0.5, 1} {
+		p.Sources = append(p.Sources, domain(12, shift))
+	}
+	p.Target = domain(6, 1.5)
+	truth := p.Target.Y
+	p.Target.Y = nil
+	score := func(balanced bool) float64 {
+		m, err := FitModel(p, &Settings{Seed: 1, Epochs: 40, BalancedTarget: balanced}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc := m.Dict.History.TargetClasses
+		if balanced != (tc == nil) || !balanced && (tc[3].Drawn == nil || tc[3].Estimate != nil) {
+			t.Fatalf("BalancedTarget %v: TargetClasses %+v", balanced, tc)
+		}
+		pred, err := m.PredictR(p.Target.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return accuracy(pred, truth)
+	}
+	shared, balanced := score(false), score(true)
+	t.Logf("DaDiL-R %.1f%% with the shared proportions, %.1f%% with BalancedTarget", 100*shared, 100*balanced)
+	if shared < 0.95 {
+		t.Errorf("DaDiL-R %.1f%% with the shared proportions, want ≥ 95%%", 100*shared)
 	}
 }

@@ -136,7 +136,7 @@ type dictFlags struct {
 	seed                          uint64
 	init, transport, ensembleTr   string
 	paper, sharedBatch, hard      bool
-	shift                         bool
+	shift, balancedTarget         bool
 	maxMemory                     string
 	maxBytes                      int64 // of --max-memory, 0 when not given
 	// swept maps a flag to the flag that gives the values an analysis
@@ -158,7 +158,8 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.transport, "transport", "auto", "last step of DaDiL-R towards the target: none, map (the reconstruction moved onto the target rows by an exact plan), labels (the target rows labeled through the plan) or `auto` (none)")
 	fs.StringVar(&f.ensembleTr, "ensemble-transport", "auto", "last step of DaDiL-E towards the target: none (the paper's: classifiers on the atoms), barycenter (every atom moved onto the target's reconstruction), map (every atom moved onto the target rows), labels (the target rows labeled through every atom's plan) or `auto` (barycenter)")
 	fs.StringVar(&f.init, "init", "data", "atom initialisation: `data` (from the sources) or gaussian (the paper's N(0, I), with unscaled learning rate)")
-	fs.BoolVar(&f.shift, "estimate-shift", false, "estimate the target's class proportions (label shift) and draw its atom batches in them, so that DaDiL does not move the mass of its rarer classes onto its commoner ones")
+	fs.BoolVar(&f.balancedTarget, "balanced-target", false, "draw the target's atom batches class-balanced, as the paper's Algorithm 2, instead of in the class proportions the sources share (the default when they share unequal ones; --paper: true unless given)")
+	fs.BoolVar(&f.shift, "estimate-shift", false, "estimate the target's class proportions (label shift), shrink the estimate towards the proportions the sources share (equal ones without them) by its error on the sources, and draw the target's atom batches in them, so that DaDiL does not move the mass of its rarer classes onto its commoner ones")
 	fs.BoolVar(&f.sharedBatch, "shared-atom-batch", false, "draw one atom batch per step for all domains instead of one per domain (faster, usually less accurate)")
 	fs.BoolVar(&f.hard, "hard-labels", false, "train the DaDiL-R and DaDiL-E classifiers on the argmax of the atoms' and the reconstruction's soft labels, as the authors' demonstration does")
 	fs.IntVar(&f.recBlock, "reconstruction-block", 0, "reconstruct DaDiL-R's training set from atoms of more than `N` points in blocks of at most N (default 2048; -1: in one barycenter whatever the size, which needs memory and time growing like n² and n³)")
@@ -307,6 +308,9 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 	set.Samples, set.Batch, set.LearningRate, set.Seed = f.samples, f.batch, f.lr, f.seed
 	set.SharedAtomBatch, set.ReconstructionBlock, set.MaxMemory = f.sharedBatch, f.recBlock, f.maxBytes
 	set.EstimateShift = f.shift
+	if !f.paper || flagSet(fs, "balanced-target") {
+		set.BalancedTarget = f.balancedTarget
+	}
 	if !f.paper || flagSet(fs, "transport") {
 		if err := set.Transport.UnmarshalText([]byte(f.transport)); err != nil {
 			return set, usageError{err}

@@ -74,11 +74,10 @@ type fitReport struct {
 	// Penalty is the choice of the softmax classifiers' penalty on the
 	// sources (--l2 auto, dictionary.Settings.ChoosePenalty).
 	Penalty *classify.PenaltyChoice `json:"penalty,omitempty"`
-	// TargetShift is, with --estimate-shift, the target's estimated
-	// class proportions (in the order of Classes), their error and the
-	// proportions its atom batches were drawn in (absent when
-	// class-balanced).
-	TargetShift *dictionary.ShiftEstimate `json:"target_shift,omitempty"`
+	// TargetClasses gives the class proportions (in the order of
+	// Classes) the target's atom batches were drawn in and where they
+	// came from; absent when they were class-balanced.
+	TargetClasses *dictionary.TargetClasses `json:"target_classes,omitempty"`
 	// UnknownTargetLabels lists target label values absent from the
 	// sources; such rows can never be predicted right.
 	UnknownTargetLabels []int `json:"unknown_target_labels,omitempty"`
@@ -151,7 +150,7 @@ const (
 
 // dadilOnlyFlags are the flags of dadil fit that set DaDiL alone.
 var dadilOnlyFlags = []string{"samples", "batch", "lr", "epochs", "init", "transport", "ensemble-transport",
-	"shared-atom-batch", "hard-labels", "reconstruction-block", "paper", "estimate-shift"}
+	"shared-atom-batch", "hard-labels", "reconstruction-block", "paper", "estimate-shift", "balanced-target"}
 
 // parseFit parses and checks the flags of dadil fit, before any work.
 func parseFit(args []string, e *env) (*fitCommand, error) {
@@ -271,17 +270,17 @@ func runFit(args []string, e *env) error {
 			i := slices.Index(p.Grid, p.L2)
 			fmt.Fprintf(e.stderr, "softmax penalty λ = %g, chosen on the sources (balanced accuracy %.2f%% ± %.2f)\n", p.L2, 100*p.Score[i], 100*p.SE[i])
 		}
-		if s := rep.TargetShift; s != nil {
-			fmt.Fprintln(e.stderr, shiftLine(s))
+		if tc := rep.TargetClasses; tc != nil {
+			fmt.Fprintln(e.stderr, targetClassesLine(tc))
 		}
 	}
 	printFitSummary(e, rep)
 	return nil
 }
 
-// shiftLine describes the target's class proportions estimated with
-// --estimate-shift.
-func shiftLine(s *dictionary.ShiftEstimate) string {
+// targetClassesLine describes the class proportions the target's atom
+// batches were drawn in.
+func targetClassesLine(tc *dictionary.TargetClasses) string {
 	shares := func(h []float64) string {
 		f := make([]string, len(h))
 		for y, p := range h {
@@ -289,11 +288,18 @@ func shiftLine(s *dictionary.ShiftEstimate) string {
 		}
 		return strings.Join(f, " ")
 	}
-	line := fmt.Sprintf("target class proportions estimated %s (error %.3f): ", shares(s.Estimate), s.Error)
-	if s.Proportions == nil {
-		return line + "within the error of equal proportions, atom batches class-balanced"
+	var from []string
+	if tc.Shared != nil {
+		from = append(from, "shared by the sources "+shares(tc.Shared))
 	}
-	return line + "atom batches drawn in " + shares(s.Proportions)
+	if tc.Estimate != nil {
+		from = append(from, fmt.Sprintf("estimated %s (error %.3f)", shares(tc.Estimate), tc.Error))
+	}
+	line := "target class proportions " + strings.Join(from, ", ") + ": "
+	if tc.Drawn == nil {
+		return line + "atom batches class-balanced"
+	}
+	return line + "atom batches drawn in " + shares(tc.Drawn)
 }
 
 // learn fits the dictionary and the target's model, with a progress bar
@@ -331,8 +337,8 @@ func newFitReport(c *fitCommand, ld *dataset.Loaded, m *dictionary.Model, classi
 		Epochs: len(h.Loss), Stopped: dictionary.StopReason(h.Stopped), Loss: h.Loss,
 		DomainLoss: map[string][]float64{}, Alpha: map[string][]float64{}, Penalty: m.Penalty,
 	}
-	if len(h.Shift) > m.Target {
-		rep.TargetShift = &h.Shift[m.Target]
+	if len(h.TargetClasses) > m.Target {
+		rep.TargetClasses = &h.TargetClasses[m.Target]
 	}
 	for l, dom := range ld.Domains() {
 		series := make([]float64, len(h.DomainLoss))

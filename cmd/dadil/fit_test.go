@@ -212,7 +212,7 @@ func TestFitSettingsFlags(t *testing.T) {
 		return func(rep fitReport) bool {
 			s := rep.Settings
 			return rep.Epochs == 3 && s.Atoms == 8 && s.Init.String() == "gaussian" && s.RawAlphaGradient &&
-				s.PlateauTol < 0 && s.SharedAtomBatch == shared && s.HardLabels
+				s.PlateauTol < 0 && s.SharedAtomBatch == shared && s.HardLabels && s.BalancedTarget
 		}
 	}
 	hard := func(want bool) func(fitReport) bool {
@@ -228,15 +228,21 @@ func TestFitSettingsFlags(t *testing.T) {
 		{[]string{"--paper", "--epochs", "3"}, paper(false)},
 		{[]string{"--paper", "--epochs", "3", "--shared-atom-batch"}, paper(true)},
 		{[]string{"--epochs", "2", "--plateau-tol", "0"}, func(rep fitReport) bool {
-			return hard(false)(rep) && rep.TargetShift == nil
+			return hard(false)(rep) && rep.TargetClasses == nil && !rep.Settings.BalancedTarget
+		}},
+		{[]string{"--epochs", "2", "--plateau-tol", "0", "--balanced-target"}, func(rep fitReport) bool {
+			return hard(false)(rep) && rep.TargetClasses == nil && rep.Settings.BalancedTarget
+		}},
+		{[]string{"--paper", "--epochs", "3", "--balanced-target=false"}, func(rep fitReport) bool {
+			return rep.Settings.Atoms == 8 && !rep.Settings.BalancedTarget
 		}},
 		{[]string{"--epochs", "2", "--plateau-tol", "0", "--hard-labels"}, hard(true)},
 		{[]string{"--epochs", "2", "--plateau-tol", "0", "--reconstruction-block", "64"}, func(rep fitReport) bool {
 			return hard(false)(rep) && rep.Settings.ReconstructionBlock == 64
 		}},
 		{[]string{"--epochs", "2", "--plateau-tol", "0", "--estimate-shift"}, func(rep fitReport) bool {
-			s := rep.TargetShift
-			return hard(false)(rep) && rep.Settings.EstimateShift && s != nil && len(s.Estimate) == len(rep.Classes) && s.Error >= 0
+			tc := rep.TargetClasses
+			return hard(false)(rep) && rep.Settings.EstimateShift && tc != nil && len(tc.Estimate) == len(rep.Classes) && tc.Error >= 0
 		}},
 	} {
 		out := filepath.Join(dir, fmt.Sprint("out", i))
@@ -704,19 +710,24 @@ func TestFitL2(t *testing.T) {
 	}
 }
 
-// TestShiftLine: the line says whether the batches follow the estimate.
-func TestShiftLine(t *testing.T) {
+// TestTargetClassesLine: the line says where the proportions come from
+// and whether the batches follow them.
+func TestTargetClassesLine(t *testing.T) {
 	for _, c := range []struct {
-		s    dictionary.ShiftEstimate
+		tc   dictionary.TargetClasses
 		want string
 	}{
-		{dictionary.ShiftEstimate{Estimate: []float64{0.7, 0.3}, Error: 0.1, Proportions: []float64{0.6, 0.4}},
+		{dictionary.TargetClasses{Estimate: []float64{0.7, 0.3}, Error: 0.1, Drawn: []float64{0.6, 0.4}},
 			"target class proportions estimated 0.700 0.300 (error 0.100): atom batches drawn in 0.600 0.400"},
-		{dictionary.ShiftEstimate{Estimate: []float64{0.55, 0.45}, Error: 0.2},
-			"target class proportions estimated 0.550 0.450 (error 0.200): within the error of equal proportions, atom batches class-balanced"},
+		{dictionary.TargetClasses{Estimate: []float64{0.55, 0.45}, Error: 0.2},
+			"target class proportions estimated 0.550 0.450 (error 0.200): atom batches class-balanced"},
+		{dictionary.TargetClasses{Shared: []float64{0.9, 0.1}, Drawn: []float64{0.9, 0.1}},
+			"target class proportions shared by the sources 0.900 0.100: atom batches drawn in 0.900 0.100"},
+		{dictionary.TargetClasses{Shared: []float64{0.9, 0.1}, Estimate: []float64{0.5, 0.5}, Error: 0.3, Drawn: []float64{0.8, 0.2}},
+			"target class proportions shared by the sources 0.900 0.100, estimated 0.500 0.500 (error 0.300): atom batches drawn in 0.800 0.200"},
 	} {
-		if got := shiftLine(&c.s); got != c.want {
-			t.Errorf("shiftLine(%+v) = %q, want %q", c.s, got, c.want)
+		if got := targetClassesLine(&c.tc); got != c.want {
+			t.Errorf("targetClassesLine(%+v) = %q, want %q", c.tc, got, c.want)
 		}
 	}
 }
