@@ -164,6 +164,9 @@ func (d *demoRunner) run(p *dataset.Problem) (*demoResult, error) {
 	r.in /= int64(cfg.Rounds)
 	set := cfg.Settings
 	set.Epochs, set.PlateauTol, set.Seed, set.Workers = cfg.Rounds*cfg.LocalEpochs, -1, cfg.Seed, d.workers
+	// As in the federation, whose target site never learns the sources'
+	// class proportions, the target's atom batches are class-balanced.
+	set.BalancedTarget = true
 	if cfg.Start == federate.StartGaussian {
 		set.Init, set.FeatureScale = dictionary.InitGaussian, dictionary.ScaleNone
 	}
