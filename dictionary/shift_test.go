@@ -286,4 +286,33 @@ func TestSharedImbalance(t *testing.T) {
 	if shared < 0.95 {
 		t.Errorf("DaDiL-R %.1f%% with the shared proportions, want ≥ 95%%", 100*shared)
 	}
+	// A target whose classes are balanced departs from the shared
+	// proportions: EstimateShift finds it.
+	p.Target = dataset.Domain{Name: "balanced target"}
+	var data []float64
+	truth = nil
+	for k := range 6 {
+		for range 30 {
+			for j := range 10 {
+				data = append(data, means.At(k, j)+1.5+rng.NormFloat64())
+			}
+			truth = append(truth, k)
+		}
+	}
+	p.Target.X = mat.NewDense(len(truth), 10, data)
+	for _, es := range []bool{false, true} {
+		m, err := FitModel(p, &Settings{Seed: 1, Epochs: 40, EstimateShift: es}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred, err := m.PredictR(p.Target.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		acc := accuracy(pred, truth)
+		t.Logf("balanced target: DaDiL-R %.1f%%, EstimateShift %v", 100*acc, es)
+		if es && acc < 0.95 {
+			t.Errorf("balanced target: DaDiL-R %.1f%% with EstimateShift, want ≥ 95%%", 100*acc)
+		}
+	}
 }
