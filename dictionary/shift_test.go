@@ -79,18 +79,11 @@ func TestEstimateShift(t *testing.T) {
 		}
 	}
 	score := func(shift bool) float64 {
-		m, err := FitModel(p, &Settings{Seed: 1, Epochs: 40, EstimateShift: shift}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, acc := fitScoreR(t, p, &Settings{Seed: 1, Epochs: 40, EstimateShift: shift}, y)
 		if h := m.Dict.History.TargetClasses; shift != (len(h) == 4 && h[3].Drawn != nil) {
 			t.Fatalf("EstimateShift %v: History.TargetClasses %+v", shift, h)
 		}
-		pred, err := m.PredictR(p.Target.X)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return accuracy(pred, y)
+		return acc
 	}
 	with, without := score(true), score(false)
 	t.Logf("DaDiL-R %.1f%% with EstimateShift, %.1f%% without", 100*with, 100*without)
@@ -267,19 +260,12 @@ func TestSharedImbalance(t *testing.T) {
 	truth := p.Target.Y
 	p.Target.Y = nil
 	score := func(balanced bool) float64 {
-		m, err := FitModel(p, &Settings{Seed: 1, Epochs: 40, BalancedTarget: balanced}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, acc := fitScoreR(t, p, &Settings{Seed: 1, Epochs: 40, BalancedTarget: balanced}, truth)
 		tc := m.Dict.History.TargetClasses
 		if balanced != (tc == nil) || !balanced && (tc[3].Drawn == nil || tc[3].Estimate != nil) {
 			t.Fatalf("BalancedTarget %v: TargetClasses %+v", balanced, tc)
 		}
-		pred, err := m.PredictR(p.Target.X)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return accuracy(pred, truth)
+		return acc
 	}
 	shared, balanced := score(false), score(true)
 	t.Logf("DaDiL-R %.1f%% with the shared proportions, %.1f%% with BalancedTarget", 100*shared, 100*balanced)
@@ -301,18 +287,25 @@ func TestSharedImbalance(t *testing.T) {
 	}
 	p.Target.X = mat.NewDense(len(truth), 10, data)
 	for _, es := range []bool{false, true} {
-		m, err := FitModel(p, &Settings{Seed: 1, Epochs: 40, EstimateShift: es}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pred, err := m.PredictR(p.Target.X)
-		if err != nil {
-			t.Fatal(err)
-		}
-		acc := accuracy(pred, truth)
+		_, acc := fitScoreR(t, p, &Settings{Seed: 1, Epochs: 40, EstimateShift: es}, truth)
 		t.Logf("balanced target: DaDiL-R %.1f%%, EstimateShift %v", 100*acc, es)
 		if es && acc < 0.95 {
 			t.Errorf("balanced target: DaDiL-R %.1f%% with EstimateShift, want ≥ 95%%", 100*acc)
 		}
 	}
+}
+
+// fitScoreR fits the model of p with the settings s and returns it with
+// DaDiL-R's accuracy on the target rows, whose classes are truth.
+func fitScoreR(t *testing.T, p *dataset.Problem, s *Settings, truth []int) (*Model, float64) {
+	t.Helper()
+	m, err := FitModel(p, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred, err := m.PredictR(p.Target.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, accuracy(pred, truth)
 }
