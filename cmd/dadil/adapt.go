@@ -35,6 +35,10 @@ type adaptReport struct {
 	// DaDiL holds the settings of dadil-r and dadil-e when they ran, with
 	// the defaults resolved (K, n, n_b, ...).
 	DaDiL *dictionary.Settings `json:"dadil_settings,omitempty"`
+	// DaDiLTargetClasses gives the class proportions DaDiL drew the
+	// target's atom batches in, absent when class-balanced (as dadil fit's
+	// target_classes).
+	DaDiLTargetClasses *dictionary.TargetClasses `json:"dadil_target_classes,omitempty"`
 	// GMM holds the settings of gmm-dadil and gmm-dadil-e when they ran.
 	GMM   *modelfile.GMMSettings `json:"gmm_dadil_settings,omitempty"`
 	Notes []string               `json:"notes,omitempty"`
@@ -87,8 +91,9 @@ type adaptOutcome struct {
 	pred    [][]int      // per member, class indices of the target rows
 	proba   []*mat.Dense // per member, for the pooled scorers
 	reports []methodReport
-	dadil   *dictionary.Settings   // the fitted dictionary's settings, for DaDiL
-	gmm     *modelfile.GMMSettings // and for GMM-DaDiL
+	dadil   *dictionary.Settings      // the fitted dictionary's settings, for DaDiL
+	classes *dictionary.TargetClasses // and the target's batch proportions, if not balanced
+	gmm     *modelfile.GMMSettings    // and for GMM-DaDiL
 	err     error
 }
 
@@ -235,6 +240,10 @@ func runAdapt(args []string, e *env) error {
 		names = append(names, fits[i]...)
 		if o.dadil != nil {
 			rep.DaDiL = o.dadil
+		}
+		if o.classes != nil {
+			rep.DaDiLTargetClasses = o.classes
+			nt.note("DaDiL: %s", targetClassesLine(o.classes))
 		}
 		if o.gmm != nil {
 			rep.GMM = o.gmm
@@ -396,6 +405,9 @@ func adaptJob(members []string, build func() adapt.Method, p *dataset.Problem, v
 	switch d := m.(type) {
 	case *adapt.DaDiL:
 		o.dadil = &d.Dict.Settings
+		if tc := d.Dict.History.TargetClasses; len(tc) > d.Model.Target {
+			o.classes = &tc[d.Model.Target]
+		}
 	case *adapt.GMMDaDiL:
 		s := modelfile.GMMSettingsOf(d)
 		o.gmm = &s

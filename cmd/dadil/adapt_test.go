@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +11,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/synth"
+	"gonum.org/v1/gonum/mat"
 )
 
 // adaptArgs returns the arguments of dadil adapt on the synthetic files.
@@ -345,5 +351,59 @@ func TestAdaptSelect(t *testing.T) {
 		if code, _, stderr := runCLI(tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestAdaptSharedProportions: where every domain keeps all of its first
+// class but a third of its second and a ninth of its third, DaDiL draws
+// the target's atom batches in the proportions the sources share, says so
+// in a note and reports them.
+func TestAdaptSharedProportions(t *testing.T) {
+	dir := t.TempDir()
+	p := synth.Generate(synth.Default(), 1)
+	thin := func(d dataset.Domain) dataset.Domain {
+		var rows []int
+		seen := [3]int{}
+		for i, y := range d.Y {
+			if seen[y]%[]int{1, 3, 9}[y] == 0 {
+				rows = append(rows, i)
+			}
+			seen[y]++
+		}
+		out := dataset.Domain{X: mat.NewDense(len(rows), 2, nil)}
+		for j, i := range rows {
+			out.X.SetRow(j, d.X.RawRowView(i))
+			out.Y = append(out.Y, d.Y[i])
+		}
+		return out
+	}
+	args := []string{"adapt", "--methods", "dadil-r", "--epochs", "5", "--out", filepath.Join(dir, "out")}
+	for i, s := range p.Sources {
+		path := filepath.Join(dir, fmt.Sprintf("s%d.csv", i+1))
+		writeCSV(t, path, thin(s), true, nil)
+		args = append(args, "--source", path)
+	}
+	tgt := filepath.Join(dir, "t.csv")
+	writeCSV(t, tgt, thin(*p.Test), false, nil)
+	args = append(args, "--target", tgt)
+	code, _, stderr := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "note: DaDiL: target class proportions shared by the sources") {
+		t.Errorf("no note of the shared proportions in %q", stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out", "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		TC *dictionary.TargetClasses `json:"dadil_target_classes"`
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.TC == nil || len(rep.TC.Drawn) != 3 || !(rep.TC.Drawn[0] > rep.TC.Drawn[1] && rep.TC.Drawn[1] > rep.TC.Drawn[2]) {
+		t.Errorf("dadil_target_classes %+v, want proportions falling from the first class to the third", rep.TC)
 	}
 }
