@@ -286,10 +286,11 @@ func TestSharedImbalance(t *testing.T) {
 		}
 	}
 	p.Target.X = mat.NewDense(len(truth), 10, data)
-	for _, es := range []bool{false, true} {
-		_, acc := fitScoreR(t, p, &Settings{Seed: 1, Epochs: 40, EstimateShift: es}, truth)
-		t.Logf("balanced target: DaDiL-R %.1f%%, EstimateShift %v", 100*acc, es)
-		if es && acc < 0.95 {
+	for _, s := range []Settings{{}, {EstimateShift: true}, {BalancedTarget: true}} {
+		s.Seed, s.Epochs = 1, 40
+		_, acc := fitScoreR(t, p, &s, truth)
+		t.Logf("balanced target: DaDiL-R %.1f%%, EstimateShift %v, BalancedTarget %v", 100*acc, s.EstimateShift, s.BalancedTarget)
+		if s.EstimateShift && acc < 0.95 {
 			t.Errorf("balanced target: DaDiL-R %.1f%% with EstimateShift, want ≥ 95%%", 100*acc)
 		}
 	}
