@@ -13,7 +13,8 @@ type Config struct {
 	// Seed seeds every method's random choices.
 	Seed uint64
 	// Dictionary, when not nil, holds the settings of dadil-r and dadil-e
-	// (a copy is made for every method); nil selects New's.
+	// (a copy is made for every method, its Seed replaced by Seed); nil
+	// selects New's.
 	Dictionary *dictionary.Settings
 	// GMM, when not nil, holds the settings of gmm-dadil and gmm-dadil-e:
 	// New copies its Settings, TargetComponents, EM, MAP,
@@ -38,6 +39,7 @@ func (c *Config) New(name string) (Method, error) {
 	}
 	if d, ok := m.(*DaDiL); ok && c.Dictionary != nil {
 		s := *c.Dictionary
+		s.Seed = c.Seed
 		d.Settings = &s
 	}
 	if g, ok := m.(*GMMDaDiL); ok && c.GMM != nil {

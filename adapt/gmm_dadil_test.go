@@ -352,3 +352,23 @@ func TestGMMDaDiLConstantFeatures(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigDictionary: Config.Dictionary's settings reach dadil-r and
+// dadil-e as copies, seeded by Config.Seed.
+func TestConfigDictionary(t *testing.T) {
+	tmpl := &dictionary.Settings{Epochs: 3, Samples: 60, Seed: 77}
+	cfg := &Config{Seed: 4, Dictionary: tmpl}
+	for _, name := range []string{"dadil-r", "dadil-e"} {
+		m, err := cfg.New(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := m.(*DaDiL)
+		if d.Settings == tmpl || d.Settings.Epochs != 3 || d.Settings.Samples != 60 || d.Settings.Seed != 4 || d.Ensemble != (name == "dadil-e") {
+			t.Errorf("%s: settings %+v", name, d.Settings)
+		}
+	}
+	if tmpl.Seed != 77 {
+		t.Errorf("the template's seed changed to %d", tmpl.Seed)
+	}
+}

@@ -54,12 +54,7 @@ func named(members []string) family {
 // defaults).
 func namedWith(members []string, s *dictionary.Settings, t classify.Trainer) family {
 	return fromMethod(members, func(seed uint64) (adapt.Method, error) {
-		cfg := adapt.Config{Seed: seed, Classifier: t}
-		if s != nil {
-			set := *s
-			set.Seed = seed
-			cfg.Dictionary = &set
-		}
+		cfg := adapt.Config{Seed: seed, Classifier: t, Dictionary: s}
 		return cfg.New(members[0])
 	})
 }
