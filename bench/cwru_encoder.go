@@ -49,19 +49,8 @@ func ValidateCWRUEncoders(c *CWRU, opt EncoderOptions) ([]Result, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	if len(opt.Candidates) == 0 {
-		return nil, fmt.Errorf("bench: cwru: no encoder candidates")
-	}
-	seen := map[string]bool{}
-	for _, cand := range opt.Candidates {
-		if cand == nil {
-			return nil, fmt.Errorf("bench: cwru: nil encoder candidate")
-		}
-		n := EncoderName(cand)
-		if seen[n] {
-			return nil, fmt.Errorf("bench: cwru: encoder candidate %s listed twice", clip.Quote(n))
-		}
-		seen[n] = true
+	if err := checkCandidates(opt.Candidates); err != nil {
+		return nil, err
 	}
 	targets, seeds, err := c.runs(opt.Targets, opt.Seeds)
 	if err != nil {
@@ -91,32 +80,14 @@ func ValidateCWRUEncoders(c *CWRU, opt EncoderOptions) ([]Result, error) {
 				src = append(src, s)
 			}
 			for _, cand := range opt.Candidates {
-				set := *cand
-				set.Seed = seed
-				set.Progress = nil
 				t0 := time.Now()
-				var sum float64
-				var pairs int
-				for a := range src {
-					net, err := mlp.Train(src[a].X, src[a].Y, len(c.Labels), &set)
-					if err != nil {
-						return nil, fmt.Errorf("bench: cwru: encoder %s on %s: %w", EncoderName(cand), names[a], err)
-					}
-					for b := range src {
-						if b == a {
-							continue
-						}
-						acc, err := heldOutAccuracy(net, src[b])
-						if err != nil {
-							return nil, err
-						}
-						sum += acc
-						pairs++
-					}
+				acc, err := crossSourceAccuracy(src, names, len(c.Labels), cand, seed)
+				if err != nil {
+					return nil, err
 				}
 				out = append(out, Result{
 					Method: EncoderName(cand), Target: target, Fold: rep,
-					Accuracy: 100 * sum / float64(pairs), Seconds: time.Since(t0).Seconds(),
+					Accuracy: acc, Seconds: time.Since(t0).Seconds(),
 				})
 				done++
 				if opt.Progress != nil {
@@ -126,6 +97,56 @@ func ValidateCWRUEncoders(c *CWRU, opt EncoderOptions) ([]Result, error) {
 		}
 	}
 	return out, nil
+}
+
+// checkCandidates checks that there are encoder candidates, none nil and
+// no two of the same EncoderName.
+func checkCandidates(cands []*mlp.Settings) error {
+	if len(cands) == 0 {
+		return fmt.Errorf("bench: cwru: no encoder candidates")
+	}
+	seen := map[string]bool{}
+	for _, cand := range cands {
+		if cand == nil {
+			return fmt.Errorf("bench: cwru: nil encoder candidate")
+		}
+		n := EncoderName(cand)
+		if seen[n] {
+			return fmt.Errorf("bench: cwru: encoder candidate %s listed twice", clip.Quote(n))
+		}
+		seen[n] = true
+	}
+	return nil
+}
+
+// crossSourceAccuracy trains candidate cand (seeded by seed, silent) on all
+// windows of each source a of src in turn, named by names, and returns its
+// mean accuracy (%) on the test windows of every other source b over the
+// ordered pairs (a, b).
+func crossSourceAccuracy(src []*CWRUSpectra, names []string, classes int, cand *mlp.Settings, seed uint64) (float64, error) {
+	set := *cand
+	set.Seed = seed
+	set.Progress = nil
+	var sum float64
+	var pairs int
+	for a := range src {
+		net, err := mlp.Train(src[a].X, src[a].Y, classes, &set)
+		if err != nil {
+			return 0, fmt.Errorf("bench: cwru: encoder %s on %s: %w", EncoderName(cand), names[a], err)
+		}
+		for b := range src {
+			if b == a {
+				continue
+			}
+			acc, err := heldOutAccuracy(net, src[b])
+			if err != nil {
+				return 0, err
+			}
+			sum += acc
+			pairs++
+		}
+	}
+	return 100 * sum / float64(pairs), nil
 }
 
 // heldOutAccuracy is net's accuracy on the test windows of s.

@@ -214,20 +214,7 @@ func (c *CWRU) prepare(target, skip string, seed uint64, p *CWRUProtocol, progre
 		}
 	}
 	// The encoder learns from every window of every source.
-	var total int
-	for _, s := range srcSpec {
-		r, _ := s.X.Dims()
-		total += r
-	}
-	Xs := mat.NewDense(total, pr.Coeffs, nil)
-	var ys []int
-	r0 := 0
-	for _, s := range srcSpec {
-		r, _ := s.X.Dims()
-		Xs.Slice(r0, r0+r, 0, pr.Coeffs).(*mat.Dense).Copy(s.X)
-		ys = append(ys, s.Y...)
-		r0 += r
-	}
+	Xs, ys := stackSpectra(srcSpec, pr.Coeffs)
 	enc := *pr.Encoder
 	enc.Seed = seed
 	enc.Progress = progress
@@ -237,25 +224,10 @@ func (c *CWRU) prepare(target, skip string, seed uint64, p *CWRUProtocol, progre
 		return nil, fmt.Errorf("bench: cwru: encoder for target %s: %w", clip.Name(target), err)
 	}
 	e := &CWRUExperiment{Target: target, Seed: seed, Encoder: net, EncoderSeconds: time.Since(t0).Seconds()}
-	raw := &dataset.Problem{Name: fmt.Sprintf("%s seed %d", target, seed), Classes: len(c.Labels)}
-	for i, s := range srcSpec {
-		Z, err := net.Embed(s.X)
-		if err != nil {
-			return nil, err
-		}
-		raw.Sources = append(raw.Sources, dataset.Domain{Name: srcNames[i], X: Z, Y: s.Y})
-	}
 	e.TestSpectra = linalg.Rows(tgt.X, tgt.Test)
-	raw.Target.Name = target
-	if raw.Target.X, err = net.Embed(linalg.Rows(tgt.X, tgt.Train)); err != nil {
+	raw, err := encodeProblem(net, fmt.Sprintf("%s seed %d", target, seed), len(c.Labels), srcSpec, srcNames, target, tgt, e.TestSpectra)
+	if err != nil {
 		return nil, err
-	}
-	raw.Test = &dataset.Domain{Name: target}
-	if raw.Test.X, err = net.Embed(e.TestSpectra); err != nil {
-		return nil, err
-	}
-	for _, i := range tgt.Test {
-		raw.Test.Y = append(raw.Test.Y, tgt.Y[i])
 	}
 	if e.Problem, err = scaleProblem(raw, pr.Scaling); err != nil {
 		return nil, err
@@ -267,6 +239,54 @@ func (c *CWRU) prepare(target, skip string, seed uint64, p *CWRUProtocol, progre
 		}
 	}
 	return e, nil
+}
+
+// stackSpectra returns the windows of every spectra of src, coeffs
+// coefficients each, stacked in order, and their labels.
+func stackSpectra(src []*CWRUSpectra, coeffs int) (*mat.Dense, []int) {
+	var total int
+	for _, s := range src {
+		r, _ := s.X.Dims()
+		total += r
+	}
+	X := mat.NewDense(total, coeffs, nil)
+	var y []int
+	r0 := 0
+	for _, s := range src {
+		r, _ := s.X.Dims()
+		X.Slice(r0, r0+r, 0, coeffs).(*mat.Dense).Copy(s.X)
+		y = append(y, s.Y...)
+		r0 += r
+	}
+	return X, y
+}
+
+// encodeProblem returns the unscaled problem name of classes classes
+// encoded by net: the sources src (all their windows, labeled, named by
+// names), the target's training windows as the unlabeled target, and its
+// test windows, whose spectra are testSpectra, with their labels as Test.
+func encodeProblem(net *mlp.Network, name string, classes int, src []*CWRUSpectra, names []string, target string, tgt *CWRUSpectra, testSpectra *mat.Dense) (*dataset.Problem, error) {
+	raw := &dataset.Problem{Name: name, Classes: classes}
+	for i, s := range src {
+		Z, err := net.Embed(s.X)
+		if err != nil {
+			return nil, err
+		}
+		raw.Sources = append(raw.Sources, dataset.Domain{Name: names[i], X: Z, Y: s.Y})
+	}
+	raw.Target.Name = target
+	var err error
+	if raw.Target.X, err = net.Embed(linalg.Rows(tgt.X, tgt.Train)); err != nil {
+		return nil, err
+	}
+	raw.Test = &dataset.Domain{Name: target}
+	if raw.Test.X, err = net.Embed(testSpectra); err != nil {
+		return nil, err
+	}
+	for _, i := range tgt.Test {
+		raw.Test.Y = append(raw.Test.Y, tgt.Y[i])
+	}
+	return raw, nil
 }
 
 // scaleProblem returns a copy of p with its features scaled by scaling,

@@ -160,20 +160,7 @@ func (d *Dictionary) reconstructBlocks(ms []barycenter.Measure, alpha []float64,
 	n, dim := ms[0].X.Dims()
 	_, c := ms[0].Y.Dims()
 	B := (n + block - 1) / block
-	// order[k]: atom k's points by class (argmax label), each class's
-	// points shuffled; block b takes order[k][b], order[k][b+B], ….
-	order := make([][]int, K)
-	for k, m := range ms {
-		rng := rand.New(rand.NewPCG(seed, 0xb10c+uint64(k)))
-		byClass := make([][]int, c)
-		for i, q := range classify.Argmax(m.Y) {
-			byClass[q] = append(byClass[q], i)
-		}
-		for _, idx := range byClass {
-			rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
-			order[k] = append(order[k], idx...)
-		}
-	}
+	order := classOrder(ms, c, seed)
 	res := &barycenter.Result{
 		Measure: barycenter.Measure{X: mat.NewDense(n, dim, nil), Y: mat.NewDense(n, c, nil)},
 		Plans:   make([]ot.Plan, K),
@@ -206,37 +193,68 @@ func (d *Dictionary) reconstructBlocks(ms []barycenter.Measure, alpha []float64,
 		if err != nil {
 			return nil, fmt.Errorf("dictionary: reconstruction block %d of %d: %w", b+1, B, err)
 		}
-		res.X.Slice(at, at+nb, 0, dim).(*mat.Dense).Copy(r.X)
-		res.Y.Slice(at, at+nb, 0, c).(*mat.Dense).Copy(r.Y)
-		w := float64(nb) / float64(n)
-		for k, p := range r.Plans {
-			g := &res.Plans[k]
-			for e, l := range p.Row {
-				g.Row = append(g.Row, rows[k][l])
-				g.Col = append(g.Col, at+p.Col[e])
-				g.Mass = append(g.Mass, p.Mass[e]*w)
-			}
-			res.Costs[k] += w * r.Costs[k]
-		}
-		res.Cost += w * r.Cost
-		// Earlier blocks that stopped before this block's last iteration
-		// count with their last J: the history's last entry so far.
-		for len(res.History) < len(r.History) {
-			last := 0.0
-			if len(res.History) > 0 {
-				last = res.History[len(res.History)-1]
-			}
-			res.History = append(res.History, last)
-		}
-		for it := range res.History {
-			res.History[it] += w * r.History[min(it, len(r.History)-1)]
-		}
-		res.Iterations = max(res.Iterations, r.Iterations)
-		res.Converged = res.Converged && r.Converged
+		addBlock(res, r, rows, at)
 		at += nb
 	}
 	res.W = ot.Uniform(n)
 	return res, nil
+}
+
+// classOrder returns, for each atom k, its points by class (argmax of its
+// c label columns), each class's points shuffled by a generator seeded
+// from seed and k: block b of B takes order[k][b], order[k][b+B], …, so
+// that every block has about the atom's class proportions.
+func classOrder(ms []barycenter.Measure, c int, seed uint64) [][]int {
+	order := make([][]int, len(ms))
+	for k, m := range ms {
+		rng := rand.New(rand.NewPCG(seed, 0xb10c+uint64(k)))
+		byClass := make([][]int, c)
+		for i, q := range classify.Argmax(m.Y) {
+			byClass[q] = append(byClass[q], i)
+		}
+		for _, idx := range byClass {
+			rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+			order[k] = append(order[k], idx...)
+		}
+	}
+	return order
+}
+
+// addBlock adds the barycenter r of a block of n_b points to the
+// reconstruction res of n: r's support fills res's rows from at, r's plan
+// k (from the block's rows rows[k] of atom k) joins res's with its mass
+// weighted by w = n_b/n, and the costs and the history J add with weight w.
+func addBlock(res, r *barycenter.Result, rows [][]int, at int) {
+	nb := len(rows[0])
+	n, dim := res.X.Dims()
+	_, c := res.Y.Dims()
+	res.X.Slice(at, at+nb, 0, dim).(*mat.Dense).Copy(r.X)
+	res.Y.Slice(at, at+nb, 0, c).(*mat.Dense).Copy(r.Y)
+	w := float64(nb) / float64(n)
+	for k, p := range r.Plans {
+		g := &res.Plans[k]
+		for e, l := range p.Row {
+			g.Row = append(g.Row, rows[k][l])
+			g.Col = append(g.Col, at+p.Col[e])
+			g.Mass = append(g.Mass, p.Mass[e]*w)
+		}
+		res.Costs[k] += w * r.Costs[k]
+	}
+	res.Cost += w * r.Cost
+	// Earlier blocks that stopped before this block's last iteration
+	// count with their last J: the history's last entry so far.
+	for len(res.History) < len(r.History) {
+		last := 0.0
+		if len(res.History) > 0 {
+			last = res.History[len(res.History)-1]
+		}
+		res.History = append(res.History, last)
+	}
+	for it := range res.History {
+		res.History[it] += w * r.History[min(it, len(r.History)-1)]
+	}
+	res.Iterations = max(res.Iterations, r.Iterations)
+	res.Converged = res.Converged && r.Converged
 }
 
 // Model classifies a target domain with a dictionary, in the two ways of

@@ -57,39 +57,83 @@ func Load(path string) (*Network, error) {
 
 // fromArrays builds a network from the members of a network file.
 func fromArrays(arrays map[string]*npy.Array) (*Network, error) {
-	v, ok := arrays["mlp_version"]
-	if !ok {
-		return nil, fmt.Errorf("no mlp_version member: not a network file written by mlp.Save")
-	}
-	if len(v.Data) != 1 || v.Data[0] != math.Trunc(v.Data[0]) {
-		return nil, fmt.Errorf("mlp_version: want one integer, have %v", v.Data)
-	}
-	if ver := int(v.Data[0]); ver != FormatVersion {
-		if ver > FormatVersion {
-			return nil, fmt.Errorf("format version %d was written by a newer dadil (this one reads version %d)", ver, FormatVersion)
-		}
-		return nil, fmt.Errorf("unknown format version %d", ver)
-	}
-	vec := func(name string) ([]float64, error) {
-		a, ok := arrays[name]
-		if !ok {
-			return nil, fmt.Errorf("member %s is missing", name)
-		}
-		x, err := a.Vector()
-		if err != nil {
-			return nil, fmt.Errorf("member %s: %w", name, err)
-		}
-		return x, nil
+	if err := checkVersion(arrays); err != nil {
+		return nil, err
 	}
 	n := &Network{}
 	var err error
-	if n.Mean, err = vec("mean"); err != nil {
+	if n.Mean, err = vectorMember(arrays, "mean"); err != nil {
 		return nil, err
 	}
-	if n.Scale, err = vec("scale"); err != nil {
+	if n.Scale, err = vectorMember(arrays, "scale"); err != nil {
 		return nil, err
 	}
 	// Layers are W1, b1, W2, b2, … with no gaps.
+	layers, err := layerNumbers(arrays)
+	if err != nil {
+		return nil, err
+	}
+	for i, l := range layers {
+		if l != i+1 {
+			return nil, fmt.Errorf("member W%d is missing", i+1)
+		}
+		a := arrays[fmt.Sprintf("W%d", l)]
+		if len(a.Shape) != 2 {
+			return nil, fmt.Errorf("member W%d has shape %v, want 2 dimensions", l, a.Shape)
+		}
+		W, err := a.Matrix()
+		if err != nil {
+			return nil, fmt.Errorf("member W%d: %w", l, err)
+		}
+		b, err := vectorMember(arrays, fmt.Sprintf("b%d", l))
+		if err != nil {
+			return nil, err
+		}
+		n.Layers = append(n.Layers, Layer{W: W, B: b})
+	}
+	if err := checkMembers(arrays, layers); err != nil {
+		return nil, err
+	}
+	if err := n.validate(); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// checkVersion checks that the member mlp_version holds FormatVersion.
+func checkVersion(arrays map[string]*npy.Array) error {
+	v, ok := arrays["mlp_version"]
+	if !ok {
+		return fmt.Errorf("no mlp_version member: not a network file written by mlp.Save")
+	}
+	if len(v.Data) != 1 || v.Data[0] != math.Trunc(v.Data[0]) {
+		return fmt.Errorf("mlp_version: want one integer, have %v", v.Data)
+	}
+	if ver := int(v.Data[0]); ver != FormatVersion {
+		if ver > FormatVersion {
+			return fmt.Errorf("format version %d was written by a newer dadil (this one reads version %d)", ver, FormatVersion)
+		}
+		return fmt.Errorf("unknown format version %d", ver)
+	}
+	return nil
+}
+
+// vectorMember returns the member name, a 1-D array.
+func vectorMember(arrays map[string]*npy.Array, name string) ([]float64, error) {
+	a, ok := arrays[name]
+	if !ok {
+		return nil, fmt.Errorf("member %s is missing", name)
+	}
+	x, err := a.Vector()
+	if err != nil {
+		return nil, fmt.Errorf("member %s: %w", name, err)
+	}
+	return x, nil
+}
+
+// layerNumbers returns the sorted numbers l of the members Wl, at least
+// one; fromArrays checks that they are 1, 2, … with no gaps.
+func layerNumbers(arrays map[string]*npy.Array) ([]int, error) {
 	var layers []int
 	for name := range arrays {
 		if rest, ok := strings.CutPrefix(name, "W"); ok {
@@ -104,39 +148,25 @@ func fromArrays(arrays map[string]*npy.Array) (*Network, error) {
 	if len(layers) == 0 {
 		return nil, fmt.Errorf("no layers (members W1, b1, …)")
 	}
-	for i, l := range layers {
-		if l != i+1 {
-			return nil, fmt.Errorf("member W%d is missing", i+1)
-		}
-		a := arrays[fmt.Sprintf("W%d", l)]
-		if len(a.Shape) != 2 {
-			return nil, fmt.Errorf("member W%d has shape %v, want 2 dimensions", l, a.Shape)
-		}
-		W, err := a.Matrix()
-		if err != nil {
-			return nil, fmt.Errorf("member W%d: %w", l, err)
-		}
-		b, err := vec(fmt.Sprintf("b%d", l))
-		if err != nil {
-			return nil, err
-		}
-		n.Layers = append(n.Layers, Layer{W: W, B: b})
+	return layers, nil
+}
+
+// checkMembers checks that arrays holds no member but mlp_version, mean,
+// scale and the Wl, bl of layers.
+func checkMembers(arrays map[string]*npy.Array, layers []int) error {
+	if len(arrays) == 3+2*len(layers) {
+		return nil
 	}
-	if len(arrays) != 3+2*len(layers) {
-		known := map[string]bool{"mlp_version": true, "mean": true, "scale": true}
-		for _, l := range layers {
-			known[fmt.Sprintf("W%d", l)], known[fmt.Sprintf("b%d", l)] = true, true
-		}
-		for name := range arrays {
-			if !known[name] {
-				return nil, fmt.Errorf("unexpected member %s", name)
-			}
+	known := map[string]bool{"mlp_version": true, "mean": true, "scale": true}
+	for _, l := range layers {
+		known[fmt.Sprintf("W%d", l)], known[fmt.Sprintf("b%d", l)] = true, true
+	}
+	for name := range arrays {
+		if !known[name] {
+			return fmt.Errorf("unexpected member %s", name)
 		}
 	}
-	if err := n.validate(); err != nil {
-		return nil, err
-	}
-	return n, nil
+	return nil
 }
 
 // validate checks that the layer shapes chain and every number is finite.

@@ -895,22 +895,8 @@ func (ns *netSimplex) pivot(e int) {
 		uIn, vIn = i, j
 	}
 
-	// Augment.
 	if delta > 0 {
-		for _, w := range p1 {
-			if int(w) < n {
-				flow[w] -= delta
-			} else {
-				flow[w] += delta
-			}
-		}
-		for _, w := range p2 {
-			if int(w) < n {
-				flow[w] += delta
-			} else {
-				flow[w] -= delta
-			}
-		}
+		ns.augment(p1, p2, delta)
 	}
 
 	uOut := stem[len(stem)-1]
@@ -932,6 +918,28 @@ func (ns *netSimplex) pivot(e int) {
 	flow[uIn] = delta
 
 	ns.rehang(stem, vIn, sigma)
+}
+
+// augment pushes delta units around the cycle of the paths p1 (from i) and
+// p2 (from j) that pivot walks: a node's flow is that of its arc to its
+// parent, oriented supply → demand, so it falls by delta at the supply
+// nodes of p1 and the demand nodes of p2, and rises by delta at the others.
+func (ns *netSimplex) augment(p1, p2 []int32, delta float64) {
+	n, flow := ns.n, ns.flow
+	for _, w := range p1 {
+		if int(w) < n {
+			flow[w] -= delta
+		} else {
+			flow[w] += delta
+		}
+	}
+	for _, w := range p2 {
+		if int(w) < n {
+			flow[w] += delta
+		} else {
+			flow[w] -= delta
+		}
+	}
 }
 
 // rehang detaches the subtree S of stem[k] (k = len(stem)−1, the node whose

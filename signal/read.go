@@ -238,15 +238,7 @@ func pick(dst, data []float64, n, C, ch int) []float64 {
 // numbers) naming the columns. variable picks a column by its header,
 // otherwise ch does (see ReadOptions.Channel).
 func decodeCSV(r io.Reader, variable string, ch int) (*Recording, error) {
-	// A UTF-8 byte-order mark (spreadsheet exports) is not part of the
-	// first value.
-	br := bufio.NewReaderSize(r, 1<<16)
-	if bom, err := br.Peek(3); err == nil && string(bom) == "\xef\xbb\xbf" {
-		br.Discard(3)
-	}
-	cr := csv.NewReader(br)
-	cr.ReuseRecord = true
-	cr.TrimLeadingSpace = true
+	cr := newCSVReader(r)
 	first, err := cr.Read()
 	if err == io.EOF {
 		return nil, fmt.Errorf("empty file")
@@ -262,29 +254,9 @@ func decodeCSV(r io.Reader, variable string, ch int) (*Recording, error) {
 			break
 		}
 	}
-	col := -1 // column read, or −1 for the mean
-	switch {
-	case variable != "" && header == nil:
-		return nil, fmt.Errorf("column %s: the file has no header row naming its columns", clip.Quote(variable))
-	case variable != "" && ch != OnlyChannel:
-		return nil, fmt.Errorf("give a column by its name or its number, not both")
-	case variable != "":
-		if col = slices.Index(header, variable); col < 0 {
-			return nil, fmt.Errorf("no column %s (the header names %s)", clip.Quote(variable), clip.List(header, 12))
-		}
-	default:
-		if err := checkChannel(ch, C); err != nil {
-			if ch == OnlyChannel && header != nil {
-				return nil, fmt.Errorf("the file has %d columns (%s): choose one by its name or number, or their mean", C, clip.List(header, 12))
-			}
-			return nil, err
-		}
-		switch {
-		case ch == OnlyChannel:
-			col = 0
-		case ch > 0:
-			col = ch - 1
-		}
+	col, err := csvColumn(header, C, variable, ch)
+	if err != nil {
+		return nil, err
 	}
 	rec := &Recording{}
 	switch {
@@ -317,6 +289,51 @@ func decodeCSV(r io.Reader, variable string, ch int) (*Recording, error) {
 	}
 	rec.Samples = x
 	return rec, nil
+}
+
+// newCSVReader returns a CSV reader of r, reusing its records and trimming
+// leading spaces, past a UTF-8 byte-order mark (spreadsheet exports) that
+// is not part of the first value.
+func newCSVReader(r io.Reader) *csv.Reader {
+	br := bufio.NewReaderSize(r, 1<<16)
+	if bom, err := br.Peek(3); err == nil && string(bom) == "\xef\xbb\xbf" {
+		br.Discard(3)
+	}
+	cr := csv.NewReader(br)
+	cr.ReuseRecord = true
+	cr.TrimLeadingSpace = true
+	return cr
+}
+
+// csvColumn returns the column of a CSV file of C columns, named by header
+// (nil without a header row), that variable or else ch selects: its index
+// from 0, or −1 for the mean of the columns.
+func csvColumn(header []string, C int, variable string, ch int) (int, error) {
+	switch {
+	case variable != "" && header == nil:
+		return 0, fmt.Errorf("column %s: the file has no header row naming its columns", clip.Quote(variable))
+	case variable != "" && ch != OnlyChannel:
+		return 0, fmt.Errorf("give a column by its name or its number, not both")
+	case variable != "":
+		col := slices.Index(header, variable)
+		if col < 0 {
+			return 0, fmt.Errorf("no column %s (the header names %s)", clip.Quote(variable), clip.List(header, 12))
+		}
+		return col, nil
+	}
+	if err := checkChannel(ch, C); err != nil {
+		if ch == OnlyChannel && header != nil {
+			return 0, fmt.Errorf("the file has %d columns (%s): choose one by its name or number, or their mean", C, clip.List(header, 12))
+		}
+		return 0, err
+	}
+	switch {
+	case ch == OnlyChannel:
+		return 0, nil
+	case ch > 0:
+		return ch - 1, nil
+	}
+	return -1, nil
 }
 
 // rowValue returns column col of a CSV row, or the mean of its columns

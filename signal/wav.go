@@ -222,40 +222,12 @@ func readData(r io.Reader, size int64, block int, info *WAVInfo, channel int, av
 	if err := checkChannel(channel, C); err != nil {
 		return nil, err
 	}
-	// A size of 2³²−1 (in a RIFF file) is the placeholder of a stream
-	// whose writer could not seek back to its header: the samples run to
-	// the end of the file.
-	unsized := size == math.MaxUint32
-	if !unsized && size%int64(block) != 0 {
-		return nil, fmt.Errorf("\"data\" chunk of %d bytes is not a whole number of %d-byte frames", size, block)
-	}
-	frames := size / int64(block)
-	if unsized {
-		frames = math.MaxInt64
-	}
-	if frames == 0 {
-		return nil, fmt.Errorf("no samples (empty \"data\" chunk)")
+	frames, unsized, err := dataFrames(size, block)
+	if err != nil {
+		return nil, err
 	}
 	bytes := info.Bits / 8
-	scale := math.Ldexp(1, -(info.Bits - 1))
-	// sample decodes the b bytes of one sample.
-	sample := func(b []byte) float64 {
-		switch {
-		case info.Float && bytes == 4:
-			return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
-		case info.Float:
-			return math.Float64frombits(binary.LittleEndian.Uint64(b))
-		case bytes == 1:
-			return float64(int(b[0])-128) * scale
-		case bytes == 2:
-			return float64(int16(binary.LittleEndian.Uint16(b))) * scale
-		case bytes == 3:
-			v := int32(uint32(b[0])<<8|uint32(b[1])<<16|uint32(b[2])<<24) >> 8
-			return float64(v) * scale
-		default:
-			return float64(int32(binary.LittleEndian.Uint32(b))) * scale
-		}
-	}
+	sample := sampleDecoder(info)
 	// Allocate the output once when the stream's size bounds it; otherwise
 	// grow it as frames arrive rather than trusting the header's size.
 	capacity := min(frames, 1<<20)
@@ -270,14 +242,7 @@ func readData(r io.Reader, size int64, block int, info *WAVInfo, channel int, av
 		n := min(frames-done, int64(len(buf)/block))
 		chunk := buf[:n*int64(block)]
 		if m, err := io.ReadFull(r, chunk); err != nil {
-			switch {
-			case unsized && (err == io.ErrUnexpectedEOF || err == io.EOF) && m%block == 0:
-				n, frames = int64(m/block), done+int64(m/block) // the end of the stream
-			case unsized && (err == io.ErrUnexpectedEOF || err == io.EOF):
-				return nil, fmt.Errorf("the file ends inside a frame: the \"data\" chunk of unknown size (a stream never finalised) holds %d bytes, not a whole number of %d-byte frames", done*int64(block)+int64(m), block)
-			case err == io.ErrUnexpectedEOF || err == io.EOF:
-				return nil, fmt.Errorf("the file is truncated: its \"data\" chunk has %d of its %d bytes", done*int64(block)+int64(m), size)
-			default:
+			if n, frames, err = shortData(err, m, block, done, size, unsized); err != nil {
 				return nil, err
 			}
 		}
@@ -301,6 +266,70 @@ func readData(r io.Reader, size int64, block int, info *WAVInfo, channel int, av
 	}
 	info.Frames = len(x)
 	return x, nil
+}
+
+// dataFrames returns the number of block-byte frames of a "data" chunk of
+// size bytes, and whether the chunk is unsized. A size of 2³²−1 (in a RIFF
+// file) is the placeholder of a stream whose writer could not seek back to
+// its header: the samples run to the end of the file, and frames is
+// math.MaxInt64.
+func dataFrames(size int64, block int) (frames int64, unsized bool, err error) {
+	unsized = size == math.MaxUint32
+	if !unsized && size%int64(block) != 0 {
+		return 0, false, fmt.Errorf("\"data\" chunk of %d bytes is not a whole number of %d-byte frames", size, block)
+	}
+	frames = size / int64(block)
+	if unsized {
+		frames = math.MaxInt64
+	}
+	if frames == 0 {
+		return 0, false, fmt.Errorf("no samples (empty \"data\" chunk)")
+	}
+	return frames, unsized, nil
+}
+
+// sampleDecoder returns the decoder of one sample of info's format, its
+// Bits/8 little-endian bytes: IEEE floats as they are, unsigned 8-bit and
+// signed 16-, 24- and 32-bit integers scaled by 2^−(Bits−1) into [−1, 1).
+func sampleDecoder(info *WAVInfo) func(b []byte) float64 {
+	bytes := info.Bits / 8
+	scale := math.Ldexp(1, -(info.Bits - 1))
+	return func(b []byte) float64 {
+		switch {
+		case info.Float && bytes == 4:
+			return float64(math.Float32frombits(binary.LittleEndian.Uint32(b)))
+		case info.Float:
+			return math.Float64frombits(binary.LittleEndian.Uint64(b))
+		case bytes == 1:
+			return float64(int(b[0])-128) * scale
+		case bytes == 2:
+			return float64(int16(binary.LittleEndian.Uint16(b))) * scale
+		case bytes == 3:
+			v := int32(uint32(b[0])<<8|uint32(b[1])<<16|uint32(b[2])<<24) >> 8
+			return float64(v) * scale
+		default:
+			return float64(int32(binary.LittleEndian.Uint32(b))) * scale
+		}
+	}
+}
+
+// shortData handles a read of the "data" chunk that stopped after m bytes
+// with err, done frames in. In an unsized chunk the end of the stream on a
+// frame boundary ends the samples: it returns the n whole frames read and
+// the chunk's frames, done+n. Anything else is an error: a frame cut short,
+// a chunk truncated before its size bytes, or the read's own error.
+func shortData(err error, m, block int, done, size int64, unsized bool) (n, frames int64, _ error) {
+	eof := err == io.ErrUnexpectedEOF || err == io.EOF
+	switch {
+	case unsized && eof && m%block == 0:
+		return int64(m / block), done + int64(m/block), nil
+	case unsized && eof:
+		return 0, 0, fmt.Errorf("the file ends inside a frame: the \"data\" chunk of unknown size (a stream never finalised) holds %d bytes, not a whole number of %d-byte frames", done*int64(block)+int64(m), block)
+	case eof:
+		return 0, 0, fmt.Errorf("the file is truncated: its \"data\" chunk has %d of its %d bytes", done*int64(block)+int64(m), size)
+	default:
+		return 0, 0, err
+	}
 }
 
 // skip discards n bytes of r.
