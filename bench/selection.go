@@ -81,24 +81,21 @@ func SummarizeSelection(results []SuiteResult, sets, scorers []string) *Selectio
 }
 
 // bestMethods returns, for every set, the highest mean score of a method
-// over the set's results and that method.
+// over the set's results (Summarize's means) and that method, the first
+// in the results' order among equals.
 func bestMethods(results []SuiteResult, sets []string) ([]float64, []string) {
-	best, names := make([]float64, len(sets)), make([]string, len(sets))
-	for j, set := range sets {
-		scores := map[string][]float64{}
-		var order []string
-		for _, r := range results {
-			if r.Set != set {
-				continue
-			}
-			if _, ok := scores[r.Method]; !ok {
-				order = append(order, r.Method)
-			}
-			scores[r.Method] = append(scores[r.Method], r.Score)
+	var methods []string
+	for _, r := range results {
+		if !slices.Contains(methods, r.Method) {
+			methods = append(methods, r.Method)
 		}
+	}
+	mean := Summarize(results, sets, methods).Mean
+	best, names := make([]float64, len(sets)), make([]string, len(sets))
+	for j := range sets {
 		best[j] = math.NaN()
-		for _, m := range order {
-			if v := meanOf(scores[m]); names[j] == "" || v > best[j] {
+		for i, m := range methods {
+			if v := mean[i][j]; !math.IsNaN(v) && (names[j] == "" || v > best[j]) {
 				best[j], names[j] = v, m
 			}
 		}
