@@ -9,6 +9,7 @@ import (
 
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/ot"
 )
 
 // TargetClasses records the class proportions an unlabeled domain's atom
@@ -94,7 +95,7 @@ func sharedProportions(domains []dataset.Domain, classes int) []float64 {
 		ys = append(ys, dm.Y...)
 	}
 	pooled := proportions(ys, classes)
-	u := equalProportions(classes)
+	u := ot.Uniform(classes)
 	var s float64
 	for _, dm := range domains {
 		if dm.Labeled() {
@@ -106,15 +107,6 @@ func sharedProportions(domains []dataset.Domain, classes int) []float64 {
 		return shrink(pooled, u, 1-s/t)
 	}
 	return nil
-}
-
-// equalProportions returns c shares of 1/c.
-func equalProportions(c int) []float64 {
-	u := make([]float64, c)
-	for y := range u {
-		u[y] = 1 / float64(c)
-	}
-	return u
 }
 
 // estimatePriors returns, for every unlabeled domain, its class
@@ -163,7 +155,7 @@ func estimatePriors(domains []dataset.Domain, classes int, shared []float64, wor
 	}
 	center := shared
 	if center == nil {
-		center = equalProportions(classes)
+		center = ot.Uniform(classes)
 	}
 	est := make([]TargetClasses, len(domains))
 	for l, dm := range domains {
