@@ -238,12 +238,10 @@ func (f *fitter) initPoints(l int, labeled []int) []sourceRow {
 	}
 	q := n / c
 	pools := make(map[int][]sourceRow) // a lacked class's rows in the other labeled domains
-	for y, lack := range f.lacks[l] {
-		for _, o := range labeled {
-			for r, yr := range f.domains[o].Y {
-				if lack && yr == y {
-					pools[y] = append(pools[y], sourceRow{o, r})
-				}
+	for _, o := range labeled {
+		for r, y := range f.domains[o].Y {
+			if f.lacks[l][y] {
+				pools[y] = append(pools[y], sourceRow{o, r})
 			}
 		}
 	}
