@@ -543,6 +543,17 @@ func (m *Model) PredictR(X *mat.Dense) ([]int, error) {
 	return classify.Argmax(P), nil
 }
 
+// TargetClasses returns the class proportions the model's target domain
+// had its atom batches drawn in, and where they came from
+// (History.TargetClasses); nil when none were recorded (class-balanced
+// batches without Settings.EstimateShift).
+func (m *Model) TargetClasses() *TargetClasses {
+	if tc := m.Dict.History.TargetClasses; m.Target < len(tc) {
+		return &tc[m.Target]
+	}
+	return nil
+}
+
 // PredictE returns DaDiL-E's class index for every row of X.
 func (m *Model) PredictE(X *mat.Dense) ([]int, error) {
 	P, err := m.ProbaE(X)

@@ -36,8 +36,8 @@ type adaptReport struct {
 	// the defaults resolved (K, n, n_b, ...).
 	DaDiL *dictionary.Settings `json:"dadil_settings,omitempty"`
 	// DaDiLTargetClasses gives the class proportions DaDiL drew the
-	// target's atom batches in, absent when class-balanced (as dadil fit's
-	// target_classes).
+	// target's atom batches in, absent when class-balanced without
+	// --estimate-shift (as dadil fit's target_classes).
 	DaDiLTargetClasses *dictionary.TargetClasses `json:"dadil_target_classes,omitempty"`
 	// GMM holds the settings of gmm-dadil and gmm-dadil-e when they ran.
 	GMM   *modelfile.GMMSettings `json:"gmm_dadil_settings,omitempty"`
@@ -92,7 +92,7 @@ type adaptOutcome struct {
 	proba   []*mat.Dense // per member, for the pooled scorers
 	reports []methodReport
 	dadil   *dictionary.Settings      // the fitted dictionary's settings, for DaDiL
-	classes *dictionary.TargetClasses // and the target's batch proportions, if not balanced
+	classes *dictionary.TargetClasses // and the target's batch proportions (Model.TargetClasses)
 	gmm     *modelfile.GMMSettings    // and for GMM-DaDiL
 	err     error
 }
@@ -404,10 +404,7 @@ func adaptJob(members []string, build func() adapt.Method, p *dataset.Problem, v
 	fitSecs := time.Since(t0).Seconds()
 	switch d := m.(type) {
 	case *adapt.DaDiL:
-		o.dadil = &d.Dict.Settings
-		if tc := d.Dict.History.TargetClasses; len(tc) > d.Model.Target {
-			o.classes = &tc[d.Model.Target]
-		}
+		o.dadil, o.classes = &d.Dict.Settings, d.Model.TargetClasses()
 	case *adapt.GMMDaDiL:
 		s := modelfile.GMMSettingsOf(d)
 		o.gmm = &s

@@ -76,7 +76,7 @@ type fitReport struct {
 	Penalty *classify.PenaltyChoice `json:"penalty,omitempty"`
 	// TargetClasses gives the class proportions (in the order of
 	// Classes) the target's atom batches were drawn in and where they
-	// came from; absent when they were class-balanced.
+	// came from; absent when class-balanced without --estimate-shift.
 	TargetClasses *dictionary.TargetClasses `json:"target_classes,omitempty"`
 	// UnknownTargetLabels lists target label values absent from the
 	// sources; such rows can never be predicted right.
@@ -336,9 +336,7 @@ func newFitReport(c *fitCommand, ld *dataset.Loaded, m *dictionary.Model, classi
 		UnknownTargetLabels: ld.Unknown, Settings: d.Settings, Notes: notes,
 		Epochs: len(h.Loss), Stopped: dictionary.StopReason(h.Stopped), Loss: h.Loss,
 		DomainLoss: map[string][]float64{}, Alpha: map[string][]float64{}, Penalty: m.Penalty,
-	}
-	if len(h.TargetClasses) > m.Target {
-		rep.TargetClasses = &h.TargetClasses[m.Target]
+		TargetClasses: m.TargetClasses(),
 	}
 	for l, dom := range ld.Domains() {
 		series := make([]float64, len(h.DomainLoss))
