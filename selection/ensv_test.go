@@ -48,13 +48,15 @@ func TestEnsVScorePool(t *testing.T) {
 		}
 	}
 	// Balanced: a rare class the ensemble never prefers keeps the row
-	// where it is four times as likely as on the others.
+	// where it is four times as likely as on the others, and the
+	// predictor that puts it in the common class recalls one of the
+	// ensemble's two classes.
 	rare := mat.NewDense(4, 2, []float64{0.9, 0.1, 0.9, 0.1, 0.9, 0.1, 0.6, 0.4})
 	for _, tc := range []struct {
 		s    EnsV
 		name string
 		want float64
-	}{{EnsV{}, "ensv", 1}, {EnsV{Balanced: true}, "ensv-balanced", 0.75}} {
+	}{{EnsV{}, "ensv", 1}, {EnsV{Balanced: true}, "ensv-balanced", 0.5}} {
 		got, err := tc.s.ScorePool([]*mat.Dense{rare})
 		if err != nil || got[0] != tc.want || tc.s.Name() != tc.name {
 			t.Errorf("%s: %v, %v, want %v", tc.s.Name(), got, err, tc.want)
@@ -120,5 +122,48 @@ func TestPool(t *testing.T) {
 	}
 	if _, err := (EnsV{}).Score(p, nil); err == nil || !strings.Contains(err.Error(), "selection.Pool") {
 		t.Errorf("EnsV.Score: %v", err)
+	}
+}
+
+// TestEnsVBalanced checks the balanced agreement and the trimmed
+// ensemble of ensv-balanced against scores worked out by hand.
+func TestEnsVBalanced(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		probas []*mat.Dense
+		plain  []float64
+		want   []float64
+	}{
+		// A predictor that puts every row in the common class agrees
+		// with 3 rows of 4, but recalls only one of the two classes.
+		{"common class", []*mat.Dense{oneHot(2, 0, 0, 0, 1), oneHot(2, 0, 0, 0, 1), oneHot(2, 0, 0, 0, 0)},
+			[]float64{1, 1, 0.75}, []float64{1, 1, 0.5}},
+		// Plain, the ensemble puts every row in class 1 and prefers the
+		// predictors that do. Balanced, the first ensemble is
+		// (0, 0, 1, 0) and scores the predictors
+		// (1/6, 1/2, 5/6, 1, 1/2) (balanced, computed by hand); the
+		// first, below the median, leaves, and the trimmed ensemble of
+		// the other four puts row 0 in class 1: (1, 0, 1, 0).
+		{"trimmed", []*mat.Dense{
+			oneHot(2, 0, 1, 0, 1), oneHot(2, 1, 1, 1, 1), oneHot(2, 1, 0, 1, 0),
+			oneHot(2, 0, 0, 1, 0), oneHot(2, 1, 1, 1, 1)},
+			[]float64{0.5, 1, 0.5, 0.25, 1}, []float64{0, 0.5, 1, 0.75, 0.5}},
+	} {
+		for _, s := range []EnsV{{}, {Balanced: true}} {
+			got, err := s.ScorePool(tc.probas)
+			want := tc.plain
+			if s.Balanced {
+				want = tc.want
+			}
+			if err != nil {
+				t.Fatalf("%s, %s: %v", tc.name, s.Name(), err)
+			}
+			for m := range want {
+				if math.Abs(got[m]-want[m]) > 1e-15 {
+					t.Errorf("%s, %s: scores %v, want %v", tc.name, s.Name(), got, want)
+					break
+				}
+			}
+		}
 	}
 }
