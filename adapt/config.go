@@ -18,9 +18,11 @@ type Config struct {
 	Dictionary *dictionary.Settings
 	// GMM, when not nil, holds the settings of gmm-dadil and gmm-dadil-e:
 	// New copies its Settings, TargetComponents, EM, MAP,
-	// EnsembleTransport and SamplesPerClass (deep copies of the pointers), never what a fit set;
-	// the seeds (GMMDaDiL.Seed, Settings.Seed) and the classifier come
-	// from Seed and Classifier. nil selects New's.
+	// EnsembleTransport, SamplesPerClass and BalancedTarget (deep copies
+	// of the pointers), never what a fit set; the seeds (GMMDaDiL.Seed,
+	// Settings.Seed) and the classifier come from Seed and Classifier,
+	// and BalancedTarget from Dictionary's when Dictionary is given (one
+	// switch for both dictionaries' target terms). nil selects New's.
 	GMM *GMMDaDiL
 	// MaxRows, when positive, fits the DenseTransport methods on at most
 	// MaxRows rows of every domain (Subsampled, seeded by Seed).
@@ -42,8 +44,13 @@ func (c *Config) New(name string) (Method, error) {
 		s.Seed = c.Seed
 		d.Settings = &s
 	}
-	if g, ok := m.(*GMMDaDiL); ok && c.GMM != nil {
-		c.GMM.copySettings(g)
+	if g, ok := m.(*GMMDaDiL); ok {
+		if c.GMM != nil {
+			c.GMM.copySettings(g)
+		}
+		if c.Dictionary != nil {
+			g.BalancedTarget = c.Dictionary.BalancedTarget
+		}
 	}
 	if c.Classifier != nil {
 		m.(classified).setClassifier(c.Classifier)

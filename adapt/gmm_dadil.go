@@ -3,6 +3,7 @@ package adapt
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -40,6 +41,13 @@ type GMMDaDiL struct {
 	// rows) and that many times the number of classes for the target (at
 	// most its number of rows).
 	Settings *gmm.DictionarySettings
+	// BalancedTarget keeps the target's term of the dictionary's loss
+	// class-balanced, as DaDiL's dictionary.Settings.BalancedTarget. By
+	// default, when Settings give no TargetClasses, Fit sets them to the
+	// class proportions the sources share
+	// (dictionary.SharedProportions), nil (class-balanced) when they
+	// share none.
+	BalancedTarget bool
 	// TargetComponents is the number of components of the target's
 	// mixture; 0 selects ComponentsPerClass times the number of classes.
 	// It is at most the target's number of rows.
@@ -146,6 +154,9 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	per := set.ComponentsPerClass
 	if per == 0 {
 		per = gmm.DefaultDictionaryComponentsPerClass
+	}
+	if !m.BalancedTarget && set.TargetClasses == nil {
+		set.TargetClasses = dictionary.SharedProportions(p.Sources, p.Classes)
 	}
 	src, tgt, err := m.fitMixtures(p, per, set.Workers)
 	if err != nil {
@@ -407,6 +418,7 @@ func (m *GMMDaDiL) copySettings(dst *GMMDaDiL) {
 		if dst.Settings != nil {
 			s.Seed = dst.Settings.Seed
 		}
+		s.TargetClasses = slices.Clone(s.TargetClasses)
 		dst.Settings = &s
 	}
 	if m.EM != nil {
@@ -414,4 +426,5 @@ func (m *GMMDaDiL) copySettings(dst *GMMDaDiL) {
 		dst.EM = &e
 	}
 	dst.TargetComponents, dst.MAP, dst.EnsembleTransport, dst.SamplesPerClass = m.TargetComponents, m.MAP, m.EnsembleTransport, m.SamplesPerClass
+	dst.BalancedTarget = m.BalancedTarget
 }

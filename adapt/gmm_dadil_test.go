@@ -2,7 +2,9 @@ package adapt
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"strings"
@@ -275,6 +277,13 @@ func TestConfigGMM(t *testing.T) {
 			t.Errorf("%s: %+v, settings %+v", name, g, g.Settings)
 		}
 	}
+	// BalancedTarget follows the DaDiL settings', with a template or not.
+	for _, tmpl := range []*GMMDaDiL{nil, tmpl} {
+		m, _ := (&Config{Seed: 4, GMM: tmpl, Dictionary: &dictionary.Settings{BalancedTarget: true}}).New("gmm-dadil")
+		if !m.(*GMMDaDiL).BalancedTarget {
+			t.Errorf("template %v: BalancedTarget of the DaDiL settings not followed", tmpl != nil)
+		}
+	}
 	// Without a template, New's settings.
 	g, _ := (&Config{Seed: 4}).New("gmm-dadil")
 	if s := g.(*GMMDaDiL).Settings; s.Seed != 4 || s.Epochs != 0 || g.(*GMMDaDiL).EM != nil {
@@ -370,5 +379,62 @@ func TestConfigDictionary(t *testing.T) {
 	}
 	if tmpl.Seed != 77 {
 		t.Errorf("the template's seed changed to %d", tmpl.Seed)
+	}
+}
+
+// TestGMMDaDiLSharedImbalance: every domain has the classes in the
+// proportions 10:5:2:1:1:1, the target shifted beyond the sources. By
+// default the target's reconstruction is weighed in the proportions the
+// sources share, which the dictionary's settings record, and GMM-DaDiL
+// classifies the target better than with BalancedTarget, whose
+// class-balanced reconstruction moves the mass of the rare classes onto
+// the common ones.
+func TestGMMDaDiLSharedImbalance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	means := mat.NewDense(6, 10, nil)
+	for k := range 6 {
+		for j := range 10 {
+			means.Set(k, j, 3*rng.NormFloat64())
+		}
+	}
+	domain := func(scale int, shift float64) dataset.Domain {
+		var data []float64
+		var y []int
+		for k, n := range []int{10, 5, 2, 1, 1, 1} {
+			for range n * scale {
+				for j := range 10 {
+					data = append(data, means.At(k, j)+shift+rng.NormFloat64())
+				}
+				y = append(y, k)
+			}
+		}
+		return dataset.Domain{Name: fmt.Sprint("shift ", shift), X: mat.NewDense(len(y), 10, data), Y: y}
+	}
+	p := &dataset.Problem{Classes: 6}
+	for _, shift := range []float64{0, 0.5, 1} {
+		p.Sources = append(p.Sources, domain(12, shift))
+	}
+	p.Target = domain(6, 2)
+	truth := p.Target.Y
+	p.Target.Y = nil
+	score := func(balanced bool) float64 {
+		m := &GMMDaDiL{Settings: &gmm.DictionarySettings{Seed: 1}, Seed: 1, BalancedTarget: balanced}
+		if err := m.Fit(p); err != nil {
+			t.Fatal(err)
+		}
+		tc := m.Dict.Settings.TargetClasses
+		if balanced != (tc == nil) || !balanced && !slices.Equal(tc, dictionary.SharedProportions(p.Sources, 6)) {
+			t.Fatalf("BalancedTarget %v: TargetClasses %v", balanced, tc)
+		}
+		pred, err := Predictors(m)[0].Predict(p.Target.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return accuracy(pred, truth)
+	}
+	shared, balanced := score(false), score(true)
+	t.Logf("GMM-DaDiL %.1f%% with the shared proportions, %.1f%% with BalancedTarget", 100*shared, 100*balanced)
+	if shared < 0.95 || shared <= balanced {
+		t.Errorf("GMM-DaDiL %.1f%% with the shared proportions, want ≥ 95%% and above %.1f%% with BalancedTarget", 100*shared, 100*balanced)
 	}
 }

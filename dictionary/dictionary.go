@@ -148,7 +148,7 @@ type Settings struct {
 	// BalancedTarget draws the atom batches of every unlabeled domain
 	// class-balanced, as paper Algorithm 2 does, instead of in the class
 	// proportions the labeled domains share, the default when they share
-	// any (sharedProportions: the pooled proportions of their rows, shrunk
+	// any (SharedProportions: the pooled proportions of their rows, shrunk
 	// towards equal proportions by how much the domains disagree; equal
 	// proportions when they are balanced or disagree more than that). A
 	// domain whose classes are unequal, compared with a class-balanced

@@ -13,7 +13,7 @@ import (
 )
 
 // TargetClasses records the class proportions an unlabeled domain's atom
-// batches were drawn in, and where they came from (sharedProportions,
+// batches were drawn in, and where they came from (SharedProportions,
 // estimatePriors).
 type TargetClasses struct {
 	// Shared are the class proportions the labeled domains share, nil
@@ -35,7 +35,7 @@ type TargetClasses struct {
 // targetClasses sets f.h.TargetClasses and f.priors, the class
 // proportions of the unlabeled domains' atom batches, when the atoms
 // learn from both labeled and unlabeled domains: the proportions the
-// labeled domains share (sharedProportions, unless
+// labeled domains share (SharedProportions, unless
 // Settings.BalancedTarget), or, with Settings.EstimateShift, each
 // domain's estimate (estimatePriors). Nothing is set where every batch
 // stays class-balanced.
@@ -52,7 +52,7 @@ func (f *fitter) targetClasses() error {
 	}
 	var shared []float64
 	if !f.set.BalancedTarget {
-		shared = sharedProportions(f.domains, f.classes)
+		shared = SharedProportions(f.domains, f.classes)
 	}
 	var tc []TargetClasses
 	switch {
@@ -79,8 +79,11 @@ func (f *fitter) targetClasses() error {
 	return nil
 }
 
-// sharedProportions returns the class proportions the labeled domains
-// share, or nil. Their pooled proportions p̄ (of all their rows) stand for
+// SharedProportions returns the class proportions the labeled domains
+// share, or nil (unlabeled domains are ignored). DaDiL draws an unlabeled
+// domain's atom batches in them (Settings.BalancedTarget), GMM-DaDiL
+// weighs the target's reconstruction by them
+// (gmm.DictionarySettings.TargetClasses). Their pooled proportions p̄ (of all their rows) stand for
 // an unlabeled domain's as far as the labeled domains agree on them: at
 // total variation t from the equal proportions u, and the largest total
 // variation of a labeled domain's own proportions from p̄ being s, the
@@ -89,7 +92,7 @@ func (f *fitter) targetClasses() error {
 // and nil otherwise: domains whose classes are equally frequent share no
 // imbalance, and domains whose proportions differ more than p̄ differs
 // from u share none that carries over to another domain.
-func sharedProportions(domains []dataset.Domain, classes int) []float64 {
+func SharedProportions(domains []dataset.Domain, classes int) []float64 {
 	var ys []int
 	for _, dm := range domains {
 		ys = append(ys, dm.Y...)

@@ -217,7 +217,7 @@ func TestSharedProportions(t *testing.T) {
 		// pooled 0.85/0.15 (t = 0.35); the domains 0.05 from it: 0.5 + (1 − 0.05/0.35)·0.35 = 0.8.
 		{"similar imbalances", 2, []dataset.Domain{dom(80, 20), dom(90, 10), unlabeled}, []float64{0.8, 0.2}},
 	} {
-		got := sharedProportions(c.domains, c.classes)
+		got := SharedProportions(c.domains, c.classes)
 		if (got == nil) != (c.want == nil) {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 			continue

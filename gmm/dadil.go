@@ -57,6 +57,16 @@ type DictionarySettings struct {
 	// in a step, each started from the projection through the domain's
 	// plans of the step before; default 10.
 	BarycenterIter int
+	// TargetClasses, when not nil, are the class proportions (one per
+	// class, on the simplex) the target's term weighs its reconstruction
+	// in: the components of B(α_T; P), of equal weights, are reweighed so
+	// that class c holds mass TargetClasses[c] (see classWeights) before
+	// their plan to the target's mixture. Nil keeps the barycenter's own
+	// weights, equal per class: the target's mixture is then matched by
+	// class-balanced atoms, which move the mass of its rarer classes onto
+	// its commoner ones when every domain shares an imbalance (the
+	// proportions dictionary.SharedProportions returns).
+	TargetClasses []float64 `json:",omitempty"`
 	// Seed seeds the atoms' initial perturbation (math/rand/v2 PCG).
 	Seed uint64
 	// Workers caps the goroutines, one per domain; 0 means GOMAXPROCS.
@@ -118,6 +128,7 @@ func (s *DictionarySettings) withDefaults(S int) (DictionarySettings, error) {
 	case t.Workers < 0:
 		return t, bad("Workers", t.Workers, "is negative")
 	}
+
 	def := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
@@ -153,7 +164,9 @@ func (s *DictionarySettings) withDefaults(S int) (DictionarySettings, error) {
 //	L(P, α) = Σ_ℓ<S SMW₂²(B(α_ℓ; P), Q_ℓ) + MW₂²(B(α_T; P), Q_T),
 //
 // SMW₂ the supervised MW₂ (label weight β, see Cost) to the source
-// mixtures Q_ℓ and MW₂ without labels to the target mixture Q_T, by
+// mixtures Q_ℓ and MW₂ without labels to the target mixture Q_T (its
+// reconstruction's components weighed by DictionarySettings.TargetClasses
+// when given), by
 // full-batch Adam on (m, log σ, z) and on α, one step per epoch:
 //
 //   - α_ℓ moves by an Adam step on the component of ∂L/∂α_ℓ tangent to
@@ -187,11 +200,32 @@ func LearnDictionary(sources []*Mixture, target *Mixture, s *DictionarySettings)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTargetClasses(set.TargetClasses, classes); err != nil {
+		return nil, err
+	}
 	l := newLearner(sources, target, classes, set)
 	if err := l.run(); err != nil {
 		return nil, err
 	}
 	return l.finish()
+}
+
+// checkTargetClasses returns an error unless p is nil or c class
+// proportions on the simplex.
+func checkTargetClasses(p []float64, c int) error {
+	if p == nil {
+		return nil
+	}
+	if len(p) != c {
+		return errf("LearnDictionary: DictionarySettings.TargetClasses has %d proportions for %d classes", len(p), c)
+	}
+	if ok, bad, sum := linalg.OnSimplex(p, weightTol); !ok {
+		if bad >= 0 {
+			return errf("LearnDictionary: DictionarySettings.TargetClasses[%d] = %v (proportions must be finite and non-negative)", bad, p[bad])
+		}
+		return errf("LearnDictionary: DictionarySettings.TargetClasses sum to %v, not 1", sum)
+	}
+	return nil
 }
 
 // checkDictionaryInputs validates the mixtures of LearnDictionary and

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/internal/linalg"
@@ -132,6 +133,7 @@ type scratch struct {
 	C      *mat.Dense // labeled costs
 	gB     *Gradient
 	rows   []float64
+	w      []float64 // the target's barycenter's weights (classWeights)
 	solver ot.EMDSolver
 }
 
@@ -224,11 +226,11 @@ func samePlans(a, b []ot.Plan) bool {
 	return true
 }
 
-// fitPlan returns an optimal plan from B to Q for the cost of Cost with
-// label weight beta (beta < 0: the largest feature cost between their
-// components; the weight used is returned), b and q being B and Q
-// stacked; its costs live in s.
-func fitPlan(B, Q *Mixture, b, q stacked, beta float64, s *scratch) (ot.Plan, float64, error) {
+// fitPlan returns an optimal plan from B, its components weighed w, to Q
+// for the cost of Cost with label weight beta (beta < 0: the largest
+// feature cost between their components; the weight used is returned), b
+// and q being B and Q stacked; its costs live in s.
+func fitPlan(B, Q *Mixture, w []float64, b, q stacked, beta float64, s *scratch) (ot.Plan, float64, error) {
 	F, largest := featureCosts(&s.Fq, b, q)
 	if beta < 0 {
 		beta = largest
@@ -236,9 +238,40 @@ func fitPlan(B, Q *Mixture, b, q stacked, beta float64, s *scratch) (ot.Plan, fl
 			beta = 1
 		}
 	}
-	pl, err := s.emd(B.Weights, rescaled(Q.Weights, B.Weights), labeledCost(&s.C, F, b, q, 0, Q.Components(), beta))
+	pl, err := s.emd(w, rescaled(Q.Weights, w), labeledCost(&s.C, F, b, q, 0, Q.Components(), beta))
 	if err != nil {
 		return ot.Plan{}, 0, errf("%v", err)
 	}
 	return pl, beta, nil
+}
+
+// classWeights returns the weights of B's components that give class c
+// the mass p[c]: component j of weight w_j and labels y_j gets
+//
+//	w'_j = w_j Σ_c y_jc p_c / m_c,   m_c = Σ_j w_j y_jc,
+//
+// m_c being B's mass of class c (classes of no mass contribute nothing):
+// every component of class c is scaled by p_c/m_c when the labels are
+// one-hot, and then class c has mass p_c exactly; soft labels mix their
+// classes' scalings. Σ_j w'_j = 1 (renormalised when p gives mass to a
+// class B lacks).
+func classWeights(dst []float64, B *Mixture, p []float64) []float64 {
+	dst = slices.Grow(dst[:0], len(B.Weights))[:len(B.Weights)]
+	m := make([]float64, len(p))
+	for j, w := range B.Weights {
+		floats.AddScaled(m, w, B.Labels.RawRowView(j))
+	}
+	var sum float64
+	for j, w := range B.Weights {
+		var v float64
+		for c, y := range B.Labels.RawRowView(j) {
+			if m[c] > 0 {
+				v += y * p[c] / m[c]
+			}
+		}
+		dst[j] = w * v
+		sum += dst[j]
+	}
+	floats.Scale(1/sum, dst) // 1 up to rounding, or less when a class of p has no mass in B
+	return dst
 }

@@ -302,7 +302,12 @@ func (l *learner) plans(i int, atoms []*Mixture, all stacked, alpha []float64) (
 			beta = -1
 		}
 	}
-	fit, beta, err := fitPlan(B, l.domains[i], b, l.stacked[i], beta, s)
+	w := B.Weights
+	if i >= l.S && l.set.TargetClasses != nil {
+		s.w = classWeights(s.w, B, l.set.TargetClasses)
+		w = s.w
+	}
+	fit, beta, err := fitPlan(B, l.domains[i], w, b, l.stacked[i], beta, s)
 	if err != nil {
 		return nil, errf("LearnDictionary: domain %d: %s", i, trimPrefix(err))
 	}

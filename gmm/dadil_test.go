@@ -1,6 +1,7 @@
 package gmm
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
@@ -329,5 +331,58 @@ func TestDictionaryAtomsOnto(t *testing.T) {
 	}
 	if _, err := d.AtomsOnto(e[:1]); err == nil || !strings.Contains(err.Error(), "gmm: AtomsOnto: 1 coordinates") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestClassWeights: with one-hot labels the reweighed components give
+// every class its proportion; soft labels mix the scalings of their
+// classes; the weights sum to 1, and a class without mass in the mixture
+// gets none.
+func TestClassWeights(t *testing.T) {
+	B := &Mixture{Weights: []float64{0.25, 0.25, 0.25, 0.25},
+		Labels: mat.NewDense(4, 3, []float64{1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1})}
+	for _, p := range [][]float64{{0.5, 0.25, 0.25}, {0.9, 0.05, 0.05}, {1, 0, 0}} {
+		w := classWeights(nil, B, p)
+		mass := make([]float64, 3)
+		for j, v := range w {
+			floats.AddScaled(mass, v, B.Labels.RawRowView(j))
+		}
+		if !floats.EqualApprox(mass, p, 1e-12) || math.Abs(floats.Sum(w)-1) > 1e-12 {
+			t.Errorf("p %v: weights %v, class masses %v", p, w, mass)
+		}
+	}
+	// Soft labels: class masses m = (0.5, 0.175, 0.325), scalings p/m =
+	// (1, 10/7, 10/13); component 3 of labels (0, 0.5, 0.5) gets
+	// 0.25·(0.5·10/7 + 0.5·10/13).
+	B.Labels = mat.NewDense(4, 3, []float64{1, 0, 0, 1, 0, 0, 0, 0.5, 0.5, 0, 0.2, 0.8})
+	w := classWeights(nil, B, []float64{0.5, 0.25, 0.25})
+	if want := 0.25 * (0.5*10.0/7 + 0.5*10.0/13); math.Abs(w[2]-want) > 1e-15 || math.Abs(floats.Sum(w)-1) > 1e-12 {
+		t.Errorf("soft labels: weights %v, want w[2] = %v and a sum of 1", w, want)
+	}
+	// Class 2 has no mass: the others share it in their proportions.
+	B.Labels = mat.NewDense(4, 3, []float64{1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0})
+	w = classWeights(nil, B, []float64{0.3, 0.2, 0.5})
+	if want := []float64{0.3, 0.3, 0.2, 0.2}; !floats.EqualApprox(w, want, 1e-12) {
+		t.Errorf("class without mass: weights %v, want %v", w, want)
+	}
+}
+
+// TestLearnDictionaryTargetClassesErrors: TargetClasses must hold one
+// proportion per class, on the simplex.
+func TestLearnDictionaryTargetClassesErrors(t *testing.T) {
+	src, tgt, _, _ := synthMixtures(t, 1)
+	c := src[0].Classes()
+	for _, tc := range []struct {
+		p    []float64
+		want string
+	}{
+		{[]float64{1}, fmt.Sprintf("has 1 proportions for %d classes", c)},
+		{append([]float64{-0.5, 1.5}, make([]float64, c-2)...), "TargetClasses[0] = -0.5"},
+		{append([]float64{0.5, 0.4}, make([]float64, c-2)...), "sum to 0.9"},
+	} {
+		_, err := LearnDictionary(src, tgt, &DictionarySettings{TargetClasses: tc.p, Epochs: 1})
+		if err == nil || !strings.HasPrefix(err.Error(), "gmm: LearnDictionary: DictionarySettings.TargetClasses") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("TargetClasses %v: error %v, want %q", tc.p, err, tc.want)
+		}
 	}
 }

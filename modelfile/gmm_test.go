@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -107,7 +108,7 @@ func TestGMMRoundTrip(t *testing.T) {
 					t.Errorf("atom %d differs", k)
 				}
 			}
-			if GMMSettingsOf(g.GMM) != GMMSettingsOf(f.GMM) || e.Settings.Epochs != 20 || g.GMM.EM.VarFloor != 0.1 {
+			if !reflect.DeepEqual(GMMSettingsOf(g.GMM), GMMSettingsOf(f.GMM)) || e.Settings.Epochs != 20 || g.GMM.EM.VarFloor != 0.1 {
 				t.Errorf("settings %+v, want %+v", GMMSettingsOf(g.GMM), GMMSettingsOf(f.GMM))
 			}
 			if !slices.Equal(g.Labels, f.Labels) || !slices.Equal(g.Features, f.Features) || !slices.Equal(g.Scaler.Scale, f.Scaler.Scale) {

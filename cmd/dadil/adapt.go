@@ -247,6 +247,9 @@ func runAdapt(args []string, e *env) error {
 		}
 		if o.gmm != nil {
 			rep.GMM = o.gmm
+			if tc := o.gmm.Dictionary.TargetClasses; tc != nil {
+				nt.note("GMM-DaDiL: %s", gmmTargetClassesLine(tc))
+			}
 		}
 		rep.Methods = append(rep.Methods, o.reports...)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/modelfile"
 	"github.com/dadil/dadil/synth"
 	"gonum.org/v1/gonum/mat"
 )
@@ -356,8 +357,9 @@ func TestAdaptSelect(t *testing.T) {
 
 // TestAdaptSharedProportions: where every domain keeps all of its first
 // class but a third of its second and a ninth of its third, DaDiL draws
-// the target's atom batches in the proportions the sources share, says so
-// in a note and reports them.
+// the target's atom batches in the proportions the sources share and
+// GMM-DaDiL weighs the target's reconstruction in them; dadil adapt says
+// so in notes and reports them, and --balanced-target turns both off.
 func TestAdaptSharedProportions(t *testing.T) {
 	dir := t.TempDir()
 	p := synth.Generate(synth.Default(), 1)
@@ -377,7 +379,7 @@ func TestAdaptSharedProportions(t *testing.T) {
 		}
 		return out
 	}
-	args := []string{"adapt", "--methods", "dadil-r", "--epochs", "5", "--out", filepath.Join(dir, "out")}
+	args := []string{"adapt", "--methods", "dadil-r,gmm-dadil", "--epochs", "5", "--gmm-epochs", "5", "--out", filepath.Join(dir, "out")}
 	for i, s := range p.Sources {
 		path := filepath.Join(dir, fmt.Sprintf("s%d.csv", i+1))
 		writeCSV(t, path, thin(s), true, nil)
@@ -390,20 +392,43 @@ func TestAdaptSharedProportions(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "note: DaDiL: target class proportions shared by the sources") {
-		t.Errorf("no note of the shared proportions in %q", stderr)
+	for _, note := range []string{"note: DaDiL: target class proportions shared by the sources", "note: GMM-DaDiL: target class proportions shared by the sources"} {
+		if !strings.Contains(stderr, note) {
+			t.Errorf("no %q in %q", note, stderr)
+		}
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "out", "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep struct {
-		TC *dictionary.TargetClasses `json:"dadil_target_classes"`
-	}
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
+	rep := readSharedReport(t, filepath.Join(dir, "out", "report.json"))
 	if rep.TC == nil || len(rep.TC.Drawn) != 3 || !(rep.TC.Drawn[0] > rep.TC.Drawn[1] && rep.TC.Drawn[1] > rep.TC.Drawn[2]) {
 		t.Errorf("dadil_target_classes %+v, want proportions falling from the first class to the third", rep.TC)
 	}
+	if g := rep.GMM.Dictionary.TargetClasses; !slices.Equal(g, rep.TC.Drawn) {
+		t.Errorf("GMM-DaDiL's TargetClasses %v, want DaDiL's %v", g, rep.TC.Drawn)
+	}
+	code, _, stderr = runCLI(append(args, "--balanced-target")...)
+	if code != 0 {
+		t.Fatalf("--balanced-target: exit %d: %s", code, stderr)
+	}
+	rep = readSharedReport(t, filepath.Join(dir, "out", "report.json"))
+	if strings.Contains(stderr, "shared by the sources") || rep.TC != nil || rep.GMM.Dictionary.TargetClasses != nil {
+		t.Errorf("--balanced-target: shared proportions used: %q, %+v, %v", stderr, rep.TC, rep.GMM.Dictionary.TargetClasses)
+	}
+}
+
+// sharedReport is what TestAdaptSharedProportions reads of a report.
+type sharedReport struct {
+	TC  *dictionary.TargetClasses `json:"dadil_target_classes"`
+	GMM modelfile.GMMSettings     `json:"gmm_dadil_settings"`
+}
+
+func readSharedReport(t *testing.T, path string) sharedReport {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep sharedReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }

@@ -150,7 +150,7 @@ const (
 
 // dadilOnlyFlags are the flags of dadil fit that set DaDiL alone.
 var dadilOnlyFlags = []string{"samples", "batch", "lr", "epochs", "init", "transport", "ensemble-transport",
-	"shared-atom-batch", "hard-labels", "reconstruction-block", "paper", "estimate-shift", "balanced-target"}
+	"shared-atom-batch", "hard-labels", "reconstruction-block", "paper", "estimate-shift"}
 
 // parseFit parses and checks the flags of dadil fit, before any work.
 func parseFit(args []string, e *env) (*fitCommand, error) {
@@ -212,7 +212,7 @@ func (c *fitCommand) checkMethod() error {
 	case fitGMM:
 		for _, n := range dadilOnlyFlags {
 			if flagSet(c.fs, n) {
-				return usageError{fmt.Errorf("--%s applies to --method dadil; GMM-DaDiL's settings are the --gmm-… flags (with --atoms, --plateau-tol, --seed and --classifier)", n)}
+				return usageError{fmt.Errorf("--%s applies to --method dadil; GMM-DaDiL's settings are the --gmm-… flags (with --atoms, --plateau-tol, --seed, --classifier and --balanced-target)", n)}
 			}
 		}
 	default:
@@ -281,13 +281,6 @@ func runFit(args []string, e *env) error {
 // targetClassesLine describes the class proportions the target's atom
 // batches were drawn in.
 func targetClassesLine(tc *dictionary.TargetClasses) string {
-	shares := func(h []float64) string {
-		f := make([]string, len(h))
-		for y, p := range h {
-			f[y] = fmt.Sprintf("%.3f", p)
-		}
-		return strings.Join(f, " ")
-	}
 	var from []string
 	if tc.Shared != nil {
 		from = append(from, "shared by the sources "+shares(tc.Shared))
@@ -300,6 +293,21 @@ func targetClassesLine(tc *dictionary.TargetClasses) string {
 		return line + "atom batches class-balanced"
 	}
 	return line + "atom batches drawn in " + shares(tc.Drawn)
+}
+
+// gmmTargetClassesLine describes the class proportions GMM-DaDiL weighed
+// the target's reconstruction in (gmm.DictionarySettings.TargetClasses).
+func gmmTargetClassesLine(h []float64) string {
+	return "target class proportions shared by the sources " + shares(h) + ": the target's reconstruction weighed in them"
+}
+
+// shares formats class proportions.
+func shares(h []float64) string {
+	f := make([]string, len(h))
+	for y, p := range h {
+		f[y] = fmt.Sprintf("%.3f", p)
+	}
+	return strings.Join(f, " ")
 }
 
 // learn fits the dictionary and the target's model, with a progress bar

@@ -65,6 +65,7 @@ func (c *fitCommand) runGMM(e *env, ld *dataset.Loaded, nt *noter, start time.Ti
 		return err
 	}
 	m := c.gmm.method(c.dict.atoms, c.dict.plateau, c.dict.seed, trainer)
+	m.BalancedTarget = c.dict.balancedTarget
 	lim := memoryLimit(c.dict.maxBytes)
 	if err := checkGMMMemory(ld.Problem, lim); err != nil {
 		return err
@@ -78,6 +79,9 @@ func (c *fitCommand) runGMM(e *env, ld *dataset.Loaded, nt *noter, start time.Ti
 	if !c.quiet {
 		lo, hi := componentRange(m)
 		fmt.Fprintf(e.stderr, "fitted in %.1f s (mixtures of %d to %d components, %d epochs, stopped by %s)\n", fit, lo, hi, m.Dict.Epochs, dictionary.StopReason(m.Dict.Status))
+		if tc := m.Dict.Settings.TargetClasses; tc != nil {
+			fmt.Fprintln(e.stderr, gmmTargetClassesLine(tc))
+		}
 	}
 	preds, err := gmmPredict(m, ld.Target.X)
 	if err != nil {
@@ -90,7 +94,11 @@ func (c *fitCommand) runGMM(e *env, ld *dataset.Loaded, nt *noter, start time.Ti
 	rep.Seconds = map[string]float64{"fit": fit}
 	if c.validate {
 		t1 := time.Now()
-		build := func() adapt.Method { return c.gmm.method(c.dict.atoms, c.dict.plateau, c.dict.seed, trainer) }
+		build := func() adapt.Method {
+			m := c.gmm.method(c.dict.atoms, c.dict.plateau, c.dict.seed, trainer)
+			m.BalancedTarget = c.dict.balancedTarget
+			return m
+		}
 		h, err := validateOnSources(ld.Problem, build, c.validationLine(e, "GMM-DaDiL"))
 		if err != nil {
 			return err
