@@ -20,8 +20,9 @@
 //     (Entropy, Morerio et al. 2018), soft neighbourhood density (SND,
 //     Saito et al. 2021) and mixup consistency (MixVal, Hu et al. 2023);
 //   - agreement between methods: ensemble-based validation (EnsV, Hu et
-//     al. 2024, and its variant for balanced accuracy) scores every method
-//     by its agreement with the ensemble of all the methods scored
+//     al. 2024, and its balanced, trimmed variant, the closest of these
+//     scorers to the best method on the development suite) scores every
+//     method by its agreement with the ensemble of the methods scored
 //     together. It is a PooledScorer: Values leaves its values pending
 //     and Pool fills them in once every method is fitted.
 //
