@@ -254,7 +254,7 @@ func fitPlan(B, Q *Mixture, w []float64, b, q stacked, beta float64, s *scratch)
 // every component of class c is scaled by p_c/m_c when the labels are
 // one-hot, and then class c has mass p_c exactly; soft labels mix their
 // classes' scalings. Σ_j w'_j = 1 (renormalised when p gives mass to a
-// class B lacks).
+// class B lacks; B's own weights when p gives mass to none it has).
 func classWeights(dst []float64, B *Mixture, p []float64) []float64 {
 	dst = slices.Grow(dst[:0], len(B.Weights))[:len(B.Weights)]
 	m := make([]float64, len(p))
@@ -271,6 +271,9 @@ func classWeights(dst []float64, B *Mixture, p []float64) []float64 {
 		}
 		dst[j] = w * v
 		sum += dst[j]
+	}
+	if !(sum > 0) { // p holds only classes B lacks: B's own weights
+		return append(dst[:0], B.Weights...)
 	}
 	floats.Scale(1/sum, dst) // 1 up to rounding, or less when a class of p has no mass in B
 	return dst

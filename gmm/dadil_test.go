@@ -365,6 +365,11 @@ func TestClassWeights(t *testing.T) {
 	if want := []float64{0.3, 0.3, 0.2, 0.2}; !floats.EqualApprox(w, want, 1e-12) {
 		t.Errorf("class without mass: weights %v, want %v", w, want)
 	}
+	// Only class 2: B's own weights.
+	w = classWeights(w, B, []float64{0, 0, 1})
+	if !slices.Equal(w, B.Weights) {
+		t.Errorf("only a class without mass: weights %v, want %v", w, B.Weights)
+	}
 }
 
 // TestLearnDictionaryTargetClassesErrors: TargetClasses must hold one
