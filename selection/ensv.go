@@ -69,9 +69,11 @@ type PooledScorer interface {
 //     class;
 //
 //   - the ensemble is trimmed: the predictors scoring below the median
-//     of the M scores are left out of a second ensemble, against which
-//     every predictor is scored again, so that the methods that disagree
-//     with most of the others do not blur the reference.
+//     of the M scores (the upper of the two middle ones for even M) are
+//     left out of a second ensemble, which keeps at least half of them,
+//     and every predictor is scored again against it, so that the
+//     methods that disagree with most of the others do not blur the
+//     reference.
 //
 // It suits targets scored by balanced accuracy, and on the development
 // suite it is the closer of the two to the best method of every target
