@@ -108,14 +108,16 @@ func (s EnsV) Score(*dataset.Problem, *Candidate) ([]float64, error) {
 // ScorePool returns every predictor's agreement with the ensemble of all
 // of them on the target rows (with Balanced, with the trimmed ensemble).
 func (s EnsV) ScorePool(probas []*mat.Dense) ([]float64, error) {
-	if _, _, err := poolDims(probas); err != nil {
+	_, c, err := poolDims(probas)
+	if err != nil {
 		return nil, fmt.Errorf("selection: %s: %w", s.Name(), err)
 	}
+	preds := make([][]int, len(probas)) // every predictor's class of every row
 	all := make([]bool, len(probas))
-	for m := range all {
-		all[m] = true
+	for m, P := range probas {
+		preds[m], all[m] = argmaxRows(P), true
 	}
-	scores := s.agreement(probas, s.ensemble(probas, all))
+	scores := s.agreement(preds, s.ensemble(probas, all), c)
 	if !s.Balanced {
 		return scores, nil
 	}
@@ -125,7 +127,17 @@ func (s EnsV) ScorePool(probas []*mat.Dense) ([]float64, error) {
 	for m, v := range scores {
 		kept[m] = v >= median[len(median)/2]
 	}
-	return s.agreement(probas, s.ensemble(probas, kept)), nil
+	return s.agreement(preds, s.ensemble(probas, kept), c), nil
+}
+
+// argmaxRows returns the index of the largest entry of every row of P.
+func argmaxRows(P *mat.Dense) []int {
+	n, _ := P.Dims()
+	out := make([]int, n)
+	for i := range n {
+		out[i] = floats.MaxIdx(P.RawRowView(i))
+	}
+	return out
 }
 
 // ensemble returns the class of every target row under the ensemble of
@@ -153,28 +165,24 @@ func (s EnsV) ensemble(probas []*mat.Dense, kept []bool) []int {
 			floats.Mul(E.RawRowView(i), prior)
 		}
 	}
-	out := make([]int, n)
-	for i := range n {
-		out[i] = floats.MaxIdx(E.RawRowView(i))
-	}
-	return out
+	return argmaxRows(E)
 }
 
-// agreement returns every predictor's agreement with the classes ens:
-// the fraction of the rows it puts in their class, or with Balanced the
-// mean of that fraction over the classes ens gives.
-func (s EnsV) agreement(probas []*mat.Dense, ens []int) []float64 {
-	_, c := probas[0].Dims()
+// agreement returns every predictor's agreement with the classes ens of
+// c classes, the predictors' own classes of the rows being preds: the
+// fraction of the rows it puts in their class, or with Balanced the mean
+// of that fraction over the classes ens gives.
+func (s EnsV) agreement(preds [][]int, ens []int, c int) []float64 {
 	count := make([]float64, c)
 	for _, k := range ens {
 		count[k]++
 	}
-	out := make([]float64, len(probas))
+	out := make([]float64, len(preds))
 	hits := make([]float64, c)
-	for m, P := range probas {
+	for m, pred := range preds {
 		clear(hits)
 		for i, k := range ens {
-			if floats.MaxIdx(P.RawRowView(i)) == k {
+			if pred[i] == k {
 				hits[k]++
 			}
 		}
