@@ -83,8 +83,10 @@ func (f *fitter) targetClasses() error {
 // share, or nil (unlabeled domains are ignored). DaDiL draws an unlabeled
 // domain's atom batches in them (Settings.BalancedTarget), GMM-DaDiL
 // weighs the target's reconstruction by them
-// (gmm.DictionarySettings.TargetClasses). Their pooled proportions p̄ (of all their rows) stand for
-// an unlabeled domain's as far as the labeled domains agree on them: at
+// (gmm.DictionarySettings.TargetClasses).
+//
+// Their pooled proportions p̄ (of all their rows) stand for an unlabeled
+// domain's as far as the labeled domains agree on them: at
 // total variation t from the equal proportions u, and the largest total
 // variation of a labeled domain's own proportions from p̄ being s, the
 // shared proportions are u + (1 − s/t)(p̄ − u) when t > s, at total

@@ -128,7 +128,6 @@ func (s *DictionarySettings) withDefaults(S int) (DictionarySettings, error) {
 	case t.Workers < 0:
 		return t, bad("Workers", t.Workers, "is negative")
 	}
-
 	def := func(v *int, d int) {
 		if *v == 0 {
 			*v = d
