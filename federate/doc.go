@@ -8,7 +8,8 @@
 //
 //  1. Every site N sends a hello (JSON, request–reply on P.join.N): its
 //     name, role, number of features, its inbox subject P.site.N.<token>
-//     and, for a source, the distinct label values it holds. Once Config.Sites
+//     (a new token for every coordinator it joins) and, for a source, the
+//     distinct label values it holds. Once Config.Sites
 //     sites have joined the coordinator numbers them by name, takes the
 //     union of the sources' label values as the classes and answers every
 //     hello with a welcome: the site's id, the classes, the atoms' shape,

@@ -2,6 +2,7 @@ package federate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -13,7 +14,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/testpki"
 	"github.com/dadil/dadil/synth"
 )
@@ -316,5 +319,81 @@ func TestCoordinatorRestartsBeforeStart(t *testing.T) {
 	}
 	if sites[3].Model == nil {
 		t.Error("no model")
+	}
+}
+
+// TestSiteRejoinsOnNewInbox plays a coordinator that welcomes a site and
+// then gives way to a new one: the site must join the new coordinator on
+// a new inbox and stop listening on the old one, so that frames the gone
+// coordinator sent last (its scaling, its round's atoms) cannot reach it
+// in the new federation, where they would stand for that federation's.
+func TestSiteRejoinsOnNewInbox(t *testing.T) {
+	url := startServer(t, "secret")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	const subj = "test.inbox"
+	coord, err := Connect(url, "secret", "coordinator")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer coord.Close()
+	hellos, err := coord.SubscribeSync(joinSubject(subj, "s1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := Dial(url, ConnOptions{Token: "secret", Subject: subj, Site: "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	done := make(chan error, 1)
+	go func() {
+		cfg := SiteConfig{Subject: subj, Name: "s1", X: mat.NewDense(2, 1, []float64{0, 1}), Labels: []int{0, 1}}
+		_, err := Join(ctx, nc, cfg)
+		done <- err
+	}()
+	var inboxes []string
+	for _, instance := range []string{"first", "second"} {
+		m, err := hellos.NextMsgWithContext(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h hello
+		if err := json.Unmarshal(m.Data, &h); err != nil {
+			t.Fatal(err)
+		}
+		inboxes = append(inboxes, h.Inbox)
+		if instance == "second" {
+			break
+		}
+		w := welcome{Instance: instance, Rounds: 1, Labels: []int{0, 1}, Shape: Shape{K: 1, N: 2, D: 1, C: 2}, Settings: dictionary.Settings{Epochs: 1}}
+		b, err := json.Marshal(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Respond(b); err != nil {
+			t.Fatal(err)
+		}
+		// The site answers on its inbox once it waits for the rounds.
+		if _, err := request(ctx, coord, h.Inbox, nil); err != nil {
+			t.Fatalf("the site does not answer on its inbox: %v", err)
+		}
+		b, err = json.Marshal(announce{Version: Version, Instance: "second"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := coord.Publish(announceSubject(subj), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if inboxes[0] == inboxes[1] {
+		t.Errorf("the site joined the new coordinator on its old inbox %s", inboxes[0])
+	}
+	if _, err := coord.Request(inboxes[0], nil, time.Second); !errors.Is(err, nats.ErrNoResponders) {
+		t.Errorf("a request to the old inbox: %v, want no responders", err)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("the site: %v, want its context's end", err)
 	}
 }

@@ -74,12 +74,14 @@ type SiteResult struct {
 }
 
 type siteRun struct {
-	nc     *nats.Conn
-	cfg    SiteConfig
-	w      welcome
+	nc  *nats.Conn
+	cfg SiteConfig
+	w   welcome
+	dom dataset.Domain
+	res *SiteResult
+	// inbox is the subject of the federation joined last, frames its
+	// messages (run).
 	inbox  string
-	dom    dataset.Domain
-	res    *SiteResult
 	frames chan *nats.Msg
 	// announces receives the announcements of forming coordinators;
 	// seen is the instance whose announcement last made the site send
@@ -123,16 +125,11 @@ func Join(ctx context.Context, nc *nats.Conn, cfg SiteConfig) (*SiteResult, erro
 	if err != nil {
 		return nil, err
 	}
-	for _, sb := range []struct {
-		subj string
-		ch   chan *nats.Msg
-	}{{s.inbox, s.frames}, {announceSubject(s.cfg.Subject), s.announces}} {
-		sub, err := nc.ChanSubscribe(sb.subj, sb.ch)
-		if err != nil {
-			return nil, fmt.Errorf("federate: subscribe %s: %w", sb.subj, err)
-		}
-		defer sub.Unsubscribe()
+	sub, err := nc.ChanSubscribe(announceSubject(s.cfg.Subject), s.announces)
+	if err != nil {
+		return nil, fmt.Errorf("federate: subscribe %s: %w", announceSubject(s.cfg.Subject), err)
 	}
+	defer sub.Unsubscribe()
 	for {
 		res, err := s.run(ctx)
 		if !errors.Is(err, errNewCoordinator) {
@@ -148,7 +145,16 @@ func Join(ctx context.Context, nc *nats.Conn, cfg SiteConfig) (*SiteResult, erro
 var errNewCoordinator = errors.New("federate: a new coordinator")
 
 // run joins the federation and takes part in it until the final atoms.
+// Every federation joined gets a new inbox, so that the frames a gone
+// coordinator sent (its last round's atoms, its scaling) cannot reach the
+// site once it has joined the next one.
 func (s *siteRun) run(ctx context.Context) (*SiteResult, error) {
+	s.inbox, s.frames = inboxPrefix(s.cfg.Subject, s.cfg.Name)+nuid.Next(), make(chan *nats.Msg, 1024)
+	sub, err := s.nc.ChanSubscribe(s.inbox, s.frames)
+	if err != nil {
+		return nil, fmt.Errorf("federate: subscribe %s: %w", s.inbox, err)
+	}
+	defer sub.Unsubscribe()
 	if err := s.join(ctx); err != nil {
 		return nil, err
 	}
@@ -222,8 +228,7 @@ func newSite(nc *nats.Conn, cfg SiteConfig) (*siteRun, error) {
 	if !ValidSiteName(cfg.Name) {
 		return nil, protocolErr("site name %q: want 1 to %d printable characters, no space, '.', '*' or '>'", cfg.Name, maxName)
 	}
-	return &siteRun{nc: nc, cfg: cfg, inbox: inboxPrefix(cfg.Subject, cfg.Name) + nuid.Next(), frames: make(chan *nats.Msg, 1024),
-		announces: make(chan *nats.Msg, 64)}, nil
+	return &siteRun{nc: nc, cfg: cfg, announces: make(chan *nats.Msg, 64)}, nil
 }
 
 // checkTestRows checks a site's held-out rows against its rows and test
