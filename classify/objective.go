@@ -262,14 +262,15 @@ func (o *objective) grad(grad, theta []float64) {
 const gradChunk = 16
 
 // gradBlock accumulates Σ_i r_i x_iᵀ and Σ_i r_i over block b, the rows of
-// W's gradient gradChunk samples at a time (linalg.AddScaledRows).
+// W's gradient gradChunk samples at a time (linalg.AddScaledRows4 and
+// linalg.AddScaledRows).
 func (o *objective) gradBlock(b int) {
 	c, d := o.c, o.d
 	g := o.blockG[b]
 	if g == nil {
 		g = make([]float64, c*d+c)
 		o.blockG[b] = g
-		o.gw[b] = make([]float64, gradChunk)
+		o.gw[b] = make([]float64, 4*gradChunk)
 		o.gx[b] = make([][]float64, gradChunk)
 	} else {
 		clear(g)
@@ -281,12 +282,25 @@ func (o *objective) gradBlock(b int) {
 		xs := xs[:i1-i0]
 		for i := i0; i < i1; i++ {
 			xs[i-i0] = o.x[i*o.ldx : i*o.ldx+d]
+			for k, r := range o.res[i*c : i*c+c] {
+				gb[k] += r
+			}
 		}
-		for k := range c {
+		// Four classes at a time, each row read once for the four, then
+		// the others one by one: the sums of AddScaledRows, bit for bit.
+		k := 0
+		for ; k+4 <= c; k += 4 {
+			w := w[:4*(i1-i0)]
+			for i := i0; i < i1; i++ {
+				copy(w[4*(i-i0):4*(i-i0)+4], o.res[i*c+k:i*c+k+4])
+			}
+			dst := [4][]float64{g[k*d : k*d+d], g[(k+1)*d : (k+1)*d+d], g[(k+2)*d : (k+2)*d+d], g[(k+3)*d : (k+3)*d+d]}
+			linalg.AddScaledRows4(&dst, w, xs)
+		}
+		for ; k < c; k++ {
 			w := w[:i1-i0]
 			for i := i0; i < i1; i++ {
 				w[i-i0] = o.res[i*c+k]
-				gb[k] += w[i-i0]
 			}
 			linalg.AddScaledRows(g[k*d:k*d+d], w, xs)
 		}

@@ -89,6 +89,23 @@ func addScaledRows(dst, w []float64, xs [][]float64) {
 	addScaledRowsGo(dst, w, xs, n4)
 }
 
+//go:noescape
+func axpys4AVX2(dst *[4]*float64, n int, w *float64, xs *[]float64, terms int)
+
+// addScaledRows4 is addScaledRows4Go with the first len(dst[0])&^3
+// entries of every dst[j] computed four at a time by AVX2, with the same
+// operations.
+func addScaledRows4(dst *[4][]float64, w []float64, xs [][]float64) {
+	n4 := len(dst[0]) &^ 3
+	if !useAVX2 || n4 == 0 || len(xs) == 0 {
+		addScaledRows4Go(dst, w, xs, 0)
+		return
+	}
+	ptrs := [4]*float64{&dst[0][0], &dst[1][0], &dst[2][0], &dst[3][0]}
+	axpys4AVX2(&ptrs, n4, &w[0], &xs[0], len(xs))
+	addScaledRows4Go(dst, w, xs, n4)
+}
+
 // setAVX2 switches the AVX2 kernels, and with them the AVX-512 one (tests).
 func setAVX2(on bool) {
 	useAVX2 = on && hasAVX2

@@ -666,3 +666,124 @@ DATA reduceIdx<>+40(SB)/8, $0
 DATA reduceIdx<>+48(SB)/8, $0
 DATA reduceIdx<>+56(SB)/8, $0
 GLOBL reduceIdx<>(SB), RODATA|NOPTR, $64
+
+// func axpys4AVX2(dst *[4]*float64, n int, w *float64, xs *[]float64, terms int)
+//
+// For j < 4 and i < n (a multiple of 4): dst[j][i] = (…((dst[j][i] +
+// w[j]·xs[0][i]) + w[4+j]·xs[1][i]) + …) + w[4(terms−1)+j]·xs[terms−1][i],
+// every product and sum rounded on its own (no fused multiply-add): the
+// operations of axpysAVX2 on each dst[j], each row loaded once for the
+// four. Eight entries of each dst[j] per pass while they last, then four.
+TEXT ·axpys4AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), AX
+	MOVQ 0(AX), DI
+	MOVQ 8(AX), SI
+	MOVQ 16(AX), R12
+	MOVQ 24(AX), R13
+	MOVQ n+8(FP), DX
+	MOVQ w+16(FP), R8
+	MOVQ xs+24(FP), R9
+	MOVQ terms+32(FP), R10
+	SHLQ $3, DX
+	SHLQ $5, R10
+	XORQ CX, CX
+
+loop8:
+	LEAQ    64(CX), AX
+	CMPQ    AX, DX
+	JGT     loop4
+	VMOVUPD (DI)(CX*1), Y0
+	VMOVUPD 32(DI)(CX*1), Y1
+	VMOVUPD (SI)(CX*1), Y2
+	VMOVUPD 32(SI)(CX*1), Y3
+	VMOVUPD (R12)(CX*1), Y4
+	VMOVUPD 32(R12)(CX*1), Y5
+	VMOVUPD (R13)(CX*1), Y6
+	VMOVUPD 32(R13)(CX*1), Y7
+	XORQ    BX, BX
+	MOVQ    R9, R11
+
+terms8:
+	CMPQ         BX, R10
+	JGE          store8
+	MOVQ         (R11), AX
+	VMOVUPD      (AX)(CX*1), Y8
+	VMOVUPD      32(AX)(CX*1), Y9
+	VBROADCASTSD (R8)(BX*1), Y10
+	VMULPD       Y8, Y10, Y11
+	VADDPD       Y11, Y0, Y0
+	VMULPD       Y9, Y10, Y12
+	VADDPD       Y12, Y1, Y1
+	VBROADCASTSD 8(R8)(BX*1), Y13
+	VMULPD       Y8, Y13, Y14
+	VADDPD       Y14, Y2, Y2
+	VMULPD       Y9, Y13, Y15
+	VADDPD       Y15, Y3, Y3
+	VBROADCASTSD 16(R8)(BX*1), Y10
+	VMULPD       Y8, Y10, Y11
+	VADDPD       Y11, Y4, Y4
+	VMULPD       Y9, Y10, Y12
+	VADDPD       Y12, Y5, Y5
+	VBROADCASTSD 24(R8)(BX*1), Y13
+	VMULPD       Y8, Y13, Y14
+	VADDPD       Y14, Y6, Y6
+	VMULPD       Y9, Y13, Y15
+	VADDPD       Y15, Y7, Y7
+	ADDQ         $32, BX
+	ADDQ         $24, R11
+	JMP          terms8
+
+store8:
+	VMOVUPD Y0, (DI)(CX*1)
+	VMOVUPD Y1, 32(DI)(CX*1)
+	VMOVUPD Y2, (SI)(CX*1)
+	VMOVUPD Y3, 32(SI)(CX*1)
+	VMOVUPD Y4, (R12)(CX*1)
+	VMOVUPD Y5, 32(R12)(CX*1)
+	VMOVUPD Y6, (R13)(CX*1)
+	VMOVUPD Y7, 32(R13)(CX*1)
+	ADDQ    $64, CX
+	JMP     loop8
+
+loop4:
+	CMPQ    CX, DX
+	JGE     done4
+	VMOVUPD (DI)(CX*1), Y0
+	VMOVUPD (SI)(CX*1), Y2
+	VMOVUPD (R12)(CX*1), Y4
+	VMOVUPD (R13)(CX*1), Y6
+	XORQ    BX, BX
+	MOVQ    R9, R11
+
+terms4:
+	CMPQ         BX, R10
+	JGE          store4
+	MOVQ         (R11), AX
+	VMOVUPD      (AX)(CX*1), Y8
+	VBROADCASTSD (R8)(BX*1), Y10
+	VMULPD       Y8, Y10, Y11
+	VADDPD       Y11, Y0, Y0
+	VBROADCASTSD 8(R8)(BX*1), Y13
+	VMULPD       Y8, Y13, Y14
+	VADDPD       Y14, Y2, Y2
+	VBROADCASTSD 16(R8)(BX*1), Y10
+	VMULPD       Y8, Y10, Y12
+	VADDPD       Y12, Y4, Y4
+	VBROADCASTSD 24(R8)(BX*1), Y13
+	VMULPD       Y8, Y13, Y15
+	VADDPD       Y15, Y6, Y6
+	ADDQ         $32, BX
+	ADDQ         $24, R11
+	JMP          terms4
+
+store4:
+	VMOVUPD Y0, (DI)(CX*1)
+	VMOVUPD Y2, (SI)(CX*1)
+	VMOVUPD Y4, (R12)(CX*1)
+	VMOVUPD Y6, (R13)(CX*1)
+	ADDQ    $32, CX
+	JMP     loop4
+
+done4:
+	VZEROUPPER
+	RET

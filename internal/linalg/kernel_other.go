@@ -11,6 +11,8 @@ func dotKernel() kernel { return portableKernel }
 
 func addScaledRows(dst, w []float64, xs [][]float64) { addScaledRowsGo(dst, w, xs, 0) }
 
+func addScaledRows4(dst *[4][]float64, w []float64, xs [][]float64) { addScaledRows4Go(dst, w, xs, 0) }
+
 func setAVX2(bool) {}
 
 func setAVX512(bool) {}

@@ -186,6 +186,29 @@ func AddScaledRows(dst, w []float64, xs [][]float64) {
 	addScaledRows(dst, w, xs)
 }
 
+// AddScaledRows4 makes four AddScaledRows calls at once, one for every
+// dst[j], with the weights interleaved: w[4t+j] weighs xs[t] in dst[j].
+// Each dst[j] gets the values its own call would give, bit for bit; the
+// rows are read once for the four. The dst[j] must have the same length,
+// every xs[t] be at least as long, and w hold 4·len(xs) weights.
+func AddScaledRows4(dst *[4][]float64, w []float64, xs [][]float64) {
+	n := len(dst[0])
+	for _, d := range dst {
+		if len(d) != n {
+			panic(mat.ErrShape)
+		}
+	}
+	if len(w) < 4*len(xs) {
+		panic("linalg: fewer weights than rows")
+	}
+	for _, x := range xs {
+		if len(x) < n {
+			panic(mat.ErrShape)
+		}
+	}
+	addScaledRows4(dst, w, xs)
+}
+
 // SqDists sets dst[t] = max(0, ‖a‖² + ‖b_t‖² − 2⟨a, b_t⟩), squared
 // distances from a point a to points b_t given norm = ‖a‖², norms[t] =
 // ‖b_t‖² and dots[t] = ⟨a, b_t⟩ (computed as (norms[t] + norm) − 2·dots[t],
@@ -259,6 +282,20 @@ func addScaledRowsGo(dst, w []float64, xs [][]float64, from int) {
 			v += float64(w[t] * x[i])
 		}
 		dst[i] = v
+	}
+}
+
+// addScaledRows4Go is the portable AddScaledRows4, for the entries of
+// every dst[j] from index from on.
+func addScaledRows4Go(dst *[4][]float64, w []float64, xs [][]float64, from int) {
+	for j, d := range dst {
+		for i := from; i < len(d); i++ {
+			v := d[i]
+			for t, x := range xs {
+				v += float64(w[4*t+j] * x[i])
+			}
+			d[i] = v
+		}
 	}
 }
 

@@ -358,6 +358,51 @@ func TestAddScaledRows(t *testing.T) {
 	}
 }
 
+// TestAddScaledRows4 compares with four AddScaledRows calls, which it
+// must reproduce bit for bit on both paths.
+func TestAddScaledRows4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	saved := useAVX2
+	defer setAVX2(saved)
+	for _, n := range []int{0, 1, 3, 4, 7, 8, 12, 17, 35, 200, 803} {
+		for _, terms := range []int{0, 1, 3, 8, 16} {
+			var dst0 [4][]float64
+			for j := range dst0 {
+				dst0[j] = randDense(rng, 1, n+1).RawMatrix().Data[:n]
+			}
+			w := randDense(rng, 1, 4*terms+1).RawMatrix().Data
+			xs := make([][]float64, terms)
+			for i := range xs {
+				xs[i] = randDense(rng, 1, n+i+1).RawMatrix().Data // longer rows are fine
+			}
+			var want [4][]float64
+			for j := range want {
+				want[j] = append([]float64(nil), dst0[j]...)
+				wj := make([]float64, terms)
+				for i := range wj {
+					wj[i] = w[4*i+j]
+				}
+				AddScaledRows(want[j], wj, xs)
+			}
+			for _, avx := range []bool{false, true} {
+				setAVX2(avx)
+				var got [4][]float64
+				for j := range got {
+					got[j] = append([]float64(nil), dst0[j]...)
+				}
+				AddScaledRows4(&got, w, xs)
+				for j := range got {
+					for i := range got[j] {
+						if math.Float64bits(got[j][i]) != math.Float64bits(want[j][i]) {
+							t.Fatalf("n=%d terms=%d avx=%v: dst[%d][%d] is %v, AddScaledRows gives %v", n, terms, avx, j, i, got[j][i], want[j][i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestKernelName names the kernel each path switches on.
 func TestKernelName(t *testing.T) {
 	want := map[string]string{"AVX-512": "AVX-512 6×8", "AVX2": "AVX2 3×4", "portable": "portable 3×4"}
