@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 )
 
@@ -115,7 +116,7 @@ func (s EnsV) ScorePool(probas []*mat.Dense) ([]float64, error) {
 	preds := make([][]int, len(probas)) // every predictor's class of every row
 	all := make([]bool, len(probas))
 	for m, P := range probas {
-		preds[m], all[m] = argmaxRows(P), true
+		preds[m], all[m] = classify.Argmax(P), true
 	}
 	scores := s.agreement(preds, s.ensemble(probas, all), c)
 	if !s.Balanced {
@@ -128,16 +129,6 @@ func (s EnsV) ScorePool(probas []*mat.Dense) ([]float64, error) {
 		kept[m] = v >= median[len(median)/2]
 	}
 	return s.agreement(preds, s.ensemble(probas, kept), c), nil
-}
-
-// argmaxRows returns the index of the largest entry of every row of P.
-func argmaxRows(P *mat.Dense) []int {
-	n, _ := P.Dims()
-	out := make([]int, n)
-	for i := range n {
-		out[i] = floats.MaxIdx(P.RawRowView(i))
-	}
-	return out
 }
 
 // ensemble returns the class of every target row under the ensemble of
@@ -165,7 +156,7 @@ func (s EnsV) ensemble(probas []*mat.Dense, kept []bool) []int {
 			floats.Mul(E.RawRowView(i), prior)
 		}
 	}
-	return argmaxRows(E)
+	return classify.Argmax(E)
 }
 
 // agreement returns every predictor's agreement with the classes ens of
