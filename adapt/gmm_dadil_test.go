@@ -2,7 +2,6 @@ package adapt
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -16,6 +15,7 @@ import (
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/gmm"
+	"github.com/dadil/dadil/internal/testproblem"
 	"github.com/dadil/dadil/synth"
 )
 
@@ -391,24 +391,9 @@ func TestConfigDictionary(t *testing.T) {
 // the common ones.
 func TestGMMDaDiLSharedImbalance(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	means := mat.NewDense(6, 10, nil)
-	for k := range 6 {
-		for j := range 10 {
-			means.Set(k, j, 3*rng.NormFloat64())
-		}
-	}
+	means := testproblem.Means(rng, 6, 10, 3)
 	domain := func(scale int, shift float64) dataset.Domain {
-		var data []float64
-		var y []int
-		for k, n := range []int{10, 5, 2, 1, 1, 1} {
-			for range n * scale {
-				for j := range 10 {
-					data = append(data, means.At(k, j)+shift+rng.NormFloat64())
-				}
-				y = append(y, k)
-			}
-		}
-		return dataset.Domain{Name: fmt.Sprint("shift ", shift), X: mat.NewDense(len(y), 10, data), Y: y}
+		return testproblem.Domain(rng, means, []int{10, 5, 2, 1, 1, 1}, scale, shift)
 	}
 	p := &dataset.Problem{Classes: 6}
 	for _, shift := range []float64{0, 0.5, 1} {

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/testproblem"
 )
 
 // classDomain returns a domain of rows rows per class of c Gaussian classes
@@ -36,15 +37,7 @@ func classDomain(rng *rand.Rand, means *mat.Dense, rows int, shift float64, lack
 
 // classMeans returns the means of six classes in 10 features, N(0, 3²)
 // each.
-func classMeans(rng *rand.Rand) *mat.Dense {
-	means := mat.NewDense(6, 10, nil)
-	for i := range 6 {
-		for j := range 10 {
-			means.Set(i, j, 3*rng.NormFloat64())
-		}
-	}
-	return means
-}
+func classMeans(rng *rand.Rand) *mat.Dense { return testproblem.Means(rng, 6, 10, 3) }
 
 // lackingProblem returns six well-separated classes in 10 features: three
 // labeled sources, the second without class 2 and the third without

@@ -1,7 +1,6 @@
 package dictionary
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/internal/testproblem"
 )
 
 // TestQuotas: n_b rows shared in proportion to h among the classes
@@ -42,17 +42,9 @@ func TestQuotas(t *testing.T) {
 func shiftedProblem() (*dataset.Problem, []int) {
 	rng := rand.New(rand.NewPCG(12, 12))
 	means := classMeans(rng)
-	var data []float64
-	var y []int
-	for k, n := range []int{60, 30, 12, 6, 6, 6} {
-		for range n {
-			for j := range 10 {
-				data = append(data, means.At(k, j)+1.5+rng.NormFloat64())
-			}
-			y = append(y, k)
-		}
-	}
-	p := &dataset.Problem{Classes: 6, Target: dataset.Domain{Name: "target", X: mat.NewDense(len(y), 10, data)}}
+	t := testproblem.Domain(rng, means, []int{60, 30, 12, 6, 6, 6}, 1, 1.5)
+	y := t.Y
+	p := &dataset.Problem{Classes: 6, Target: dataset.Domain{Name: "target", X: t.X}}
 	for l, shift := range []float64{0, 0.5, 1} {
 		d := classDomain(rng, means, 40, shift, nil, true)
 		d.Name = []string{"s1", "s2", "s3"}[l]
@@ -240,17 +232,7 @@ func TestSharedImbalance(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	means := classMeans(rng)
 	domain := func(scale int, shift float64) dataset.Domain {
-		var data []float64
-		var y []int
-		for k, n := range []int{10, 5, 2, 1, 1, 1} {
-			for range n * scale {
-				for j := range 10 {
-					data = append(data, means.At(k, j)+shift+rng.NormFloat64())
-				}
-				y = append(y, k)
-			}
-		}
-		return dataset.Domain{Name: fmt.Sprint("shift ", shift), X: mat.NewDense(len(y), 10, data), Y: y}
+		return testproblem.Domain(rng, means, []int{10, 5, 2, 1, 1, 1}, scale, shift)
 	}
 	p := &dataset.Problem{Classes: 6}
 	for _, shift := range []float64{0, 0.5, 1} {
