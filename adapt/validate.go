@@ -16,6 +16,9 @@ import (
 type HeldOut struct {
 	Source   string  // the held-out domain's Name, or "source k" (0-based) when it has none
 	Accuracy float64 // fraction of its rows classified right, in [0, 1]
+	// Balanced is the mean over its classes of the fraction of their rows
+	// classified right (classify.BalancedAccuracy), in [0, 1].
+	Balanced float64
 }
 
 // ValidateOnSources scores a method without using any target data, labels
@@ -99,11 +102,11 @@ func validate(p *dataset.Problem, build func() Method, preds func(Method) []Pred
 			}
 		}
 		for i, pr := range ps {
-			acc, err := Score(pr.Predict, q.Test)
+			h, err := scoreHeldOut(pr.Predict, q.Test)
 			if err != nil {
 				return nil, fmt.Errorf("adapt: validate: %s: %s: %w", q.Name, pr.Name, err)
 			}
-			out[i].HeldOut = append(out[i].HeldOut, HeldOut{Source: q.Target.Name, Accuracy: acc})
+			out[i].HeldOut = append(out[i].HeldOut, h)
 		}
 		if done != nil {
 			done(k, out)
@@ -124,6 +127,36 @@ func Score(predict func(*mat.Dense) ([]int, error), test *dataset.Domain) (float
 		return 0, err
 	}
 	return classify.Accuracy(pred, test.Y)
+}
+
+// scoreHeldOut returns the accuracy and balanced accuracy of predict on
+// the labeled rows test, named after test.
+func scoreHeldOut(predict func(*mat.Dense) ([]int, error), test *dataset.Domain) (HeldOut, error) {
+	if test == nil {
+		return HeldOut{}, errors.New("adapt: no labeled rows to score")
+	}
+	pred, err := predict(test.X)
+	if err != nil {
+		return HeldOut{}, err
+	}
+	h := HeldOut{Source: test.Name}
+	if h.Accuracy, err = classify.Accuracy(pred, test.Y); err != nil {
+		return HeldOut{}, err
+	}
+	if h.Balanced, err = classify.BalancedAccuracy(pred, test.Y); err != nil {
+		return HeldOut{}, err
+	}
+	return h, nil
+}
+
+// MeanBalanced is the mean balanced accuracy of held-out scores (NaN for
+// none).
+func MeanBalanced(h []HeldOut) float64 {
+	var s float64
+	for _, x := range h {
+		s += x.Balanced
+	}
+	return s / float64(len(h))
 }
 
 // MeanAccuracy is the mean accuracy of held-out scores (NaN for none).

@@ -53,18 +53,21 @@ func TestValidateOnSourcesHoldsEachOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Predicting class 0 everywhere scores the share of class 0 in each
-	// held-out domain.
-	want := []HeldOut{{"a", 0.5}, {"bb", 1. / 3}, {"source 2", 0.8}}
+	// held-out domain, and the balanced accuracy 1/2 of two classes.
+	want := []HeldOut{{"a", 0.5, 0.5}, {"bb", 1. / 3, 0.5}, {"source 2", 0.8, 0.5}}
 	if len(got) != len(want) {
 		t.Fatalf("got %d scores, want %d", len(got), len(want))
 	}
 	for k := range want {
-		if got[k].Source != want[k].Source || math.Abs(got[k].Accuracy-want[k].Accuracy) > 1e-15 {
+		if got[k].Source != want[k].Source || math.Abs(got[k].Accuracy-want[k].Accuracy) > 1e-15 || got[k].Balanced != want[k].Balanced {
 			t.Errorf("score %d = %+v, want %+v", k, got[k], want[k])
 		}
 	}
 	if m := MeanAccuracy(got); math.Abs(m-(0.5+1./3+0.8)/3) > 1e-15 {
 		t.Errorf("MeanAccuracy = %v", m)
+	}
+	if m := MeanBalanced(got); m != 0.5 {
+		t.Errorf("MeanBalanced = %v, want 0.5", m)
 	}
 	// Each fit saw the other sources, in order, and the held-out features
 	// as its target, never the held-out domain as a labeled source.

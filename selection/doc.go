@@ -5,10 +5,11 @@
 // skada's scorers and of the unsupervised-validation literature; the name
 // says what the scores are for.
 //
-// Nine scorers, in four families:
+// Ten scorers, in four families:
 //
 //   - held-out sources (HeldOutSources): leave-one-domain-out validation,
-//     accuracy on each source held out as the target of the others;
+//     accuracy (or balanced accuracy) on each source held out as the
+//     target of the others;
 //   - source validation under covariate shift: a stratified part of every
 //     source is held out, the method refitted without it, and its loss on
 //     the held-out rows weighted by the density ratio p_T(x)/p_S(x)

@@ -98,7 +98,7 @@ func (c *Candidate) build(scorer string) (adapt.Method, error) {
 }
 
 // names are the scorers of New, in the order of the package documentation.
-var names = []string{"held-out", "iwv", "dev", "entropy", "snd", "circular", "mixval", "ensv", "ensv-balanced"}
+var names = []string{"held-out", "held-out-balanced", "iwv", "dev", "entropy", "snd", "circular", "mixval", "ensv", "ensv-balanced"}
 
 // Names returns the names New knows, in table order.
 func Names() []string { return append([]string(nil), names...) }
@@ -110,6 +110,8 @@ func New(name string, seed uint64) (Scorer, error) {
 	switch name {
 	case "held-out":
 		return HeldOutSources{}, nil
+	case "held-out-balanced":
+		return HeldOutSources{Balanced: true}, nil
 	case "iwv":
 		return &IWV{Seed: seed}, nil
 	case "dev":

@@ -1,7 +1,9 @@
 package selection
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -293,6 +295,56 @@ func TestHeldOutShared(t *testing.T) {
 	}
 	if r := (HeldOutSources{}).Refits(p, 2); r != len(p.Sources) {
 		t.Errorf("Refits %d", r)
+	}
+	bal, err := HeldOutSources{Balanced: true}.Score(p, c)
+	if err != nil || bal[0] != adapt.MeanBalanced(want[0].HeldOut) || *fits != len(p.Sources) {
+		t.Errorf("held-out-balanced %v (%v) after %d fits, ValidatePredictors %v", bal, err, *fits, want[0].HeldOut)
+	}
+}
+
+// TestHeldOutBalancedRareClass: on sources where one class in ten is
+// rare, a method that never predicts it scores the common class's share
+// (0.9) in plain held-out accuracy, close to a source-only classifier,
+// but 1/2 in balanced accuracy, far below it.
+func TestHeldOutBalancedRareClass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	domain := func(shift float64) dataset.Domain {
+		X := mat.NewDense(100, 2, nil)
+		y := make([]int, 100)
+		for i := range 100 {
+			if i%10 == 9 {
+				y[i] = 1
+			}
+			X.Set(i, 0, 3*float64(y[i])+shift+rng.NormFloat64())
+			X.Set(i, 1, shift+rng.NormFloat64())
+		}
+		return dataset.Domain{Name: fmt.Sprint("shift ", shift), X: X, Y: y}
+	}
+	p := &dataset.Problem{Classes: 2, Sources: []dataset.Domain{domain(0), domain(0.2), domain(0.4)}}
+	p.Target = domain(0.6)
+	p.Target.Y = nil
+	score := func(s Scorer, build func() adapt.Method) float64 {
+		c, _, err := fitted(p, build)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, err := s.Score(p, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v[0]
+	}
+	never := func() adapt.Method { return &fake{name: "never", fill: constant} }
+	src := func() adapt.Method { return &adapt.SourceOnly{} }
+	plain, bal := HeldOutSources{}, HeldOutSources{Balanced: true}
+	if v := score(plain, never); math.Abs(v-0.9) > 1e-15 {
+		t.Errorf("held-out of the common class alone %v, want 0.9", v)
+	}
+	if v := score(bal, never); v != 0.5 {
+		t.Errorf("held-out-balanced of the common class alone %v, want 0.5", v)
+	}
+	if v := score(bal, src); !(v > 0.8) {
+		t.Errorf("held-out-balanced of source-only %v, want above 0.8", v)
 	}
 }
 

@@ -21,28 +21,46 @@ import (
 //
 //	score = (1/K) Σ_k acc_k ∈ [0, 1].
 //
+// With Balanced ("held-out-balanced"), acc_k is the balanced accuracy on
+// S_k, the mean over its classes of the fraction of their rows classified
+// right (classify.BalancedAccuracy): where a class is rare, as mines in
+// minefields, plain accuracy rewards the methods that never predict it.
+//
 // Cost: K fits, whatever the number of predictors (one fit serves DaDiL-R
-// and DaDiL-E). It reads neither the candidate's fit nor the target rows.
-// It needs K ≥ 2 and assumes that the shifts between sources resemble the
-// shift to the target; a method whose settings follow the number of
-// sources (DaDiL's K) is validated with one source fewer than it has.
-type HeldOutSources struct{}
+// and DaDiL-E), shared by the two forms on the same Candidate. It reads
+// neither the candidate's fit nor the target rows. It needs K ≥ 2 and
+// assumes that the shifts between sources resemble the shift to the
+// target; a method whose settings follow the number of sources (DaDiL's
+// K) is validated with one source fewer than it has.
+type HeldOutSources struct {
+	Balanced bool
+}
 
-// Name returns "held-out".
-func (HeldOutSources) Name() string { return "held-out" }
+// Name returns "held-out", or "held-out-balanced" with Balanced.
+func (s HeldOutSources) Name() string {
+	if s.Balanced {
+		return "held-out-balanced"
+	}
+	return "held-out"
+}
 
 // Refits returns the number of sources.
 func (HeldOutSources) Refits(p *dataset.Problem, _ int) int { return len(p.Sources) }
 
-// Score returns the mean held-out accuracy of every scored predictor.
-func (HeldOutSources) Score(p *dataset.Problem, c *Candidate) ([]float64, error) {
+// Score returns the mean held-out accuracy (with Balanced, balanced
+// accuracy) of every scored predictor.
+func (s HeldOutSources) Score(p *dataset.Problem, c *Candidate) ([]float64, error) {
 	scores, err := c.HeldOut(p)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]float64, len(scores))
-	for i, s := range scores {
-		out[i] = adapt.MeanAccuracy(s.HeldOut)
+	for i, h := range scores {
+		if s.Balanced {
+			out[i] = adapt.MeanBalanced(h.HeldOut)
+		} else {
+			out[i] = adapt.MeanAccuracy(h.HeldOut)
+		}
 	}
 	return out, nil
 }

@@ -175,7 +175,7 @@ func (c *adaptCommand) check() error {
 		return err
 	}
 	if holdsOut(c.scorers) && len(c.data.sources) < 2 {
-		return usageError{errors.New("--select held-out holds a source out, so it needs at least 2 --source")}
+		return usageError{errors.New("--select held-out and held-out-balanced hold a source out, so they need at least 2 --source")}
 	}
 	if slices.Contains(c.want, "dadil-r") || slices.Contains(c.want, "dadil-e") {
 		return c.dict.checkEarly(len(c.data.sources))

@@ -287,7 +287,7 @@ func TestAdaptSelect(t *testing.T) {
 	src, tgt := synthFiles(t, dir, true)
 	out, plain := filepath.Join(dir, "out"), filepath.Join(dir, "plain")
 	methods := "source-only,otda-emd,wbr-r,wbr-e"
-	scorers := []string{"mixval", "held-out", "iwv", "dev", "entropy", "ensv", "snd", "circular", "ensv-balanced"}
+	scorers := []string{"mixval", "held-out", "iwv", "dev", "entropy", "ensv", "snd", "circular", "ensv-balanced", "held-out-balanced"}
 	code, stdout, stderr := runCLI(adaptArgs(src, tgt, "--methods", methods, "--out", out, "--validate", "--select", strings.Join(scorers, ","))...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
@@ -344,7 +344,8 @@ func TestAdaptSelect(t *testing.T) {
 		args []string
 		want string
 	}{
-		{adaptArgs(src[:1], tgt, "--select", "entropy,held-out"), "--select held-out holds a source out"},
+		{adaptArgs(src[:1], tgt, "--select", "entropy,held-out"), "--select held-out and held-out-balanced hold a source out"},
+		{adaptArgs(src[:1], tgt, "--select", "held-out-balanced"), "--select held-out and held-out-balanced hold a source out"},
 		{adaptArgs(src, tgt, "--select", "oracle"), `unknown scorer "oracle"`},
 		{adaptArgs(src, tgt, "--select", "snd,snd"), "snd is given twice"},
 		{adaptArgs(src, tgt, "--select", "all,snd"), `"all" stands alone`},

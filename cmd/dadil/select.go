@@ -48,9 +48,13 @@ func scorerNames(scorers []selection.Scorer) []string {
 	return out
 }
 
-// holdsOut reports whether the held-out-sources scorer is among scorers.
+// holdsOut reports whether a held-out-sources scorer (held-out or
+// held-out-balanced) is among scorers.
 func holdsOut(scorers []selection.Scorer) bool {
-	return slices.Contains(scorerNames(scorers), selection.HeldOutSources{}.Name())
+	return slices.ContainsFunc(scorers, func(s selection.Scorer) bool {
+		_, ok := s.(selection.HeldOutSources)
+		return ok
+	})
 }
 
 // choose returns the method every scorer chooses among the reports (the
