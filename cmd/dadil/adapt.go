@@ -67,21 +67,24 @@ type methodReport struct {
 	// TargetAccuracy (percent) is there when the target file carries
 	// labels; they are never used to fit.
 	TargetAccuracy *float64 `json:"target_accuracy,omitempty"`
-	// HeldOutSources (percent per source) and HeldOutMean are there with
-	// --validate.
-	HeldOutSources    []heldOutAccuracy `json:"held_out_sources,omitempty"`
-	HeldOutMean       *float64          `json:"held_out_mean,omitempty"`
-	ValidationSeconds float64           `json:"validation_seconds,omitempty"`
+	// HeldOutSources (percent per source), HeldOutMean and
+	// HeldOutBalancedMean (their accuracies' and balanced accuracies'
+	// means) are there with --validate.
+	HeldOutSources      []heldOutAccuracy `json:"held_out_sources,omitempty"`
+	HeldOutMean         *float64          `json:"held_out_mean,omitempty"`
+	HeldOutBalancedMean *float64          `json:"held_out_balanced_mean,omitempty"`
+	ValidationSeconds   float64           `json:"validation_seconds,omitempty"`
 	// Selection holds, with --select, every scorer's score of the method
 	// (higher is better), in the order of the scorers.
 	Selection []selection.Value `json:"selection,omitempty"`
 }
 
-// heldOutAccuracy is a method's accuracy (percent) on one source held out
-// as the target of the others.
+// heldOutAccuracy is a method's accuracy and balanced accuracy (percent)
+// on one source held out as the target of the others.
 type heldOutAccuracy struct {
 	Source   string  `json:"source"`
 	Accuracy float64 `json:"accuracy"`
+	Balanced float64 `json:"balanced_accuracy"`
 }
 
 // adaptOutcome is what one fit's job produced: the predictions and
@@ -459,10 +462,10 @@ func validateJob(o *adaptOutcome, c *selection.Candidate, p *dataset.Problem) er
 		r := &o.reports[i]
 		h := scores[i].HeldOut
 		for _, s := range h {
-			r.HeldOutSources = append(r.HeldOutSources, heldOutAccuracy{Source: s.Source, Accuracy: 100 * s.Accuracy})
+			r.HeldOutSources = append(r.HeldOutSources, heldOutAccuracy{Source: s.Source, Accuracy: 100 * s.Accuracy, Balanced: 100 * s.Balanced})
 		}
-		mean := 100 * adapt.MeanAccuracy(h)
-		r.HeldOutMean = &mean
+		mean, bal := 100*adapt.MeanAccuracy(h), 100*adapt.MeanBalanced(h)
+		r.HeldOutMean, r.HeldOutBalancedMean = &mean, &bal
 		r.ValidationSeconds = secs
 	}
 	return nil

@@ -114,15 +114,19 @@ func TestAdapt(t *testing.T) {
 		if m.Seconds <= 0 || len(m.HeldOutSources) != 3 || m.HeldOutMean == nil || m.ValidationSeconds <= 0 {
 			t.Errorf("%s: report %+v", name, m)
 		}
-		var mean float64
+		var mean, bal float64
 		for k, h := range m.HeldOutSources {
-			if h.Source != src[k] || h.Accuracy < 0 || h.Accuracy > 100 {
+			if h.Source != src[k] || h.Accuracy < 0 || h.Accuracy > 100 || h.Balanced < 0 || h.Balanced > 100 {
 				t.Errorf("%s: held-out score %+v", name, h)
 			}
 			mean += h.Accuracy / 3
+			bal += h.Balanced / 3
 		}
 		if m.HeldOutMean != nil && abs(*m.HeldOutMean-mean) > 1e-9 {
 			t.Errorf("%s: held-out mean %v, scores average %v", name, *m.HeldOutMean, mean)
+		}
+		if m.HeldOutBalancedMean == nil || abs(*m.HeldOutBalancedMean-bal) > 1e-9 {
+			t.Errorf("%s: held-out balanced mean %v, scores average %v", name, m.HeldOutBalancedMean, bal)
 		}
 	}
 	// The shifted synthetic target defeats source-only; DaDiL adapts.
@@ -318,6 +322,9 @@ func TestAdaptSelect(t *testing.T) {
 		}
 		if held := 100 * *m.Selection[1].Score; abs(held-*m.HeldOutMean) > 1e-9 {
 			t.Errorf("%s: held-out scorer %v, --validate %v", m.Method, held, *m.HeldOutMean)
+		}
+		if bal := 100 * *m.Selection[9].Score; abs(bal-*m.HeldOutBalancedMean) > 1e-9 {
+			t.Errorf("%s: held-out-balanced scorer %v, --validate %v", m.Method, bal, *m.HeldOutBalancedMean)
 		}
 	}
 	// selected.csv is the first scorer's method's column of predictions.csv.

@@ -91,6 +91,9 @@ type heldOutScore struct {
 	Source string  `json:"source"`
 	R      float64 `json:"dadil_r"` // percent of the source's rows
 	E      float64 `json:"dadil_e"`
+	// RBalanced and EBalanced are the balanced accuracies (percent).
+	RBalanced float64 `json:"dadil_r_balanced"`
+	EBalanced float64 `json:"dadil_e_balanced"`
 }
 
 // validateOnSources scores a dictionary method's two predictors (R and E)
@@ -100,7 +103,8 @@ type heldOutScore struct {
 // score.
 func validateOnSources(p *dataset.Problem, build func() adapt.Method, done func(heldOutScore)) ([]heldOutScore, error) {
 	score := func(s []adapt.Scores, k int) heldOutScore {
-		return heldOutScore{Source: s[0].HeldOut[k].Source, R: 100 * s[0].HeldOut[k].Accuracy, E: 100 * s[1].HeldOut[k].Accuracy}
+		r, e := s[0].HeldOut[k], s[1].HeldOut[k]
+		return heldOutScore{Source: r.Source, R: 100 * r.Accuracy, E: 100 * e.Accuracy, RBalanced: 100 * r.Balanced, EBalanced: 100 * e.Balanced}
 	}
 	scores, err := adapt.ValidatePredictors(p, build, func(k int, s []adapt.Scores) {
 		if done != nil {

@@ -46,9 +46,11 @@ type gmmFitReport struct {
 
 // gmmHeldOutScore is one source's score in held-out-source validation.
 type gmmHeldOutScore struct {
-	Source string  `json:"source"`
-	R      float64 `json:"gmm_dadil_r"` // percent of the source's rows
-	E      float64 `json:"gmm_dadil_e"`
+	Source    string  `json:"source"`
+	R         float64 `json:"gmm_dadil_r"` // percent of the source's rows
+	E         float64 `json:"gmm_dadil_e"`
+	RBalanced float64 `json:"gmm_dadil_r_balanced"`
+	EBalanced float64 `json:"gmm_dadil_e_balanced"`
 }
 
 // gmmPredictors are the columns of predictions.csv and the keys of the

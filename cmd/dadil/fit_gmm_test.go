@@ -165,8 +165,8 @@ func TestFitGMMFlags(t *testing.T) {
 	// Sources 1 and 2 differ only by a shift along which the classes do
 	// not vary (see TestFitValidate).
 	for _, sc := range rep.HeldOutSources[:2] {
-		if sc.R < 80 {
-			t.Errorf("%s held out: R %.2f%%, E %.2f%%; want R ≥ 80", sc.Source, sc.R, sc.E)
+		if sc.R < 80 || sc.RBalanced < 80 || sc.RBalanced > 100 {
+			t.Errorf("%s held out: R %.2f%% (balanced %.2f%%), E %.2f%%; want R ≥ 80", sc.Source, sc.R, sc.RBalanced, sc.E)
 		}
 	}
 }

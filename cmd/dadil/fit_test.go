@@ -195,8 +195,8 @@ func TestFitValidate(t *testing.T) {
 	// Sources 1 and 2 differ only by a horizontal shift along which the
 	// classes do not vary: each carries to the other.
 	for _, sc := range rep.HeldOutSources[:2] {
-		if sc.R < 90 || sc.E < 90 {
-			t.Errorf("%s held out: R %.2f%%, E %.2f%%; want ≥ 90", sc.Source, sc.R, sc.E)
+		if sc.R < 90 || sc.E < 90 || sc.RBalanced < 90 || sc.EBalanced < 90 || sc.RBalanced > 100 || sc.EBalanced > 100 {
+			t.Errorf("%s held out: R %.2f%%, E %.2f%%, balanced %.2f%% and %.2f%%; want ≥ 90", sc.Source, sc.R, sc.E, sc.RBalanced, sc.EBalanced)
 		}
 	}
 }
