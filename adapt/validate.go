@@ -119,10 +119,7 @@ func validate(p *dataset.Problem, build func() Method, preds func(Method) []Pred
 // [0, 1]; a label of −1 (a class unknown to the sources) counts as an
 // error.
 func Score(predict func(*mat.Dense) ([]int, error), test *dataset.Domain) (float64, error) {
-	if test == nil {
-		return 0, errors.New("adapt: no labeled rows to score")
-	}
-	pred, err := predict(test.X)
+	pred, err := predictTest(predict, test)
 	if err != nil {
 		return 0, err
 	}
@@ -132,10 +129,7 @@ func Score(predict func(*mat.Dense) ([]int, error), test *dataset.Domain) (float
 // scoreHeldOut returns the accuracy and balanced accuracy of predict on
 // the labeled rows test, named after test.
 func scoreHeldOut(predict func(*mat.Dense) ([]int, error), test *dataset.Domain) (HeldOut, error) {
-	if test == nil {
-		return HeldOut{}, errors.New("adapt: no labeled rows to score")
-	}
-	pred, err := predict(test.X)
+	pred, err := predictTest(predict, test)
 	if err != nil {
 		return HeldOut{}, err
 	}
@@ -149,21 +143,31 @@ func scoreHeldOut(predict func(*mat.Dense) ([]int, error), test *dataset.Domain)
 	return h, nil
 }
 
+// predictTest returns predict's classes of the labeled rows test, or an
+// error when there are none.
+func predictTest(predict func(*mat.Dense) ([]int, error), test *dataset.Domain) ([]int, error) {
+	if test == nil {
+		return nil, errors.New("adapt: no labeled rows to score")
+	}
+	return predict(test.X)
+}
+
 // MeanBalanced is the mean balanced accuracy of held-out scores (NaN for
 // none).
 func MeanBalanced(h []HeldOut) float64 {
-	var s float64
-	for _, x := range h {
-		s += x.Balanced
-	}
-	return s / float64(len(h))
+	return meanOf(h, func(x HeldOut) float64 { return x.Balanced })
 }
 
 // MeanAccuracy is the mean accuracy of held-out scores (NaN for none).
 func MeanAccuracy(h []HeldOut) float64 {
+	return meanOf(h, func(x HeldOut) float64 { return x.Accuracy })
+}
+
+// meanOf is the mean of score over h (NaN for none), summed in order.
+func meanOf(h []HeldOut, score func(HeldOut) float64) float64 {
 	var s float64
 	for _, x := range h {
-		s += x.Accuracy
+		s += score(x)
 	}
 	return s / float64(len(h))
 }

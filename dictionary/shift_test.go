@@ -42,9 +42,9 @@ func TestQuotas(t *testing.T) {
 func shiftedProblem() (*dataset.Problem, []int) {
 	rng := rand.New(rand.NewPCG(12, 12))
 	means := classMeans(rng)
-	t := testproblem.Domain(rng, means, []int{60, 30, 12, 6, 6, 6}, 1, 1.5)
-	y := t.Y
-	p := &dataset.Problem{Classes: 6, Target: dataset.Domain{Name: "target", X: t.X}}
+	target := testproblem.Domain(rng, means, []int{60, 30, 12, 6, 6, 6}, 1, 1.5)
+	y := target.Y
+	p := &dataset.Problem{Classes: 6, Target: dataset.Domain{Name: "target", X: target.X}}
 	for l, shift := range []float64{0, 0.5, 1} {
 		d := classDomain(rng, means, 40, shift, nil, true)
 		d.Name = []string{"s1", "s2", "s3"}[l]
