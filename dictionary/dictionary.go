@@ -71,6 +71,14 @@ type Settings struct {
 	// line up across domains. The paper uses K = 8 for Caltech-Office
 	// (Paper); see docs/defaults.md for the comparison.
 	Atoms int
+	// ExtraAtoms, with Atoms 0, asks for that many atoms beyond the number
+	// of labeled domains: K = labeled domains + ExtraAtoms, whatever the
+	// problem's number of sources (so that a held-out source's refit, one
+	// source short, keeps as many extra atoms). The extra atoms start, as
+	// the others, on the labeled domains (the first ones again), and may
+	// end up serving the target alone (see Atoms). Fit resolves it into
+	// Atoms. Negative, or given with Atoms, it is an error.
+	ExtraAtoms int
 	// Samples is n, the support size of every atom. Default 100 per class
 	// (the paper searches {50, 100, 200}·n_c and uses 1000 for 10 classes).
 	Samples int
@@ -346,7 +354,7 @@ func WBR(p *dataset.Problem, s *Settings) (*Dictionary, error) {
 	if s != nil {
 		ss = *s
 	}
-	ss.Atoms = len(sources)
+	ss.Atoms, ss.ExtraAtoms = len(sources), 0
 	ss.Init = InitData
 	if ss.Samples == 0 {
 		// Only used to bound the batch size by default.
@@ -468,6 +476,9 @@ func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLab
 	if nLabeled == 0 && needLabeled {
 		return set, fmt.Errorf("dictionary: no labeled domain")
 	}
+	if set.ExtraAtoms < 0 || (set.ExtraAtoms > 0 && set.Atoms != 0) {
+		return set, fmt.Errorf("dictionary: %d extra atoms with K = %d; want K, or a non-negative number of atoms beyond the labeled domains", set.ExtraAtoms, set.Atoms)
+	}
 	set.fillDefaults(nLabeled, classes)
 	return set, checkSettings(&set, classes)
 }
@@ -476,8 +487,9 @@ func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLab
 // labeled domains and classes classes.
 func (s *Settings) fillDefaults(nLabeled, classes int) {
 	if s.Atoms == 0 {
-		s.Atoms = nLabeled
+		s.Atoms = nLabeled + max(s.ExtraAtoms, 0)
 	}
+	s.ExtraAtoms = 0
 	if s.Samples == 0 {
 		s.Samples = 100 * classes
 	}

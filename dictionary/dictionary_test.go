@@ -268,6 +268,8 @@ func TestFitErrors(t *testing.T) {
 		{"label count", bad(func(d []dataset.Domain) []dataset.Domain { d[0].Y = d[0].Y[:10]; return d }), 3, nil, "10 labels"},
 		{"unlabeled", []dataset.Domain{ds[3]}, 3, nil, "no labeled domain"},
 		{"K", ds, 3, &Settings{Atoms: -1}, "K = -1"},
+		{"extra atoms negative", ds, 3, &Settings{ExtraAtoms: -1}, "-1 extra atoms"},
+		{"extra atoms and K", ds, 3, &Settings{Atoms: 2, ExtraAtoms: 1}, "1 extra atoms with K = 2"},
 		{"batch", ds, 3, &Settings{Samples: 30, Batch: 60}, "larger than"},
 		{"batch below classes", ds, 3, &Settings{Samples: 30, Batch: 2}, "never hold class 2"},
 		{"batch far below classes", ds, 3, &Settings{Samples: 30, Batch: 1}, "never hold classes 1 to 2"},
@@ -284,5 +286,31 @@ func TestFitErrors(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestExtraAtoms: K = labeled domains + ExtraAtoms, resolved into Atoms;
+// the extra atom starts, as the others, on a labeled domain (its labels at
+// 90% on classes).
+func TestExtraAtoms(t *testing.T) {
+	ds, _ := synthDomains(6)
+	labeled := 0
+	for _, d := range ds {
+		if d.Labeled() {
+			labeled++
+		}
+	}
+	for _, extra := range []int{0, 1, 2} {
+		d, err := Fit(ds, 3, &Settings{ExtraAtoms: extra, Epochs: 1, PlateauTol: -1, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := labeled + extra
+		if len(d.Atoms) != want || d.Settings.Atoms != want || d.Settings.ExtraAtoms != 0 {
+			t.Fatalf("ExtraAtoms %d: %d atoms, Settings.Atoms %d, ExtraAtoms %d; want %d atoms resolved", extra, len(d.Atoms), d.Settings.Atoms, d.Settings.ExtraAtoms, want)
+		}
+		if _, c := d.Alpha.Dims(); c != want {
+			t.Fatalf("ExtraAtoms %d: α has %d columns, want %d", extra, c, want)
+		}
 	}
 }

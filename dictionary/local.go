@@ -93,7 +93,7 @@ func FitLocal(dm dataset.Domain, classes int, start LocalStart, s *Settings) (*D
 			return nil, fmt.Errorf("dictionary: FitLocal: starting α: %w", err)
 		}
 	}
-	ss.Atoms, ss.Samples = K, n
+	ss.Atoms, ss.ExtraAtoms, ss.Samples = K, 0, n
 	domains := []dataset.Domain{dm}
 	set, err := validateDomains(domains, classes, &ss, false)
 	if err != nil {
@@ -132,7 +132,7 @@ func FitFrom(domains []dataset.Domain, classes int, atoms []Atom, s *Settings) (
 	if err != nil {
 		return nil, err
 	}
-	ss.Atoms, ss.Samples = len(atoms), n
+	ss.Atoms, ss.ExtraAtoms, ss.Samples = len(atoms), 0, n
 	set, err := validate(domains, classes, &ss)
 	if err != nil {
 		return nil, err

@@ -474,9 +474,13 @@ func (c *coordinator) shapeUp() error {
 	ncls := len(c.labels)
 	set := c.cfg.Settings
 	set.Progress = nil
-	if set.Atoms == 0 {
-		set.Atoms = sources
+	if set.ExtraAtoms < 0 || (set.ExtraAtoms > 0 && set.Atoms != 0) {
+		return fmt.Errorf("federate: %d extra atoms with K = %d; want K, or a non-negative number of atoms beyond the sources", set.ExtraAtoms, set.Atoms)
 	}
+	if set.Atoms == 0 {
+		set.Atoms = sources + set.ExtraAtoms
+	}
+	set.ExtraAtoms = 0
 	if set.Samples == 0 {
 		set.Samples = 100 * ncls
 	}

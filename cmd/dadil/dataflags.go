@@ -130,6 +130,7 @@ type dictFlags struct {
 	fs                            *flag.FlagSet
 	classifier                    string
 	atoms, samples, batch, epochs int
+	extraAtoms                    int // --atoms +M
 	recBlock                      int
 	lr, plateau                   float64
 	l2                            string
@@ -148,7 +149,7 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.classifier, "classifier", defaultClassifier, "the final classifier of every method: `NAME` among "+strings.Join(adapt.ClassifierNames(), ", ")+" (--paper: softmax unless given)")
 	fs.StringVar(&f.l2, "l2", "", "penalty `λ` of the softmax classifier (--classifier softmax) on its squared weights, for every method (default 0.01 with --scale standard, else 0.001, the paper's); auto: DaDiL-R and DaDiL-E choose theirs on the labeled sources, anchored at the default, which the other methods keep")
-	fs.IntVar(&f.atoms, "atoms", 0, "number of atoms `K` (default: the number of sources)")
+	fs.Var(&atomsValue{&f.atoms, &f.extraAtoms}, "atoms", "number of atoms `K`, or +M for M atoms beyond the number of sources (default: the number of sources, +0)")
 	fs.IntVar(&f.samples, "samples", 0, "support size `n` of every atom (default 100 per class; rounded to a multiple of the number of classes)")
 	fs.IntVar(&f.batch, "batch", 0, "mini-batch size `n_b` (default 20 per class; rounded to a multiple of the number of classes)")
 	fs.Float64Var(&f.lr, "lr", 0.1, "Adam learning rate `η` (for the features, scaled by the data's spread unless --init gaussian)")
@@ -173,7 +174,7 @@ func (f *dictFlags) check() error {
 		name, def string
 		v         int
 	}{
-		{"atoms", "the number of sources", f.atoms}, {"samples", "100 per class", f.samples},
+		{"samples", "100 per class", f.samples},
 		{"batch", "20 per class", f.batch}, {"epochs", "100", f.epochs},
 	} {
 		if err := countFlag(f.fs, c.name, c.v, c.def); err != nil {
@@ -286,7 +287,7 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 		return dictionary.Settings{}, usageError{err}
 	}
 	set := dictionary.Settings{
-		Atoms: f.atoms, Epochs: f.epochs, PlateauTol: f.plateau, Init: init,
+		Atoms: f.atoms, ExtraAtoms: f.extraAtoms, Epochs: f.epochs, PlateauTol: f.plateau, Init: init,
 		HardLabels: f.hard, ChoosePenalty: f.l2 == "auto",
 	}
 	if f.plateau == 0 {
@@ -299,7 +300,7 @@ func (f *dictFlags) settings(fs *flag.FlagSet, classes int, note func(format str
 		set = *dictionary.Paper(f.seed)
 		set.ChoosePenalty = f.l2 == "auto"
 		if flagSet(fs, "atoms") {
-			set.Atoms = f.atoms
+			set.Atoms, set.ExtraAtoms = f.atoms, f.extraAtoms
 		}
 		if flagSet(fs, "epochs") {
 			set.Epochs = f.epochs
@@ -343,6 +344,35 @@ func roundSamples(flag string, n, c int, note func(format string, a ...any)) int
 func distinctFiles(paths []string, what string) error {
 	if err := dataset.DistinctFiles(paths, what); err != nil {
 		return usageError{err}
+	}
+	return nil
+}
+
+// atomsValue is the value of --atoms: K, a positive count, into *k, or
+// +M, M ≥ 0 atoms beyond the number of sources, into *extra
+// (dictionary.Settings.ExtraAtoms).
+type atomsValue struct{ k, extra *int }
+
+func (v *atomsValue) String() string {
+	switch {
+	case v.k == nil: // the zero value, for the flag package
+		return "0"
+	case *v.extra > 0:
+		return "+" + strconv.Itoa(*v.extra)
+	}
+	return strconv.Itoa(*v.k)
+}
+
+func (v *atomsValue) Set(s string) error {
+	rel, ok := strings.CutPrefix(s, "+")
+	n, err := strconv.Atoi(rel)
+	switch {
+	case err != nil || n < 0 || (!ok && n == 0):
+		return fmt.Errorf("want a positive number of atoms K, or +M for M ≥ 0 atoms beyond the number of sources")
+	case ok:
+		*v.k, *v.extra = 0, n
+	default:
+		*v.k, *v.extra = n, 0
 	}
 	return nil
 }

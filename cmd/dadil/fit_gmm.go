@@ -66,6 +66,9 @@ func (c *fitCommand) runGMM(e *env, ld *dataset.Loaded, nt *noter, start time.Ti
 	if err != nil {
 		return err
 	}
+	if c.dict.extraAtoms > 0 {
+		return usageError{fmt.Errorf("--atoms +%d: --method gmm takes a number of atoms K", c.dict.extraAtoms)}
+	}
 	m := c.gmm.method(c.dict.atoms, c.dict.plateau, c.dict.seed, trainer)
 	m.BalancedTarget = c.dict.balancedTarget
 	lim := memoryLimit(c.dict.maxBytes)

@@ -306,7 +306,9 @@ func TestFitBadInput(t *testing.T) {
 		{"unlabeled source", base("--source", unlabeled, "--out", filepath.Join(dir, "o2")), 1, "nolabel.csv has no labels"},
 		{"NaN", base("--source", nan, "--missing", "error", "--out", filepath.Join(dir, "o3")), 1, "nan.csv: line 9, column \"x2\": \"NaN\" is a missing value"},
 		{"missing policy", base("--source", src[0], "--missing", "zero", "--out", filepath.Join(dir, "o3")), 2, "unknown missing-value policy \"zero\""},
-		{"atoms 0", base("--source", src[0], "--atoms", "0", "--out", filepath.Join(dir, "o3")), 2, "--atoms 0: need a positive number; leave the flag out for the default (the number of sources)"},
+		{"atoms 0", base("--source", src[0], "--atoms", "0", "--out", filepath.Join(dir, "o3")), 2, `invalid value "0" for flag -atoms: want a positive number of atoms K, or +M`},
+		{"atoms +x", base("--source", src[0], "--atoms", "+x", "--out", filepath.Join(dir, "o3")), 2, `invalid value "+x" for flag -atoms`},
+		{"atoms +1 gmm", base("--source", src[0], "--atoms", "+1", "--method", "gmm", "--out", filepath.Join(dir, "o3")), 2, "--atoms +1: --method gmm takes a number of atoms K"},
 		{"samples 0", base("--source", src[0], "--samples", "0", "--out", filepath.Join(dir, "o3")), 2, "--samples 0: need a positive number; leave the flag out"},
 		{"batch 0", base("--source", src[0], "--batch", "0", "--out", filepath.Join(dir, "o3")), 2, "--batch 0: need a positive number; leave the flag out"},
 		{"epochs 0", base("--source", src[0], "--epochs", "0", "--out", filepath.Join(dir, "o3")), 2, "--epochs 0: need a positive number; leave the flag out"},
@@ -315,7 +317,7 @@ func TestFitBadInput(t *testing.T) {
 		{"dimensions", base("--source", src[0], "--source", three, "--out", filepath.Join(dir, "o4")), 1, "three.csv"},
 		{"empty", base("--source", empty, "--out", filepath.Join(dir, "o5")), 1, "empty.csv"},
 		{"single class", base("--source", single, "--out", filepath.Join(dir, "o6")), 1, "single class"},
-		{"K", base("--source", src[0], "--atoms", "-2", "--out", filepath.Join(dir, "o7")), 2, "--atoms -2"},
+		{"K", base("--source", src[0], "--atoms", "-2", "--out", filepath.Join(dir, "o7")), 2, `invalid value "-2" for flag -atoms`},
 		{"block", base("--source", src[0], "--reconstruction-block", "-3", "--out", filepath.Join(dir, "o12")), 2, "--reconstruction-block -3"},
 		{"batch", base("--source", src[0], "--samples", "30", "--batch", "60", "--out", filepath.Join(dir, "o8")), 1, "larger than"},
 		{"scale", base("--source", src[0], "--scale", "log", "--out", filepath.Join(dir, "o9")), 2, "log"},
@@ -728,6 +730,29 @@ func TestTargetClassesLine(t *testing.T) {
 	} {
 		if got := targetClassesLine(&c.tc); got != c.want {
 			t.Errorf("targetClassesLine(%+v) = %q, want %q", c.tc, got, c.want)
+		}
+	}
+}
+
+// TestFitExtraAtoms: --atoms +1 fits one atom more than there are sources.
+func TestFitExtraAtoms(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	out := filepath.Join(dir, "out")
+	args := []string{"fit", "--out", out, "--target", tgt, "--atoms", "+1", "--epochs", "2", "--plateau-tol", "0", "--quiet"}
+	for _, s := range src {
+		args = append(args, "--source", s)
+	}
+	if code, _, stderr := runCLI(args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep := readReport(t, out)
+	if len(rep.Alpha) != len(src)+1 {
+		t.Fatalf("α of %d domains, want %d", len(rep.Alpha), len(src)+1)
+	}
+	for name, a := range rep.Alpha {
+		if len(a) != len(src)+1 {
+			t.Errorf("α of %s has %d atoms, want %d", name, len(a), len(src)+1)
 		}
 	}
 }
