@@ -150,6 +150,10 @@ func (c *adaptCommand) check() error {
 	if err := c.data.check(); err != nil {
 		return err
 	}
+	c.dict.allowAuto = true
+	if c.dict.autoAtoms && len(c.data.sources) < 2 {
+		return usageError{errors.New("--atoms auto holds each source out in turn, so it needs at least 2 --source")}
+	}
 	if err := c.dict.check(); err != nil {
 		return err
 	}
@@ -218,12 +222,17 @@ func runAdapt(args []string, e *env) error {
 		return err
 	}
 	c.noteMaxRows(ld.Problem, nt.note)
-	if err := c.checkMemory(ld.Problem, set, nt.note); err != nil {
+	if err := c.checkMemory(ld.Problem, c.dict.worstAtoms(set), nt.note); err != nil {
 		return err
 	}
 	defer useMemoryLimit(memoryLimit(c.dict.maxBytes))()
 	if c.trainer, err = c.dict.trainer(ld.Scaler.Kind); err != nil {
 		return err
+	}
+	if slices.Contains(c.want, "dadil-r") || slices.Contains(c.want, "dadil-e") {
+		if err := c.dict.chooseAtoms(ld.Problem, &set, c.trainer, nt.note); err != nil {
+			return err
+		}
 	}
 	rep := &adaptReport{
 		reportHeader: c.data.header(ld, c.trainer.Name()),

@@ -440,3 +440,27 @@ func readSharedReport(t *testing.T, path string) sharedReport {
 	}
 	return rep
 }
+
+// TestAdaptAutoAtoms: dadil adapt --atoms auto fits DaDiL with the K it
+// chose and notes the choice; dadil bench suite refuses it.
+func TestAdaptAutoAtoms(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	out := filepath.Join(dir, "out")
+	code, _, stderr := runCLI(adaptArgs(src, tgt, "--methods", "source-only,dadil-r", "--atoms", "auto", "--epochs", "3", "--plateau-tol", "0", "--out", out)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep := readAdaptReport(t, out)
+	notes := strings.Join(rep.Notes, " ")
+	if !strings.Contains(notes, "--atoms auto: DaDiL-R's balanced accuracy on the held-out sources is ") {
+		t.Fatalf("notes %q lack the choice", notes)
+	}
+	if rep.DaDiL == nil || (rep.DaDiL.Atoms != len(src) && rep.DaDiL.Atoms != len(src)+1) ||
+		!strings.Contains(notes, fmt.Sprintf(": K = %d", rep.DaDiL.Atoms)) {
+		t.Fatalf("DaDiL settings %+v, notes %q: want the chosen K", rep.DaDiL, notes)
+	}
+	if code, _, stderr := runCLI("bench", "suite", "--data", dir, "--atoms", "auto"); code != 2 || !strings.Contains(stderr, "--atoms auto: only dadil fit and dadil adapt choose K") {
+		t.Fatalf("bench suite --atoms auto: exit %d, %s", code, stderr)
+	}
+}

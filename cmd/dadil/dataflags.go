@@ -130,16 +130,19 @@ type dictFlags struct {
 	fs                            *flag.FlagSet
 	classifier                    string
 	atoms, samples, batch, epochs int
-	extraAtoms                    int // --atoms +M
-	recBlock                      int
-	lr, plateau                   float64
-	l2                            string
-	seed                          uint64
-	init, transport, ensembleTr   string
-	paper, sharedBatch, hard      bool
-	shift, balancedTarget         bool
-	maxMemory                     string
-	maxBytes                      int64 // of --max-memory, 0 when not given
+	extraAtoms                    int  // --atoms +M
+	autoAtoms                     bool // --atoms auto (chooseAtoms)
+	// allowAuto tells that the command chooses K with --atoms auto.
+	allowAuto                   bool
+	recBlock                    int
+	lr, plateau                 float64
+	l2                          string
+	seed                        uint64
+	init, transport, ensembleTr string
+	paper, sharedBatch, hard    bool
+	shift, balancedTarget       bool
+	maxMemory                   string
+	maxBytes                    int64 // of --max-memory, 0 when not given
 	// swept maps a flag to the flag that gives the values an analysis
 	// fits instead ("atoms" to "sweep-atoms"), for messages.
 	swept map[string]string
@@ -149,7 +152,7 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.classifier, "classifier", defaultClassifier, "the final classifier of every method: `NAME` among "+strings.Join(adapt.ClassifierNames(), ", ")+" (--paper: softmax unless given)")
 	fs.StringVar(&f.l2, "l2", "", "penalty `λ` of the softmax classifier (--classifier softmax) on its squared weights, for every method (default 0.01 with --scale standard, else 0.001, the paper's); auto: DaDiL-R and DaDiL-E choose theirs on the labeled sources, anchored at the default, which the other methods keep")
-	fs.Var(&atomsValue{&f.atoms, &f.extraAtoms}, "atoms", "number of atoms `K`, or +M for M atoms beyond the number of sources (default: the number of sources, +0)")
+	fs.Var(&atomsValue{&f.atoms, &f.extraAtoms, &f.autoAtoms}, "atoms", "number of atoms `K`, +M for M atoms beyond the number of sources, or auto (fit and adapt: the number of sources or one more, chosen by held-out sources' balanced accuracy; 2 more fits per source) (default: the number of sources, +0)")
 	fs.IntVar(&f.samples, "samples", 0, "support size `n` of every atom (default 100 per class; rounded to a multiple of the number of classes)")
 	fs.IntVar(&f.batch, "batch", 0, "mini-batch size `n_b` (default 20 per class; rounded to a multiple of the number of classes)")
 	fs.Float64Var(&f.lr, "lr", 0.1, "Adam learning rate `η` (for the features, scaled by the data's spread unless --init gaussian)")
@@ -170,6 +173,9 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 
 // check reports malformed values before any data is read.
 func (f *dictFlags) check() error {
+	if f.autoAtoms && !f.allowAuto {
+		return usageError{errors.New("--atoms auto: only dadil fit and dadil adapt choose K; give K or +M")}
+	}
 	for _, c := range []struct {
 		name, def string
 		v         int
@@ -348,15 +354,20 @@ func distinctFiles(paths []string, what string) error {
 	return nil
 }
 
-// atomsValue is the value of --atoms: K, a positive count, into *k, or
-// +M, M ≥ 0 atoms beyond the number of sources, into *extra
-// (dictionary.Settings.ExtraAtoms).
-type atomsValue struct{ k, extra *int }
+// atomsValue is the value of --atoms: K, a positive count, into *k; +M,
+// M ≥ 0 atoms beyond the number of sources, into *extra
+// (dictionary.Settings.ExtraAtoms); or auto into *auto.
+type atomsValue struct {
+	k, extra *int
+	auto     *bool
+}
 
 func (v *atomsValue) String() string {
 	switch {
 	case v.k == nil: // the zero value, for the flag package
 		return "0"
+	case *v.auto:
+		return "auto"
 	case *v.extra > 0:
 		return "+" + strconv.Itoa(*v.extra)
 	}
@@ -364,15 +375,20 @@ func (v *atomsValue) String() string {
 }
 
 func (v *atomsValue) Set(s string) error {
+	*v.k, *v.extra, *v.auto = 0, 0, false
+	if s == "auto" {
+		*v.auto = true
+		return nil
+	}
 	rel, ok := strings.CutPrefix(s, "+")
 	n, err := strconv.Atoi(rel)
 	switch {
 	case err != nil || n < 0 || (!ok && n == 0):
-		return fmt.Errorf("want a positive number of atoms K, or +M for M ≥ 0 atoms beyond the number of sources")
+		return fmt.Errorf("want a positive number of atoms K, +M for M ≥ 0 atoms beyond the number of sources, or auto")
 	case ok:
-		*v.k, *v.extra = 0, n
+		*v.extra = n
 	default:
-		*v.k, *v.extra = n, 0
+		*v.k = n
 	}
 	return nil
 }

@@ -187,6 +187,10 @@ func parseFit(args []string, e *env) (*fitCommand, error) {
 	if err := checkOutputDir("--out", c.out, fitOutputs); err != nil {
 		return nil, err
 	}
+	c.dict.allowAuto = true
+	if c.dict.autoAtoms && len(c.data.sources) < 2 {
+		return nil, usageError{errors.New("--atoms auto holds each source out in turn, so it needs at least 2 --source")}
+	}
 	if err := c.dict.check(); err != nil {
 		return nil, err
 	}
@@ -243,12 +247,15 @@ func runFit(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	if err := c.dict.checkFit(ld.Problem, []dictionary.Settings{set}, 1, 0, nt.note); err != nil {
+	if err := c.dict.checkFit(ld.Problem, []dictionary.Settings{c.dict.worstAtoms(set)}, 1, 0, nt.note); err != nil {
 		return err
 	}
 	defer useMemoryLimit(memoryLimit(c.dict.maxBytes))()
 	trainer, err := c.dict.trainer(ld.Scaler.Kind)
 	if err != nil {
+		return err
+	}
+	if err := c.dict.chooseAtoms(ld.Problem, &set, trainer, nt.note); err != nil {
 		return err
 	}
 	model, err := c.learn(e, ld.Problem, set, trainer)

@@ -66,8 +66,8 @@ func (c *fitCommand) runGMM(e *env, ld *dataset.Loaded, nt *noter, start time.Ti
 	if err != nil {
 		return err
 	}
-	if c.dict.extraAtoms > 0 {
-		return usageError{fmt.Errorf("--atoms +%d: --method gmm takes a number of atoms K", c.dict.extraAtoms)}
+	if c.dict.extraAtoms > 0 || c.dict.autoAtoms {
+		return usageError{fmt.Errorf("--atoms %s: --method gmm takes a number of atoms K", c.fs.Lookup("atoms").Value)}
 	}
 	m := c.gmm.method(c.dict.atoms, c.dict.plateau, c.dict.seed, trainer)
 	m.BalancedTarget = c.dict.balancedTarget

@@ -306,8 +306,9 @@ func TestFitBadInput(t *testing.T) {
 		{"unlabeled source", base("--source", unlabeled, "--out", filepath.Join(dir, "o2")), 1, "nolabel.csv has no labels"},
 		{"NaN", base("--source", nan, "--missing", "error", "--out", filepath.Join(dir, "o3")), 1, "nan.csv: line 9, column \"x2\": \"NaN\" is a missing value"},
 		{"missing policy", base("--source", src[0], "--missing", "zero", "--out", filepath.Join(dir, "o3")), 2, "unknown missing-value policy \"zero\""},
-		{"atoms 0", base("--source", src[0], "--atoms", "0", "--out", filepath.Join(dir, "o3")), 2, `invalid value "0" for flag -atoms: want a positive number of atoms K, or +M`},
+		{"atoms 0", base("--source", src[0], "--atoms", "0", "--out", filepath.Join(dir, "o3")), 2, `invalid value "0" for flag -atoms: want a positive number of atoms K, +M for M ≥ 0 atoms beyond the number of sources, or auto`},
 		{"atoms +x", base("--source", src[0], "--atoms", "+x", "--out", filepath.Join(dir, "o3")), 2, `invalid value "+x" for flag -atoms`},
+		{"atoms auto one source", base("--source", src[0], "--atoms", "auto", "--out", filepath.Join(dir, "o3")), 2, "--atoms auto holds each source out in turn, so it needs at least 2 --source"},
 		{"atoms +1 gmm", base("--source", src[0], "--atoms", "+1", "--method", "gmm", "--out", filepath.Join(dir, "o3")), 2, "--atoms +1: --method gmm takes a number of atoms K"},
 		{"samples 0", base("--source", src[0], "--samples", "0", "--out", filepath.Join(dir, "o3")), 2, "--samples 0: need a positive number; leave the flag out"},
 		{"batch 0", base("--source", src[0], "--batch", "0", "--out", filepath.Join(dir, "o3")), 2, "--batch 0: need a positive number; leave the flag out"},
@@ -753,6 +754,44 @@ func TestFitExtraAtoms(t *testing.T) {
 	for name, a := range rep.Alpha {
 		if len(a) != len(src)+1 {
 			t.Errorf("α of %s has %d atoms, want %d", name, len(a), len(src)+1)
+		}
+	}
+}
+
+// TestFitAutoAtoms: --atoms auto scores K = N and N + 1 by held-out
+// sources, says so, and fits the K it chose.
+func TestFitAutoAtoms(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	out := filepath.Join(dir, "out")
+	args := []string{"fit", "--out", out, "--target", tgt, "--atoms", "auto", "--epochs", "3", "--plateau-tol", "0", "--quiet"}
+	for _, s := range src {
+		args = append(args, "--source", s)
+	}
+	if code, _, stderr := runCLI(args...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep := readReport(t, out)
+	notes := strings.Join(rep.Notes, " ")
+	_, after, ok := strings.Cut(notes, "--atoms auto: DaDiL-R's balanced accuracy on the held-out sources is ")
+	if !ok {
+		t.Fatalf("notes %q lack the choice of --atoms auto", notes)
+	}
+	var a, b float64
+	var n, n1, k int
+	if _, err := fmt.Sscanf(after, "%f with K = %d atoms (the number of sources), %f with K = %d: K = %d", &a, &n, &b, &n1, &k); err != nil {
+		t.Fatalf("note %q: %v", after, err)
+	}
+	want := n
+	if b > a {
+		want = n1
+	}
+	if n != len(src) || n1 != n+1 || k != want {
+		t.Fatalf("note %q: want K = %d and %d scored and K = %d chosen", after, len(src), len(src)+1, want)
+	}
+	for name, al := range rep.Alpha {
+		if len(al) != k {
+			t.Errorf("α of %s has %d atoms, want the chosen %d", name, len(al), k)
 		}
 	}
 }
