@@ -735,43 +735,46 @@ func TestTargetClassesLine(t *testing.T) {
 	}
 }
 
-// TestFitExtraAtoms: --atoms +1 fits one atom more than there are sources.
-func TestFitExtraAtoms(t *testing.T) {
+// fitSynth runs dadil fit on the synthetic files with 2 epochs and the
+// flags given, and returns its report and the sources.
+func fitSynth(t *testing.T, flags ...string) (*fitReport, []string) {
+	t.Helper()
 	dir := t.TempDir()
 	src, tgt := synthFiles(t, dir, true)
 	out := filepath.Join(dir, "out")
-	args := []string{"fit", "--out", out, "--target", tgt, "--atoms", "+1", "--epochs", "2", "--plateau-tol", "0", "--quiet"}
+	args := append([]string{"fit", "--out", out, "--target", tgt, "--epochs", "2", "--plateau-tol", "0", "--quiet"}, flags...)
 	for _, s := range src {
 		args = append(args, "--source", s)
 	}
 	if code, _, stderr := runCLI(args...); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	rep := readReport(t, out)
+	return readReport(t, out), src
+}
+
+// checkAtoms fails the test unless every domain's α has k atoms.
+func checkAtoms(t *testing.T, rep *fitReport, k int) {
+	t.Helper()
+	for name, a := range rep.Alpha {
+		if len(a) != k {
+			t.Errorf("α of %s has %d atoms, want %d", name, len(a), k)
+		}
+	}
+}
+
+// TestFitExtraAtoms: --atoms +1 fits one atom more than there are sources.
+func TestFitExtraAtoms(t *testing.T) {
+	rep, src := fitSynth(t, "--atoms", "+1")
 	if len(rep.Alpha) != len(src)+1 {
 		t.Fatalf("α of %d domains, want %d", len(rep.Alpha), len(src)+1)
 	}
-	for name, a := range rep.Alpha {
-		if len(a) != len(src)+1 {
-			t.Errorf("α of %s has %d atoms, want %d", name, len(a), len(src)+1)
-		}
-	}
+	checkAtoms(t, rep, len(src)+1)
 }
 
 // TestFitAutoAtoms: --atoms auto scores K = N and N + 1 by held-out
 // sources, says so, and fits the K it chose.
 func TestFitAutoAtoms(t *testing.T) {
-	dir := t.TempDir()
-	src, tgt := synthFiles(t, dir, true)
-	out := filepath.Join(dir, "out")
-	args := []string{"fit", "--out", out, "--target", tgt, "--atoms", "auto", "--epochs", "3", "--plateau-tol", "0", "--quiet"}
-	for _, s := range src {
-		args = append(args, "--source", s)
-	}
-	if code, _, stderr := runCLI(args...); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	rep := readReport(t, out)
+	rep, src := fitSynth(t, "--atoms", "auto")
 	notes := strings.Join(rep.Notes, " ")
 	_, after, ok := strings.Cut(notes, "--atoms auto: DaDiL-R's balanced accuracy on the held-out sources is ")
 	if !ok {
@@ -789,9 +792,5 @@ func TestFitAutoAtoms(t *testing.T) {
 	if n != len(src) || n1 != n+1 || k != want {
 		t.Fatalf("note %q: want K = %d and %d scored and K = %d chosen", after, len(src), len(src)+1, want)
 	}
-	for name, al := range rep.Alpha {
-		if len(al) != k {
-			t.Errorf("α of %s has %d atoms, want the chosen %d", name, len(al), k)
-		}
-	}
+	checkAtoms(t, rep, k)
 }
