@@ -78,7 +78,7 @@ type Settings struct {
 	// the others, on the labeled domains (the first ones again), and may
 	// end up serving the target alone (see Atoms). Fit resolves it into
 	// Atoms. Negative, or given with Atoms, it is an error.
-	ExtraAtoms int
+	ExtraAtoms int `json:",omitempty"`
 	// Samples is n, the support size of every atom. Default 100 per class
 	// (the paper searches {50, 100, 200}·n_c and uses 1000 for 10 classes).
 	Samples int
