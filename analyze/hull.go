@@ -230,7 +230,7 @@ func (pl *hullPlan) run(problems []*dataset.Problem, s *HullSettings) ([]HullPoi
 	err := par.Run(len(fits), s.Workers, func(i int) error {
 		set := inner(s.Dictionary, len(fits), s.Workers)
 		set.Transport, set.EnsembleTransport = dictionary.TransportNone, dictionary.TransportNone
-		set.Atoms = fits[i].K
+		set.Atoms, set.ExtraAtoms = fits[i].K, 0
 		var err error
 		dicts[i], models[i], err = fit(problems[fits[i].p], set, s.Classifier)
 		return err

@@ -138,7 +138,7 @@ func sweepJobs(problems []*dataset.Problem, s *SweepSettings) ([]sweepJob, error
 func sweepRun(p *dataset.Problem, j sweepJob, set dictionary.Settings, t classify.Trainer, k int) (SweepRun, error) {
 	switch j.param {
 	case "K":
-		set.Atoms = j.value
+		set.Atoms, set.ExtraAtoms = j.value, 0
 	case "n":
 		set.Samples = j.value
 	case "n_b":

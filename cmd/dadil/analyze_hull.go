@@ -98,7 +98,7 @@ func (c *hullCommand) hullSettings(base dictionary.Settings) []dictionary.Settin
 	var sets []dictionary.Settings
 	for _, K := range Ks {
 		s := base
-		s.Atoms = K
+		s.Atoms, s.ExtraAtoms = K, 0
 		sets = append(sets, s)
 	}
 	return sets

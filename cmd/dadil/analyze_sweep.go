@@ -113,7 +113,7 @@ func (c *sweepCommand) sweepSettings(base dictionary.Settings) []dictionary.Sett
 		vals []int
 		set  func(s *dictionary.Settings, v int)
 	}{
-		{c.atoms, func(s *dictionary.Settings, v int) { s.Atoms = v }},
+		{c.atoms, func(s *dictionary.Settings, v int) { s.Atoms, s.ExtraAtoms = v, 0 }},
 		{c.samples, func(s *dictionary.Settings, v int) { s.Samples = v }},
 		{c.batches, func(s *dictionary.Settings, v int) { s.Batch = v }},
 	} {

@@ -37,7 +37,7 @@ func checkFigures(t *testing.T, dir string, names ...string) {
 func TestAnalyzeSweep(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "sweep")
-	args := append([]string{"analyze", "sweep", "--out", out, "--sweep-atoms", "3,4", "--sweep-samples", "31,60", "--sweep-batches", "15"}, analyzeArgs(t, dir, true)...)
+	args := append([]string{"analyze", "sweep", "--out", out, "--sweep-atoms", "3,4", "--sweep-samples", "31,60", "--sweep-batches", "15", "--atoms", "+1"}, analyzeArgs(t, dir, true)...)
 	code, stdout, stderr := runCLI(args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
