@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -18,6 +19,7 @@ import (
 // ExtraAtoms atoms beyond the number of sources of the problem it fits.
 type extraAtomsDaDiL struct {
 	extra int
+	seed  uint64
 	m     adapt.Method
 }
 
@@ -25,7 +27,7 @@ func (e *extraAtomsDaDiL) Name() string { return fmt.Sprintf("dadil-r, --atoms +
 
 func (e *extraAtomsDaDiL) Fit(p *dataset.Problem) error {
 	cfg := adapt.Config{
-		Seed: 1, MaxRows: 2000,
+		Seed: e.seed, MaxRows: 2000,
 		Classifier: &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: adapt.DefaultPenalty(dataset.ScaleStandard)}},
 		Dictionary: &dictionary.Settings{ExtraAtoms: e.extra},
 	}
@@ -40,7 +42,8 @@ func (e *extraAtomsDaDiL) Fit(p *dataset.Problem) error {
 func (e *extraAtomsDaDiL) Predict(X *mat.Dense) ([]int, error) { return e.m.Predict(X) }
 
 // TestExtraAtomsHeldOut prints, for every data set of the development
-// suite (DADIL_SETS: a comma-separated subset), the mean score of DaDiL-R
+// suite (DADIL_SETS: a comma-separated subset; DADIL_SEED: the seed,
+// 1 by default), the mean score of DaDiL-R
 // with as many atoms as sources (the default) and with one more
 // (--atoms +1), and of choosing between the two per target by held-out
 // sources scored by balanced accuracy (adapt.ValidateOnSources, the
@@ -55,10 +58,17 @@ func TestExtraAtomsHeldOut(t *testing.T) {
 		t.Skip("DADIL_SUITE is not set")
 	}
 	var names []string
+	var err error
 	if s := os.Getenv("DADIL_SETS"); s != "" {
 		names = strings.Split(s, ",")
 	}
-	sets, _, err := LoadSuite(dir, names, 1)
+	seed := uint64(1)
+	if s := os.Getenv("DADIL_SEED"); s != "" {
+		if seed, err = strconv.ParseUint(s, 10, 64); err != nil {
+			t.Fatalf("DADIL_SEED: %v", err)
+		}
+	}
+	sets, _, err := LoadSuite(dir, names, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +86,7 @@ func TestExtraAtomsHeldOut(t *testing.T) {
 			}
 			var score, held [2]float64
 			for i, extra := range extras {
-				score[i], held[i], err = extraAtomsScores(l.Problem, extra, set.Balanced)
+				score[i], held[i], err = extraAtomsScores(l.Problem, extra, seed, set.Balanced)
 				if err != nil {
 					t.Fatalf("%s, target %d, +%d: %v", set.Name, ti, extra, err)
 				}
@@ -97,8 +107,8 @@ func TestExtraAtomsHeldOut(t *testing.T) {
 // extraAtomsScores fits DaDiL-R with extra atoms beyond the sources and
 // returns its score on p.Test (balanced accuracy or accuracy, in %) and
 // its held-out sources' mean balanced accuracy.
-func extraAtomsScores(p *dataset.Problem, extra int, balanced bool) (score, held float64, err error) {
-	m := &extraAtomsDaDiL{extra: extra}
+func extraAtomsScores(p *dataset.Problem, extra int, seed uint64, balanced bool) (score, held float64, err error) {
+	m := &extraAtomsDaDiL{extra: extra, seed: seed}
 	if err := m.Fit(p); err != nil {
 		return 0, 0, err
 	}
@@ -114,7 +124,7 @@ func extraAtomsScores(p *dataset.Problem, extra int, balanced bool) (score, held
 	if err != nil {
 		return 0, 0, err
 	}
-	h, err := adapt.ValidateOnSources(p, func() adapt.Method { return &extraAtomsDaDiL{extra: extra} })
+	h, err := adapt.ValidateOnSources(p, func() adapt.Method { return &extraAtomsDaDiL{extra: extra, seed: seed} })
 	if err != nil {
 		return 0, 0, err
 	}
