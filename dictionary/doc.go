@@ -26,9 +26,9 @@
 // rows.
 //
 // The zero Settings are the project's defaults (K = number of labeled
-// domains, atoms initialised on the data, plateau stopping, α moved along
-// the simplex); Paper and PaperCWRU give the paper's
-// settings. Results depend only on Settings.Seed, not on the number of
+// domains, or that plus Settings.ExtraAtoms; atoms initialised on the
+// data, plateau stopping, α moved along the simplex); Paper and PaperCWRU
+// give the paper's settings. Results depend only on Settings.Seed, not on the number of
 // goroutines.
 //
 // Fit, FitModel and WBR estimate their peak memory from the sizes of the
