@@ -27,6 +27,10 @@
 //     together. It is a PooledScorer: Values leaves its values pending
 //     and Pool fills them in once every method is fitted.
 //
+// ExtraAtoms uses held-out sources to choose between settings of one
+// method: DaDiL's number of atoms beyond the sources (dadil fit --atoms
+// auto).
+//
 // Each scorer's doc comment gives its formula, its cost in extra fits
 // (Scorer.Refits) and its assumptions. None reads Problem.Test: the target
 // labels only serve to judge the choices afterwards (dadil bench suite

@@ -43,3 +43,18 @@ func Example() {
 	// circular (1 fits per method) chooses sa,   target accuracy 1.00
 	// entropy  (0 fits per method) chooses wb,   target accuracy 0.35
 }
+
+// Choose DaDiL's number of atoms without target labels: as many as the
+// sources or one more, by held-out sources (dadil fit --atoms auto).
+func ExampleExtraAtoms() {
+	p := synth.Generate(synth.Default(), 1)
+	ch, err := selection.ExtraAtoms(p, adapt.Config{Seed: 1}, []int{0, 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("held-out balanced accuracy %.2f with K = %d, %.2f with K = %d: K = %d\n",
+		ch.Scores[0], len(p.Sources), ch.Scores[1], len(p.Sources)+1, len(p.Sources)+ch.Extra)
+	// Output:
+	// held-out balanced accuracy 0.84 with K = 3, 1.00 with K = 4: K = 4
+}

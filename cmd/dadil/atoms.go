@@ -12,8 +12,7 @@ import (
 
 // autoExtraAtoms are the numbers of atoms beyond the sources that --atoms
 // auto chooses between: as many atoms as sources (the default) and one
-// more, which gains where the domains' classes stay apart along the move
-// onto the target and loses where they do not (docs/defaults.md).
+// more (docs/defaults.md).
 var autoExtraAtoms = []int{0, 1}
 
 // worstAtoms returns set with the most atoms --atoms auto may choose, for
@@ -25,36 +24,21 @@ func (f *dictFlags) worstAtoms(set dictionary.Settings) dictionary.Settings {
 	return set
 }
 
-// chooseAtoms resolves --atoms auto on the problem p: it scores DaDiL-R
-// with every number of atoms of autoExtraAtoms beyond the sources by
-// held-out sources scored by balanced accuracy
-// (selection.HeldOutSources{Balanced: true}: each source in turn the
-// target of the others, so one fit per source and choice, none reading
-// the target's labels), and sets set.ExtraAtoms to the choice of the
-// highest score (the first on ties). note receives the scores and the
+// chooseAtoms resolves --atoms auto on the problem p by
+// selection.ExtraAtoms (held-out sources scored by balanced accuracy,
+// DaDiL-R with the settings set and the classifier trainer): it sets
+// set.ExtraAtoms to the choice, and note receives the scores and the
 // choice. Without --atoms auto it does nothing.
 func (f *dictFlags) chooseAtoms(p *dataset.Problem, set *dictionary.Settings, trainer classify.Trainer, note func(string, ...any)) error {
 	if !f.autoAtoms {
 		return nil
 	}
-	scorer := selection.HeldOutSources{Balanced: true}
-	scores := make([]float64, len(autoExtraAtoms))
-	for i, extra := range autoExtraAtoms {
-		s := *set
-		s.ExtraAtoms = extra
-		cfg := &adapt.Config{Seed: f.seed, Dictionary: &s, Classifier: trainer}
-		v, err := scorer.Score(p, &selection.Candidate{Build: cfg.Builder("dadil-r"), Predictors: 1})
-		if err != nil {
-			return fmt.Errorf("--atoms auto: %w", err)
-		}
-		scores[i] = v[0]
+	ch, err := selection.ExtraAtoms(p, adapt.Config{Seed: f.seed, Dictionary: set, Classifier: trainer}, autoExtraAtoms)
+	if err != nil {
+		return fmt.Errorf("--atoms auto: %w", err)
 	}
-	best := selection.Best(scores)
-	if best < 0 {
-		return fmt.Errorf("--atoms auto: no held-out score (%v)", scores)
-	}
-	set.ExtraAtoms = autoExtraAtoms[best]
+	set.ExtraAtoms = ch.Extra
 	note("--atoms auto: DaDiL-R's balanced accuracy on the held-out sources is %.4f with K = %d atoms (the number of sources), %.4f with K = %d: K = %d",
-		scores[0], len(p.Sources), scores[1], len(p.Sources)+1, len(p.Sources)+set.ExtraAtoms)
+		ch.Scores[0], len(p.Sources), ch.Scores[1], len(p.Sources)+1, len(p.Sources)+set.ExtraAtoms)
 	return nil
 }
