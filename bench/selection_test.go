@@ -10,6 +10,7 @@ import (
 
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/selection"
 	"github.com/dadil/dadil/synth"
 )
@@ -172,5 +173,47 @@ func TestRunSuiteStandard(t *testing.T) {
 	}
 	if len(a) != len(b) || len(a) != len(set.Domains) {
 		t.Fatalf("%d and %d results for %d targets", len(a), len(b), len(set.Domains))
+	}
+}
+
+// TestRunSuiteExtraAtoms: with SuiteOptions.ExtraAtoms, DaDiL's results
+// carry the number of atoms chosen for their target, the one
+// selection.ExtraAtoms chooses on that problem; other methods carry none.
+func TestRunSuiteExtraAtoms(t *testing.T) {
+	l := synth.Default()
+	l.PerClass = 40
+	p := synth.Generate(l, 1)
+	set := &SuiteSet{Name: "synthetic"}
+	for _, d := range append(p.Sources, *p.Test) {
+		set.Domains = append(set.Domains, &dataset.File{Name: d.Name, X: d.X, Labels: d.Y})
+	}
+	cfg := adapt.Config{Seed: 1, Dictionary: &dictionary.Settings{Epochs: 2, PlateauTol: -1}}
+	opt := SuiteOptions{Methods: []string{"source-only", "dadil-r"}, Config: cfg, ExtraAtoms: []int{0, 1}}
+	res, err := RunSuite([]*SuiteSet{set}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2*len(set.Domains) {
+		t.Fatalf("%d results, want %d", len(res), 2*len(set.Domains))
+	}
+	for _, r := range res {
+		if r.Method != "dadil-r" {
+			if r.ExtraAtoms != nil {
+				t.Errorf("%s on %s: extra atoms %d", r.Method, r.Target, *r.ExtraAtoms)
+			}
+			continue
+		}
+		t0 := slices.IndexFunc(set.Domains, func(f *dataset.File) bool { return f.Name == r.Target })
+		l, err := set.Problem(t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, err := selection.ExtraAtoms(l.Problem, cfg, []int{0, 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ExtraAtoms == nil || *r.ExtraAtoms != ch.Extra {
+			t.Errorf("dadil-r on %s: extra atoms %v, want %d", r.Target, r.ExtraAtoms, ch.Extra)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/matfile"
@@ -359,6 +360,12 @@ type SuiteOptions struct {
 	// dadil bench suite do by default (--scale standard); false scales
 	// them to [0, 1] (--scale minmax, SuiteSet.Problem).
 	Standard bool
+	// ExtraAtoms, when not empty, chooses DaDiL's number of atoms beyond
+	// the sources per target among these, without target labels
+	// (selection.ExtraAtoms; dadil bench suite --atoms auto): dadil-r and
+	// dadil-e are then fitted, and scored, with the choice
+	// (SuiteResult.ExtraAtoms), whose cost counts in their Seconds.
+	ExtraAtoms []int
 	// Progress, if not nil, receives a line per finished fit.
 	Progress func(done, total int, what string, elapsed time.Duration)
 }
@@ -373,6 +380,9 @@ type SuiteResult struct {
 	// Score is the set's metric: Balanced or Accuracy.
 	Score   float64 `json:"score"`
 	Seconds float64 `json:"seconds"` // fit, shared by the -R and -E siblings, and prediction
+	// ExtraAtoms is DaDiL's number of atoms beyond the sources chosen for
+	// this target (SuiteOptions.ExtraAtoms), nil when none was chosen.
+	ExtraAtoms *int `json:"extra_atoms,omitempty"`
 	// Selection holds the value of every scorer of SuiteOptions.Scorers,
 	// in their order; none reads the target labels.
 	Selection []selection.Value `json:"selection,omitempty"`
@@ -419,7 +429,7 @@ func RunSuite(sets []*SuiteSet, opt SuiteOptions) ([]SuiteResult, error) {
 	done := 0
 	err := par.Run(len(jobs), opt.Workers, func(i int) error {
 		var err error
-		results[i], err = runSuiteJob(jobs[i], &opt.Config, opt.Scorers)
+		results[i], err = runSuiteJob(jobs[i], &opt.Config, opt.Scorers, opt.ExtraAtoms)
 		return err
 	}, func(i int) {
 		done++
@@ -457,9 +467,14 @@ func poolSuite(results []SuiteResult, scorers []selection.Scorer) {
 }
 
 // runSuiteJob fits one group on its problem, scores its members on the
-// target labels, then with the scorers.
-func runSuiteJob(j suiteJob, cfg *adapt.Config, scorers []selection.Scorer) ([]SuiteResult, error) {
+// target labels, then with the scorers; DaDiL's group with the number of
+// atoms beyond the sources chosen among extras, when given.
+func runSuiteJob(j suiteJob, cfg *adapt.Config, scorers []selection.Scorer, extras []int) ([]SuiteResult, error) {
 	t0 := time.Now()
+	chosen, cfg, err := chooseExtraAtoms(j, cfg, extras)
+	if err != nil {
+		return nil, err
+	}
 	m, err := cfg.New(j.group[0])
 	if err != nil {
 		return nil, err
@@ -475,7 +490,7 @@ func runSuiteJob(j suiteJob, cfg *adapt.Config, scorers []selection.Scorer) ([]S
 		if err != nil {
 			return nil, fmt.Errorf("bench: suite: %s on %s: %w", j.group[i], j.problem.Name, err)
 		}
-		r := SuiteResult{Set: j.set.Name, Target: j.target, Method: j.group[i], Seconds: fit + time.Since(t1).Seconds()}
+		r := SuiteResult{Set: j.set.Name, Target: j.target, Method: j.group[i], Seconds: fit + time.Since(t1).Seconds(), ExtraAtoms: chosen}
 		acc, err := classify.Accuracy(pred, j.problem.Test.Y)
 		if err != nil {
 			return nil, err
@@ -498,6 +513,28 @@ func runSuiteJob(j suiteJob, cfg *adapt.Config, scorers []selection.Scorer) ([]S
 		out[i].proba = P
 	}
 	return out, nil
+}
+
+// chooseExtraAtoms returns, for DaDiL's group (dadil-r, dadil-e) and a
+// non-empty extras, the number of atoms beyond the sources that
+// selection.ExtraAtoms chooses on the job's problem and a copy of cfg
+// with it; otherwise nil and cfg.
+func chooseExtraAtoms(j suiteJob, cfg *adapt.Config, extras []int) (*int, *adapt.Config, error) {
+	if len(extras) == 0 || (j.group[0] != "dadil-r" && j.group[0] != "dadil-e") {
+		return nil, cfg, nil
+	}
+	ch, err := selection.ExtraAtoms(j.problem.Problem, *cfg, extras)
+	if err != nil {
+		return nil, nil, fmt.Errorf("bench: suite: %s on %s: %w", j.group[0], j.problem.Name, err)
+	}
+	var set dictionary.Settings
+	if cfg.Dictionary != nil {
+		set = *cfg.Dictionary
+	}
+	set.Atoms, set.ExtraAtoms = 0, ch.Extra
+	c := *cfg
+	c.Dictionary = &set
+	return &ch.Extra, &c, nil
 }
 
 // SuiteSummary holds, for every set (in the order given) and method, the

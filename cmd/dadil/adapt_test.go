@@ -442,7 +442,7 @@ func readSharedReport(t *testing.T, path string) sharedReport {
 }
 
 // TestAdaptAutoAtoms: dadil adapt --atoms auto fits DaDiL with the K it
-// chose and notes the choice; dadil bench suite refuses it.
+// chose and notes the choice; dadil analyze refuses it.
 func TestAdaptAutoAtoms(t *testing.T) {
 	dir := t.TempDir()
 	src, tgt := synthFiles(t, dir, true)
@@ -460,7 +460,7 @@ func TestAdaptAutoAtoms(t *testing.T) {
 		!strings.Contains(notes, fmt.Sprintf(": K = %d", rep.DaDiL.Atoms)) {
 		t.Fatalf("DaDiL settings %+v, notes %q: want the chosen K", rep.DaDiL, notes)
 	}
-	if code, _, stderr := runCLI("bench", "suite", "--data", dir, "--atoms", "auto"); code != 2 || !strings.Contains(stderr, "--atoms auto: only dadil fit and dadil adapt choose K") {
-		t.Fatalf("bench suite --atoms auto: exit %d, %s", code, stderr)
+	if code, _, stderr := runCLI("analyze", "sweep", "--out", filepath.Join(dir, "sweep"), "--atoms", "auto"); code != 2 || !strings.Contains(stderr, "--atoms auto: only dadil fit, dadil adapt and dadil bench suite choose K") {
+		t.Fatalf("analyze sweep --atoms auto: exit %d, %s", code, stderr)
 	}
 }

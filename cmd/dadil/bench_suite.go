@@ -56,6 +56,7 @@ func parseSuite(args []string, e *env) (*suiteCommand, error) {
 	if c.data == "" && c.from == "" {
 		return nil, usageError{fmt.Errorf("--data is required (or --from)")}
 	}
+	c.dict.allowAuto = true
 	if err := c.dict.check(); err != nil {
 		return nil, err
 	}
@@ -117,6 +118,9 @@ func runBenchSuite(args []string, e *env) error {
 		return err
 	}
 	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: seed, MaxRows: c.maxRows, Classifier: trainer, Dictionary: &set}, Workers: c.workers, Scorers: scorers, Standard: c.scale == "standard"}
+	if c.dict.autoAtoms {
+		opt.ExtraAtoms = autoExtraAtoms
+	}
 	if err := c.checkMemory(sets, methods, &opt.Config); err != nil {
 		return err
 	}
@@ -195,7 +199,7 @@ func (c *suiteCommand) checkMemory(sets []*bench.SuiteSet, methods []string, cfg
 		for t := range s.Domains {
 			p := suiteSizes(s, t)
 			if dadil {
-				if err := c.dict.checkFit(p, []dictionary.Settings{*cfg.Dictionary}, 1, 0, func(string, ...any) {}); err != nil {
+				if err := c.dict.checkFit(p, []dictionary.Settings{c.dict.worstAtoms(*cfg.Dictionary)}, 1, 0, func(string, ...any) {}); err != nil {
 					return fmt.Errorf("%s, target %s: %w", s.Name, s.Domains[t].Name, err)
 				}
 			}

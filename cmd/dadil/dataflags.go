@@ -152,7 +152,7 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.classifier, "classifier", defaultClassifier, "the final classifier of every method: `NAME` among "+strings.Join(adapt.ClassifierNames(), ", ")+" (--paper: softmax unless given)")
 	fs.StringVar(&f.l2, "l2", "", "penalty `λ` of the softmax classifier (--classifier softmax) on its squared weights, for every method (default 0.01 with --scale standard, else 0.001, the paper's); auto: DaDiL-R and DaDiL-E choose theirs on the labeled sources, anchored at the default, which the other methods keep")
-	fs.Var(&atomsValue{&f.atoms, &f.extraAtoms, &f.autoAtoms}, "atoms", "number of atoms `K`, +M for M atoms beyond the number of sources, or auto (fit and adapt: the number of sources or one more, chosen by held-out sources' balanced accuracy; 2 more fits per source) (default: the number of sources, +0)")
+	fs.Var(&atomsValue{&f.atoms, &f.extraAtoms, &f.autoAtoms}, "atoms", "number of atoms `K`, +M for M atoms beyond the number of sources, or auto (fit, adapt, bench suite: the number of sources or one more, chosen by held-out sources' balanced accuracy; 2 more fits per source) (default: the number of sources, +0)")
 	fs.IntVar(&f.samples, "samples", 0, "support size `n` of every atom (default 100 per class; rounded to a multiple of the number of classes)")
 	fs.IntVar(&f.batch, "batch", 0, "mini-batch size `n_b` (default 20 per class; rounded to a multiple of the number of classes)")
 	fs.Float64Var(&f.lr, "lr", 0.1, "Adam learning rate `η` (for the features, scaled by the data's spread unless --init gaussian)")
@@ -174,7 +174,7 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 // check reports malformed values before any data is read.
 func (f *dictFlags) check() error {
 	if f.autoAtoms && !f.allowAuto {
-		return usageError{errors.New("--atoms auto: only dadil fit and dadil adapt choose K; give K or +M")}
+		return usageError{errors.New("--atoms auto: only dadil fit, dadil adapt and dadil bench suite choose K; give K or +M")}
 	}
 	for _, c := range []struct {
 		name, def string
