@@ -84,13 +84,7 @@ func TestSummarizeSelection(t *testing.T) {
 // in turn the target) with two scorers: every result carries their values,
 // the same at every run, and OTDA's are finite.
 func TestRunSuiteSelect(t *testing.T) {
-	l := synth.Default()
-	l.PerClass = 40
-	p := synth.Generate(l, 1)
-	set := &SuiteSet{Name: "synthetic"}
-	for _, d := range append(p.Sources, *p.Test) {
-		set.Domains = append(set.Domains, &dataset.File{Name: d.Name, X: d.X, Labels: d.Y})
-	}
+	set := synthSuiteSet()
 	entropy, _ := selection.New("entropy", 1)
 	circular, _ := selection.New("circular", 1)
 	opt := SuiteOptions{Methods: []string{"source-only", "otda-emd"}, Config: adapt.Config{Seed: 1}, Scorers: []selection.Scorer{entropy, selection.EnsV{}, circular}}
@@ -180,13 +174,7 @@ func TestRunSuiteStandard(t *testing.T) {
 // carry the number of atoms chosen for their target, the one
 // selection.ExtraAtoms chooses on that problem; other methods carry none.
 func TestRunSuiteExtraAtoms(t *testing.T) {
-	l := synth.Default()
-	l.PerClass = 40
-	p := synth.Generate(l, 1)
-	set := &SuiteSet{Name: "synthetic"}
-	for _, d := range append(p.Sources, *p.Test) {
-		set.Domains = append(set.Domains, &dataset.File{Name: d.Name, X: d.X, Labels: d.Y})
-	}
+	set := synthSuiteSet()
 	cfg := adapt.Config{Seed: 1, Dictionary: &dictionary.Settings{Epochs: 2, PlateauTol: -1}}
 	opt := SuiteOptions{Methods: []string{"source-only", "dadil-r"}, Config: cfg, ExtraAtoms: []int{0, 1}}
 	res, err := RunSuite([]*SuiteSet{set}, opt)
@@ -216,4 +204,17 @@ func TestRunSuiteExtraAtoms(t *testing.T) {
 			t.Errorf("dadil-r on %s: extra atoms %v, want %d", r.Target, r.ExtraAtoms, ch.Extra)
 		}
 	}
+}
+
+// synthSuiteSet is the synthetic problem (40 rows per class) as a suite
+// set, every domain in turn the target.
+func synthSuiteSet() *SuiteSet {
+	l := synth.Default()
+	l.PerClass = 40
+	p := synth.Generate(l, 1)
+	set := &SuiteSet{Name: "synthetic"}
+	for _, d := range append(p.Sources, *p.Test) {
+		set.Domains = append(set.Domains, &dataset.File{Name: d.Name, X: d.X, Labels: d.Y})
+	}
+	return set
 }
