@@ -198,12 +198,15 @@ func standardised(ref, X *mat.Dense) *mat.Dense {
 // DADIL_SUITE names, seeded by 1; it skips the test when DADIL_SUITE is not
 // set and fails when the folder holds no data set (a wrong path: go test
 // runs in the package's folder).
-func suiteSets(t *testing.T) []*SuiteSet {
+func suiteSets(t *testing.T) []*SuiteSet { return suiteSetsOf(t, nil, 1) }
+
+// suiteSetsOf is suiteSets for the named sets (nil: all) and the seed.
+func suiteSetsOf(t *testing.T, names []string, seed uint64) []*SuiteSet {
 	dir := os.Getenv("DADIL_SUITE")
 	if dir == "" {
 		t.Skip("DADIL_SUITE is not set")
 	}
-	sets, _, err := LoadSuite(dir, nil, 1)
+	sets, _, err := LoadSuite(dir, names, seed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,6 @@ import (
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
-	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/clip"
 	"github.com/dadil/dadil/internal/par"
 	"github.com/dadil/dadil/matfile"
@@ -527,13 +526,7 @@ func chooseExtraAtoms(j suiteJob, cfg *adapt.Config, extras []int) (*int, *adapt
 	if err != nil {
 		return nil, nil, fmt.Errorf("bench: suite: %s on %s: %w", j.group[0], j.problem.Name, err)
 	}
-	var set dictionary.Settings
-	if cfg.Dictionary != nil {
-		set = *cfg.Dictionary
-	}
-	set.Atoms, set.ExtraAtoms = 0, ch.Extra
-	c := *cfg
-	c.Dictionary = &set
+	c := selection.WithExtraAtoms(*cfg, ch.Extra)
 	return &ch.Extra, &c, nil
 }
 

@@ -34,19 +34,12 @@ func ExtraAtoms(p *dataset.Problem, cfg adapt.Config, extras []int) (AtomsChoice
 	if len(extras) == 0 {
 		return AtomsChoice{}, fmt.Errorf("selection: ExtraAtoms: no candidate")
 	}
-	var base dictionary.Settings
-	if cfg.Dictionary != nil {
-		base = *cfg.Dictionary
-	}
 	ch := AtomsChoice{Scores: make([]float64, len(extras))}
 	for i, extra := range extras {
 		if extra < 0 {
 			return AtomsChoice{}, fmt.Errorf("selection: ExtraAtoms: %d atoms beyond the sources", extra)
 		}
-		set := base
-		set.Atoms, set.ExtraAtoms = 0, extra
-		c := cfg
-		c.Dictionary = &set
+		c := WithExtraAtoms(cfg, extra)
 		v, err := HeldOutSources{Balanced: true}.Score(p, &Candidate{Build: c.Builder("dadil-r"), Predictors: 1})
 		if err != nil {
 			return AtomsChoice{}, fmt.Errorf("%w (ExtraAtoms, %d atoms beyond the sources)", err, extra)
@@ -59,4 +52,18 @@ func ExtraAtoms(p *dataset.Problem, cfg adapt.Config, extras []int) (AtomsChoice
 	}
 	ch.Extra = extras[best]
 	return ch, nil
+}
+
+// WithExtraAtoms returns cfg with a copy of its dictionary settings (nil:
+// the defaults) asking for extra atoms beyond the sources (Atoms 0,
+// ExtraAtoms extra): the configuration ExtraAtoms scores for extra, and
+// the one to fit with its choice.
+func WithExtraAtoms(cfg adapt.Config, extra int) adapt.Config {
+	var set dictionary.Settings
+	if cfg.Dictionary != nil {
+		set = *cfg.Dictionary
+	}
+	set.Atoms, set.ExtraAtoms = 0, extra
+	cfg.Dictionary = &set
+	return cfg
 }
