@@ -150,9 +150,8 @@ func (c *adaptCommand) check() error {
 	if err := c.data.check(); err != nil {
 		return err
 	}
-	c.dict.allowAuto = true
-	if c.dict.autoAtoms && len(c.data.sources) < 2 {
-		return usageError{errors.New("--atoms auto holds each source out in turn, so it needs at least 2 --source")}
+	if err := c.dict.allowAutoAtoms(len(c.data.sources)); err != nil {
+		return err
 	}
 	if err := c.dict.check(); err != nil {
 		return err

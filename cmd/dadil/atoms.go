@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/dadil/dadil/adapt"
@@ -14,6 +15,17 @@ import (
 // auto chooses between: as many atoms as sources (the default) and one
 // more (docs/defaults.md).
 var autoExtraAtoms = []int{0, 1}
+
+// allowAutoAtoms lets a command with sources --source files choose K
+// with --atoms auto (chooseAtoms), which holds each source out in turn
+// and so needs at least 2.
+func (f *dictFlags) allowAutoAtoms(sources int) error {
+	f.allowAuto = true
+	if f.autoAtoms && sources < 2 {
+		return usageError{errors.New("--atoms auto holds each source out in turn, so it needs at least 2 --source")}
+	}
+	return nil
+}
 
 // worstAtoms returns set with the most atoms --atoms auto may choose, for
 // the memory checks made before the choice.

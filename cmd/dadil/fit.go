@@ -187,9 +187,8 @@ func parseFit(args []string, e *env) (*fitCommand, error) {
 	if err := checkOutputDir("--out", c.out, fitOutputs); err != nil {
 		return nil, err
 	}
-	c.dict.allowAuto = true
-	if c.dict.autoAtoms && len(c.data.sources) < 2 {
-		return nil, usageError{errors.New("--atoms auto holds each source out in turn, so it needs at least 2 --source")}
+	if err := c.dict.allowAutoAtoms(len(c.data.sources)); err != nil {
+		return nil, err
 	}
 	if err := c.dict.check(); err != nil {
 		return nil, err
