@@ -18,7 +18,7 @@ type Config struct {
 	Dictionary *dictionary.Settings
 	// GMM, when not nil, holds the settings of gmm-dadil and gmm-dadil-e:
 	// New copies its Settings, TargetComponents, EM, MAP,
-	// EnsembleTransport, SamplesPerClass and BalancedTarget (deep copies
+	// EnsembleTransport, SamplesPerClass, Dims and BalancedTarget (deep copies
 	// of the pointers), never what a fit set; the seeds (GMMDaDiL.Seed,
 	// Settings.Seed) and the classifier come from Seed and Classifier,
 	// and BalancedTarget from Dictionary's when Dictionary is given (one

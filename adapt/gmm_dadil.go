@@ -74,17 +74,29 @@ type GMMDaDiL struct {
 	// GMM-DaDiL-E classifier: SamplesPerClass times the number of
 	// classes. Default DefaultGMMSamplesPerClass.
 	SamplesPerClass int
+	// Dims is the number q of principal directions the mixtures live on:
+	// when the domains have more features than q, Fit projects every
+	// domain's rows onto the q leading principal directions of all the
+	// domains' rows pooled (FitProjection; sources and target, no label),
+	// and everything after, mixtures, dictionary and classifiers, works on
+	// the projections; rows to classify are projected the same way. 0
+	// selects DefaultGMMDims; a negative Dims keeps the features as they
+	// are.
+	Dims int
 	// Classifier is the classifier of GMM-DaDiL-R and GMM-DaDiL-E (nil:
 	// softmax regression).
 	Classifier classify.Trainer
-	// Seed seeds the EM fits and the draws of the samples.
+	// Seed seeds the EM fits, the draws of the samples and the projection.
 	Seed uint64
 
-	// Dict, Sources and Target are set by Fit: the dictionary and the
-	// domains' mixtures it was learned from.
-	Dict    *gmm.Dictionary
-	Sources []*gmm.Mixture
-	Target  *gmm.Mixture
+	// Projection, Dict, Sources and Target are set by Fit: the projection
+	// onto the principal directions (nil when the features are kept),
+	// the dictionary and the domains' mixtures it was learned from, in
+	// the projection's coordinates.
+	Projection *Projection
+	Dict       *gmm.Dictionary
+	Sources    []*gmm.Mixture
+	Target     *gmm.Mixture
 	// R is GMM-DaDiL-R's classifier, trained by Fit on samples of
 	// B(α_T; P) unless MAP; when nil, GMM-DaDiL-R classifies by the MAP
 	// rule. A model loaded from a file (package modelfile) sets Dict, R
@@ -117,6 +129,13 @@ const (
 	// vanishing variance along features that are constant within them;
 	// their densities then decide every class by those features alone.
 	DefaultGMMDaDiLVarFloor = 0.1
+	// DefaultGMMDims is the default Dims. Diagonal Gaussians fit
+	// decorrelated directions better than raw features, the directions of
+	// least variance carry mostly noise for mixtures of tens of
+	// components fitted on hundreds of rows, and every cost of a fit, EM,
+	// learning and the classifiers, grows with the dimension; see
+	// docs/gmm.md for the comparison on the development suite.
+	DefaultGMMDims = 128
 	// DefaultGMMTol is the default EM tolerance (gmm.Settings.Tol) on the
 	// mean log-likelihood per row, scikit-learn's GaussianMixture's.
 	DefaultGMMTol = 1e-3
@@ -141,6 +160,11 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	}
 	if m.TargetComponents < 0 {
 		return fmt.Errorf("TargetComponents = %d is negative", m.TargetComponents)
+	}
+	m.Projection = nil
+	p, err := m.project(p)
+	if err != nil {
+		return err
 	}
 	switch m.EnsembleTransport {
 	case dictionary.TransportAuto, dictionary.TransportBarycenter, dictionary.TransportNone:
@@ -175,6 +199,51 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	}
 	m.E, err = m.trainEnsemble(p.Classes, set.Workers)
 	return err
+}
+
+// project fits m.Projection when p's domains have more than Dims
+// features and returns p with every domain's rows projected (p itself
+// otherwise, with m.Projection nil).
+func (m *GMMDaDiL) project(p *dataset.Problem) (*dataset.Problem, error) {
+	q := m.Dims
+	if q == 0 {
+		q = DefaultGMMDims
+	}
+	if _, d := p.Target.X.Dims(); q < 0 || q >= d {
+		return p, nil
+	}
+	Xs := []*mat.Dense{p.Target.X}
+	for _, s := range p.Sources {
+		Xs = append(Xs, s.X)
+	}
+	proj, err := FitProjection(Xs, q, m.Seed)
+	if err != nil {
+		return nil, err
+	}
+	out := *p
+	out.Sources = make([]dataset.Domain, len(p.Sources))
+	for i, d := range append([]dataset.Domain{p.Target}, p.Sources...) {
+		if d.X, err = proj.Apply(d.X); err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Name, err)
+		}
+		if i == 0 {
+			out.Target = d
+		} else {
+			out.Sources[i-1] = d
+		}
+	}
+	out.Test = nil // not read by the fit
+	m.Projection = proj
+	return &out, nil
+}
+
+// projected returns the rows of X in the coordinates the mixtures live
+// in: projected by m.Projection, or X itself when there is none.
+func (m *GMMDaDiL) projected(X *mat.Dense) (*mat.Dense, error) {
+	if m.Projection == nil {
+		return X, nil
+	}
+	return m.Projection.Apply(X)
 }
 
 // The PCG streams of the draws of the classifiers' training rows, seeded
@@ -324,7 +393,11 @@ func (m *GMMDaDiL) ReconstructionSamples() (X, T *mat.Dense, comp []int, err err
 		return nil, nil, nil, fmt.Errorf("adapt: %s: ReconstructionSamples before Fit", m.Name())
 	}
 	B := m.Dict.Target()
-	return m.drawSamples(B, B.Classes(), rStream)
+	X, T, comp, err = m.drawSamples(B, B.Classes(), rStream)
+	if err == nil && m.Projection != nil {
+		X = m.Projection.Inverse(X)
+	}
+	return X, T, comp, err
 }
 
 // Predict classifies the rows of X.
@@ -347,6 +420,10 @@ func (m *GMMDaDiL) probaR(X *mat.Dense) (*mat.Dense, error) {
 	if m.Dict == nil {
 		return nil, ErrNotFitted
 	}
+	X, err := m.projected(X)
+	if err != nil {
+		return nil, fmt.Errorf("adapt: %s: %w", name, err)
+	}
 	if m.R != nil {
 		return probaOf(name, m.R, X)
 	}
@@ -366,6 +443,10 @@ func (m *GMMDaDiL) probaE(X *mat.Dense) (*mat.Dense, error) {
 	// α_T is the last row of α, after the sources'.
 	N, K := m.Dict.Alpha.Dims()
 	alpha := m.Dict.Alpha.RawRowView(N - 1)
+	X, err := m.projected(X)
+	if err != nil {
+		return nil, fmt.Errorf("adapt: %s: %w", name, err)
+	}
 	if m.E == nil {
 		var P mat.Dense
 		if err := m.Dict.EnsembleProba(&P, X, alpha); err != nil {
@@ -409,7 +490,7 @@ func (m *GMMDaDiL) Predictors() []Predictor {
 func (m *GMMDaDiL) setClassifier(t classify.Trainer) { m.Classifier = t }
 
 // copySettings sets dst's settings (Settings, TargetComponents, EM, MAP,
-// EnsembleTransport, SamplesPerClass) to copies of m's, keeping dst's seeds; a nil Settings
+// EnsembleTransport, SamplesPerClass, Dims) to copies of m's, keeping dst's seeds; a nil Settings
 // or EM of m leaves dst's.
 func (m *GMMDaDiL) copySettings(dst *GMMDaDiL) {
 	if m.Settings != nil {
@@ -426,5 +507,6 @@ func (m *GMMDaDiL) copySettings(dst *GMMDaDiL) {
 		dst.EM = &e
 	}
 	dst.TargetComponents, dst.MAP, dst.EnsembleTransport, dst.SamplesPerClass = m.TargetComponents, m.MAP, m.EnsembleTransport, m.SamplesPerClass
+	dst.Dims = m.Dims
 	dst.BalancedTarget = m.BalancedTarget
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/adapt"
@@ -44,6 +45,14 @@ func checkGMM(m *adapt.GMMDaDiL, classes int) error {
 	if c := d.Atoms[0].Classes(); c != classes {
 		return fmt.Errorf("%d label values for %d classes", classes, c)
 	}
+	if p := m.Projection; p != nil {
+		if p.Basis == nil {
+			return errors.New("the GMM-DaDiL model's projection has no basis")
+		}
+		if D, q := p.Dims(); len(p.Mean) != D || q != d.Atoms[0].Dim() {
+			return fmt.Errorf("the GMM-DaDiL model's projection maps %d features (mean of %d) onto %d directions, its atoms have %d", D, len(p.Mean), q, d.Atoms[0].Dim())
+		}
+	}
 	return nil
 }
 
@@ -60,6 +69,14 @@ func gmmHeaders(a *archive, man *manifest) error {
 	}
 	for _, p := range gmmMixtures(K, N) {
 		if err := a.mixtureHeaders(man, p); err != nil {
+			return err
+		}
+	}
+	if q := man.Directions; q > 0 {
+		if err := a.header("projection_mean", man.Features); err != nil {
+			return err
+		}
+		if err := a.header("projection_basis", q, man.Features); err != nil {
 			return err
 		}
 	}
@@ -90,7 +107,7 @@ func gmmMixtures(K, N int) []string {
 
 // mixtureHeaders checks the headers of the mixture of prefix p.
 func (a *archive) mixtureHeaders(man *manifest, p string) error {
-	n, d, c := man.Components, man.Features, man.Classes
+	n, d, c := man.Components, man.inner(), man.Classes
 	if err := a.header(p+"_weights", n); err != nil {
 		return err
 	}
@@ -124,6 +141,10 @@ func readGMM(a *archive, man *manifest) (*adapt.GMMDaDiL, error) {
 			d.Reconstructions = append(d.Reconstructions, m)
 		}
 	}
+	proj, err := a.projection(man)
+	if err != nil {
+		return nil, err
+	}
 	var r classify.Classifier
 	var e []classify.Classifier
 	for i, p := range man.classifierPrefixes() {
@@ -137,7 +158,42 @@ func readGMM(a *archive, man *manifest) (*adapt.GMMDaDiL, error) {
 			e = append(e, h)
 		}
 	}
-	return man.GMM.model(d, r, e), nil
+	m := man.GMM.model(d, r, e)
+	m.Projection = proj
+	return m, nil
+}
+
+// projectionTol bounds |⟨v_i, v_j⟩ − δ_ij| for the rows of a stored
+// projection's basis.
+const projectionTol = 1e-9
+
+// projection reads the projection of a model with principal directions
+// (nil for one without), whose basis must have orthonormal rows.
+func (a *archive) projection(man *manifest) (*adapt.Projection, error) {
+	if man.Directions == 0 {
+		return nil, nil
+	}
+	mu, err := a.vector("projection_mean")
+	if err != nil {
+		return nil, err
+	}
+	V, err := a.matrix("projection_basis")
+	if err != nil {
+		return nil, err
+	}
+	q, _ := V.Dims()
+	for i := range q {
+		for j := range i + 1 {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if g := floats.Dot(V.RawRowView(i), V.RawRowView(j)); math.Abs(g-want) > projectionTol {
+				return nil, fmt.Errorf("projection_basis.npy: rows %d and %d have the inner product %g, not %g: the rows are not orthonormal", i, j, g, want)
+			}
+		}
+	}
+	return &adapt.Projection{Mean: mu, Basis: V}, nil
 }
 
 // mixture reads the labeled mixture of prefix p.

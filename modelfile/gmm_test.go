@@ -145,7 +145,7 @@ func TestGMMCorrupted(t *testing.T) {
 		want string
 	}{
 		{"version 1", withManifest(t, good, func(v map[string]any) { v["version"] = 1 }), "a gmm-dadil model in a version 1 file (it needs version 2)"},
-		{"newer version", withManifest(t, good, func(v map[string]any) { v["version"] = 4 }), "version 4 was written by a newer dadil"},
+		{"newer version", withManifest(t, good, func(v map[string]any) { v["version"] = 5 }), "version 5 was written by a newer dadil"},
 		{"unknown model", withManifest(t, good, func(v map[string]any) { v["model"] = "vae" }), `unknown model "vae"`},
 		{"read as DaDiL", withManifest(t, good, func(v map[string]any) { delete(v, "model") }), fmt.Sprintf("components %d in a DaDiL model", n)},
 		{"no components", withManifest(t, good, func(v map[string]any) { delete(v, "components") }), "0 components per mixture"},
@@ -309,5 +309,79 @@ func TestGMMVersion2(t *testing.T) {
 	}
 	if !mat.Equal(P, &want) {
 		t.Error("GMM-DaDiL-E of a version 2 model is not the atoms' MAP ensemble")
+	}
+}
+
+// widened returns the rows of X (n×2) with four more features, linear
+// combinations of the two and a small wave, so that a projection onto 3
+// principal directions keeps almost all of them.
+func widened(X *mat.Dense) *mat.Dense {
+	n, _ := X.Dims()
+	W := mat.NewDense(n, 6, nil)
+	for i := range n {
+		a, b := X.At(i, 0), X.At(i, 1)
+		W.SetRow(i, []float64{a, b, a + b, a - 2*b, 0.5 * a, 0.1 * math.Sin(float64(i))})
+	}
+	return W
+}
+
+// TestGMMProjectionRoundTrip: a GMM-DaDiL model fitted on 3 principal
+// directions of 6 features is written as version 4 with its projection,
+// loads back with it and classifies raw rows as before, bit for bit; a
+// basis whose rows are not orthonormal, or of the wrong shape, is refused.
+func TestGMMProjectionRoundTrip(t *testing.T) {
+	l := synth.Default()
+	l.PerClass = 30
+	p := synth.Generate(l, 3)
+	for i := range p.Sources {
+		p.Sources[i].X = widened(p.Sources[i].X)
+	}
+	p.Target.X = widened(p.Target.X)
+	p.Test.X = p.Target.X
+	m := &adapt.GMMDaDiL{Settings: &gmm.DictionarySettings{Epochs: 20, Seed: 2}, SamplesPerClass: 20, Dims: 3, Seed: 2}
+	if err := m.Fit(p); err != nil {
+		t.Fatal(err)
+	}
+	if m.Projection == nil {
+		t.Fatal("no projection for 6 features and Dims 3")
+	}
+	sc := &dataset.Scaler{Kind: dataset.ScaleStandard, Offset: make([]float64, 6), Scale: slices.Repeat([]float64{1}, 6)}
+	f := &File{GMM: m, Scaler: sc, Labels: []int{4, 5, 6}}
+	g := saveLoad(t, filepath.Join(t.TempDir(), "m.dadil"), f)
+	if g.GMM.Projection == nil || !mat.Equal(g.GMM.Projection.Basis, m.Projection.Basis) || !slices.Equal(g.GMM.Projection.Mean, m.Projection.Mean) {
+		t.Fatal("the projection did not load back")
+	}
+	for k, pr := range m.Predictors() {
+		a, err := pr.Proba(p.Target.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := g.GMM.Predictors()[k].Proba(p.Target.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(a, b) {
+			t.Errorf("%s probabilities differ after a round trip", pr.Name)
+		}
+	}
+	good := encoded(t, f)
+	if man := readManifest(t, good); man["version"] != 4.0 || man["directions"] != 3.0 || man["features"] != 6.0 {
+		t.Errorf("manifest version %v, directions %v, features %v", man["version"], man["directions"], man["features"])
+	}
+	skew := mat.DenseCopyOf(m.Projection.Basis)
+	skew.Set(1, 0, skew.At(1, 0)+0.01)
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"not orthonormal", rewrite(t, good, "projection_basis.npy", npyOf(t, []int{3, 6}, skew.RawMatrix().Data)), "the rows are not orthonormal"},
+		{"basis shape", rewrite(t, good, "projection_basis.npy", npyOf(t, []int{2, 6}, make([]float64, 12))), "projection_basis.npy has shape [2 6], want (3, 6)"},
+		{"no mean", rewrite(t, good, "projection_mean.npy", nil), "member projection_mean.npy is missing"},
+		{"version 3", withManifest(t, good, func(v map[string]any) { v["version"] = 3 }), "directions 3 in a version 3 gmm-dadil model"},
+	} {
+		if _, err := Read(c.data); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
 	}
 }

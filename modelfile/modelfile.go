@@ -105,6 +105,17 @@
 //	                         samples of the atom (version 3)
 //	scaler_…, imputer_…      as for DaDiL
 //
+// Version 4 is version 3 for a model whose mixtures and classifiers live
+// on q principal directions of the d features (adapt.GMMDaDiL.Projection):
+// its manifest adds "directions": q, its mixtures' means and deviations and
+// its classifiers have q columns, and it adds
+//
+//	projection_mean.npy      d: the mean μ of the projection
+//	projection_basis.npy     q×d: the principal directions, as rows
+//
+// Rows to classify are scaled, then projected: z = Vᵀ(x − μ). Models without
+// a projection are still written as version 3 (or 2).
+//
 // Every mixture must be valid (gmm.Mixture.Validate: weights on the
 // simplex, finite means, positive finite deviations) with labels on the
 // simplex; the manifest fixes every shape, and the points of a
@@ -163,10 +174,11 @@ import (
 // Format is the format name stored in every model file, and Version the
 // highest format version this package reads: it writes DaDiL models as
 // version 1 and GMM-DaDiL models as version 3 (version 2 for a model
-// without GMM-DaDiL-E's classifiers).
+// without GMM-DaDiL-E's classifiers, version 4 for one with a projection
+// onto principal directions).
 const (
 	Format  = "dadil-model"
-	Version = 3
+	Version = 4
 )
 
 // The kinds of model a model file holds (the manifest's "model"), and the
@@ -179,7 +191,10 @@ const (
 	// versionGMMEnsemble adds GMM-DaDiL-E's classifiers to GMM-DaDiL
 	// models.
 	versionGMMEnsemble = 3
-	maxComponents      = 1 << 20
+	// versionGMMProjection adds the projection onto principal directions
+	// (adapt.GMMDaDiL.Projection) to GMM-DaDiL models that have one.
+	versionGMMProjection = 4
+	maxComponents        = 1 << 20
 )
 
 // The kinds of classifier a model file holds (the manifest's
@@ -245,6 +260,10 @@ type manifest struct {
 	// number of components of every mixture of a GMM-DaDiL model.
 	Model      string `json:"model,omitempty"`
 	Components int    `json:"components,omitempty"`
+	// Directions is the number of principal directions a GMM-DaDiL
+	// model's mixtures and classifiers live on (version 4), absent when
+	// they use the features as they are.
+	Directions int `json:"directions,omitempty"`
 
 	// The settings, decoded by the model's kind.
 	Settings dictionary.Settings `json:"-"`
@@ -266,11 +285,13 @@ type GMMSettings struct {
 	// EnsembleTransport is adapt.GMMDaDiL.EnsembleTransport, absent for
 	// its default (auto).
 	EnsembleTransport dictionary.Transport `json:"ensemble_transport,omitempty"`
+	// Dims is adapt.GMMDaDiL.Dims, absent for its default.
+	Dims int `json:"dims,omitempty"`
 }
 
 // GMMSettingsOf returns the settings of the fitted model m.
 func GMMSettingsOf(m *adapt.GMMDaDiL) GMMSettings {
-	s := GMMSettings{TargetComponents: m.TargetComponents, SamplesPerClass: m.SamplesPerClass, Seed: m.Seed, EnsembleTransport: m.EnsembleTransport}
+	s := GMMSettings{TargetComponents: m.TargetComponents, SamplesPerClass: m.SamplesPerClass, Seed: m.Seed, EnsembleTransport: m.EnsembleTransport, Dims: m.Dims}
 	switch {
 	case m.Dict != nil:
 		s.Dictionary = m.Dict.Settings
@@ -289,7 +310,7 @@ func GMMSettingsOf(m *adapt.GMMDaDiL) GMMSettings {
 func (s GMMSettings) model(d *gmm.Dictionary, r classify.Classifier, e []classify.Classifier) *adapt.GMMDaDiL {
 	set, em := s.Dictionary, s.EM
 	return &adapt.GMMDaDiL{Settings: &set, EM: &em, TargetComponents: s.TargetComponents,
-		SamplesPerClass: s.SamplesPerClass, Seed: s.Seed, EnsembleTransport: s.EnsembleTransport, Dict: d, R: r, E: e}
+		SamplesPerClass: s.SamplesPerClass, Seed: s.Seed, EnsembleTransport: s.EnsembleTransport, Dims: s.Dims, Dict: d, R: r, E: e}
 }
 
 // Bounds of the manifest's sizes beyond which it is not believed.

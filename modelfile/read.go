@@ -237,7 +237,24 @@ func (man *manifest) checkModel() error {
 	default:
 		return fmt.Errorf("manifest: unknown model %s (this dadil reads %s and %s models: the file may come from a newer dadil)", clip.Quote(man.Model), modelDaDiL, modelGMM)
 	}
+	switch q := man.Directions; {
+	case q == 0:
+	case man.Model != modelGMM || man.Version < versionGMMProjection:
+		return fmt.Errorf("manifest: directions %d in a version %d %s model (only %s models of version %d have them)", q, man.Version, man.Model, modelGMM, versionGMMProjection)
+	case q < 1 || q >= man.Features:
+		return fmt.Errorf("manifest: %d principal directions of %d features, want 1 to %d", q, man.Features, man.Features-1)
+	}
 	return nil
+}
+
+// inner returns the number of columns of the model's mixtures and
+// classifiers: its principal directions when it has a projection, its
+// features otherwise.
+func (man *manifest) inner() int {
+	if man.Directions > 0 {
+		return man.Directions
+	}
+	return man.Features
 }
 
 // checkSizes checks the numbers of atoms, classes, features and domains,
@@ -416,7 +433,7 @@ func (a *archive) integers(name string, lo, hi int) ([]int, error) {
 
 // classifier reads the classifier of prefix p, of the manifest's kind.
 func (a *archive) classifier(man *manifest, p string) (classify.Classifier, error) {
-	c, d := man.Classes, man.Features
+	c, d := man.Classes, man.inner()
 	switch man.Classifier {
 	case kindKNN:
 		X, err := a.matrix(p + "_X")
@@ -580,7 +597,7 @@ func (a *archive) scalerHeaders(man *manifest) error {
 // classifierHeaders checks the headers of the members of the classifier of
 // prefix p, whose points, if it keeps any, may not outnumber largest.
 func (a *archive) classifierHeaders(man *manifest, p string, largest int) error {
-	c, d := man.Classes, man.Features
+	c, d := man.Classes, man.inner()
 	switch man.Classifier {
 	case kindKNN:
 		x := p + "_X"

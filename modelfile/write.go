@@ -130,6 +130,10 @@ func newManifest(f *File) (*manifest, error) {
 			man.Version = versionGMMEnsemble
 		}
 		man.Atoms, man.Components, man.Features, man.Classes = len(d.Atoms), d.Atoms[0].Components(), d.Atoms[0].Dim(), d.Atoms[0].Classes()
+		if g.Projection != nil {
+			man.Version = versionGMMProjection
+			man.Features, man.Directions = g.Projection.Dims()
+		}
 		man.Domains, man.Target = gmmDomains(len(d.Reconstructions)), len(d.Reconstructions)-1
 		kind, man.Hidden, err = kinds(gmmClassifiers(g))
 		settings = GMMSettingsOf(g)
@@ -196,6 +200,10 @@ func (a *archiveWriter) gmmModel(m *adapt.GMMDaDiL) error {
 	}
 	for l, r := range m.Dict.Reconstructions {
 		a.mixture(fmt.Sprintf("rec%d", l), r)
+	}
+	if p := m.Projection; p != nil {
+		a.vector("projection_mean", p.Mean)
+		a.matrix("projection_basis", p.Basis)
 	}
 	prefixes, cs := gmmClassifiers(m)
 	for i, c := range cs {

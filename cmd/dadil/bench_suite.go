@@ -13,6 +13,7 @@ import (
 	"github.com/dadil/dadil/bench"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
+	"github.com/dadil/dadil/gmm"
 	"github.com/dadil/dadil/internal/clip"
 )
 
@@ -20,6 +21,7 @@ import (
 type suiteCommand struct {
 	fs                                *flag.FlagSet
 	dict                              dictFlags
+	gmm                               gmmFlags
 	data, sets, methods, json, choose string
 	scale                             string
 	from                              string
@@ -31,6 +33,7 @@ func parseSuite(args []string, e *env) (*suiteCommand, error) {
 	c := &suiteCommand{fs: newFlags("dadil bench suite", e)}
 	fs := c.fs
 	c.dict.register(fs)
+	c.gmm.register(fs)
 	fs.StringVar(&c.data, "data", "", "`DIR` holding the data sets' folders (../shared/data)")
 	fs.StringVar(&c.sets, "sets", strings.Join(bench.SuiteSetNames, ","), "comma-separated `LIST` of data sets")
 	fs.StringVar(&c.methods, "methods", "all", "comma-separated `LIST` of methods ("+strings.Join(adapt.Names(), ", ")+"), or all")
@@ -58,6 +61,9 @@ func parseSuite(args []string, e *env) (*suiteCommand, error) {
 	}
 	c.dict.allowAuto = true
 	if err := c.dict.check(); err != nil {
+		return nil, err
+	}
+	if err := c.gmm.check(); err != nil {
 		return nil, err
 	}
 	if err := checkWorkers(c.workers); err != nil {
@@ -117,7 +123,8 @@ func runBenchSuite(args []string, e *env) error {
 	if err != nil {
 		return err
 	}
-	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: seed, MaxRows: c.maxRows, Classifier: trainer, Dictionary: &set}, Workers: c.workers, Scorers: scorers, Standard: c.scale == "standard"}
+	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: seed, MaxRows: c.maxRows, Classifier: trainer, Dictionary: &set,
+		GMM: c.gmm.template(0, gmm.DefaultDictionaryPlateauTol)}, Workers: c.workers, Scorers: scorers, Standard: c.scale == "standard"}
 	if c.dict.autoAtoms {
 		opt.ExtraAtoms = autoExtraAtoms
 	}

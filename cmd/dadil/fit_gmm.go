@@ -162,7 +162,9 @@ func gmmPredictor(m *adapt.GMMDaDiL, method string) func(*mat.Dense) ([]int, err
 	case "e":
 		return m.Predictors()[1].Predict
 	case "map":
-		return m.Dict.Target().Predict
+		rule := *m
+		rule.R = nil
+		return rule.Predictors()[0].Predict
 	case "e-map":
 		rules := *m
 		rules.E = nil
@@ -225,7 +227,10 @@ func (c *fitCommand) writeGMM(ld *dataset.Loaded, m *adapt.GMMDaDiL, preds [][]i
 // addGMMReconstruction adds the target's reconstruction B(α_T; P) of a
 // GMM-DaDiL fit to the output files, in the units of the files' kept
 // features (the scaling undone: means m = m'/s + o, standard deviations
-// σ = σ'/s for the scaler x' = (x − o)·s): reconstruction.npz holds
+// σ = σ'/s for the scaler x' = (x − o)·s; for a model on principal
+// directions, the means mapped back onto the features and each feature's
+// standard deviation in each component, adapt.Projection.InverseSpread):
+// reconstruction.npz holds
 // GMM-DaDiL-R's training set drawn from it as addReconstruction's arrays
 // (X, P, y, labels) with component (the component of every row), and the
 // mixture as mixture_weights (K), mixture_means and mixture_std (K×d),
@@ -243,11 +248,15 @@ func addGMMReconstruction(files map[string]func(string) error, ld *dataset.Loade
 		return err
 	}
 	B := m.Dict.Target()
+	Bm, Bs := B.Means, B.Std
+	if p := m.Projection; p != nil {
+		Bm, Bs = p.Inverse(Bm), p.InverseSpread(Bs)
+	}
 	var means, std mat.Dense
-	if err := ld.Scaler.Inverse(&means, B.Means); err != nil {
+	if err := ld.Scaler.Inverse(&means, Bm); err != nil {
 		return err
 	}
-	if err := ld.Scaler.InverseSpread(&std, B.Std); err != nil {
+	if err := ld.Scaler.InverseSpread(&std, Bs); err != nil {
 		return err
 	}
 	K, d := means.Dims()

@@ -158,6 +158,27 @@ func TestFitGMMFlags(t *testing.T) {
 	if rep.TargetAccuracy != nil {
 		t.Errorf("accuracy %v without target labels", rep.TargetAccuracy)
 	}
+	// --gmm-dims 1 projects the 2 features onto 1 direction: the model
+	// keeps the projection, classifies the target's rows through it and
+	// exports its reconstruction in the 2 features.
+	rep = runFitGMM(t, src, tgt, filepath.Join(dir, "p"), "--gmm-dims", "1", "--gmm-epochs", "5", "--export-reconstruction")
+	if z, err := npy.ReadNPZ(filepath.Join(dir, "p", "reconstruction.npz")); err != nil || z["X"] == nil || z["X"].Shape[1] != 2 || z["mixture_std"].Shape[1] != 2 {
+		t.Errorf("--gmm-dims 1 --export-reconstruction: %v", err)
+	}
+	f, err := modelfile.Load(filepath.Join(dir, "p", "model.dadil"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Settings.Dims != 1 || f.GMM.Projection == nil || f.GMM.Dict.Atoms[0].Dim() != 1 {
+		t.Errorf("--gmm-dims 1: settings' dims %d, projection %v, atoms of %d features", rep.Settings.Dims, f.GMM.Projection != nil, f.GMM.Dict.Atoms[0].Dim())
+	}
+	if code, out, stderr := runCLI("predict", "--model", filepath.Join(dir, "p", "model.dadil"), "--data", tgt); code != 0 || len(readLines(t, out)) < 2 {
+		t.Errorf("predict with a projected model: exit %d, %d lines: %s", code, len(readLines(t, out)), stderr)
+	}
+	rep = runFitGMM(t, src, tgt, filepath.Join(dir, "k"), "--gmm-dims", "0", "--gmm-epochs", "5")
+	if rep.Settings.Dims != -1 {
+		t.Errorf("--gmm-dims 0: settings' dims %d, want -1 (the features kept)", rep.Settings.Dims)
+	}
 	rep = runFitGMM(t, src, tgt, filepath.Join(dir, "v"), "--validate", "--gmm-epochs", "30")
 	if len(rep.HeldOutSources) != 3 || rep.HeldOutSources[0].Source != src[0] || rep.Seconds["validation"] <= 0 {
 		t.Fatalf("held-out scores %+v", rep.HeldOutSources)
@@ -235,6 +256,7 @@ func TestFitGMMBadInput(t *testing.T) {
 		{"var floor", base("--method", "gmm", "--gmm-var-floor", "0"), 2, "--gmm-var-floor 0: need a positive number"},
 		{"tol", base("--method", "gmm", "--gmm-tol", "NaN"), 2, "--gmm-tol NaN: need a positive number"},
 		{"lr", base("--method", "gmm", "--gmm-lr", "-0.1"), 2, "--gmm-lr -0.1: need a positive number"},
+		{"dims negative", base("--method", "gmm", "--gmm-dims", "-2"), 2, "--gmm-dims -2: need a number of directions, or 0 to keep the features"},
 		{"ensemble transport map", base("--method", "gmm", "--gmm-ensemble-transport", "map"), 2, `--gmm-ensemble-transport "map": want auto, barycenter or none`},
 		{"ensemble transport unknown", base("--method", "gmm", "--gmm-ensemble-transport", "atoms"), 2, `--gmm-ensemble-transport "atoms": want auto, barycenter or none`},
 		{"GMM ensemble flag", base("--gmm-ensemble-transport", "none"), 2, "--gmm-ensemble-transport: the --gmm-… flags set --method gmm"},

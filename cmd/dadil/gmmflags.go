@@ -18,7 +18,9 @@ import (
 type gmmFlags struct {
 	fs                         *flag.FlagSet
 	components, target, epochs int
-	varFloor, tol, lr          float64
+	// dims is --gmm-dims: 0 keeps the features.
+	dims              int
+	varFloor, tol, lr float64
 	// ensembleTr is --gmm-ensemble-transport; ensemble its value parsed
 	// by check.
 	ensembleTr string
@@ -26,7 +28,7 @@ type gmmFlags struct {
 }
 
 // gmmFlagNames are the names of the GMM-DaDiL flags.
-var gmmFlagNames = []string{"gmm-components", "gmm-target-components", "gmm-var-floor", "gmm-tol", "gmm-epochs", "gmm-lr", "gmm-ensemble-transport"}
+var gmmFlagNames = []string{"gmm-components", "gmm-target-components", "gmm-var-floor", "gmm-tol", "gmm-epochs", "gmm-lr", "gmm-ensemble-transport", "gmm-dims"}
 
 func (g *gmmFlags) register(fs *flag.FlagSet) {
 	g.fs = fs
@@ -36,6 +38,7 @@ func (g *gmmFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&g.tol, "gmm-tol", adapt.DefaultGMMTol, "GMM-DaDiL: EM stops when an iteration raises the mean log-likelihood per row by less than `t`")
 	fs.IntVar(&g.epochs, "gmm-epochs", gmm.DefaultDictionaryEpochs, "GMM-DaDiL: maximal number of epochs `N` (full-batch Adam steps)")
 	fs.Float64Var(&g.lr, "gmm-lr", gmm.DefaultDictionaryLearningRate, "GMM-DaDiL: Adam learning rate `η` (for the means, scaled by the domains' spread)")
+	fs.IntVar(&g.dims, "gmm-dims", adapt.DefaultGMMDims, "GMM-DaDiL: principal directions `q` of all the domains' rows the mixtures live on, when there are more features; 0 keeps the features")
 	fs.StringVar(&g.ensembleTr, "gmm-ensemble-transport", "auto", "GMM-DaDiL-E: what each atom's classifier trains on: barycenter (rows drawn from the atom moved onto the target's reconstruction), none (from the atom as it is) or `auto` (barycenter)")
 }
 
@@ -52,6 +55,9 @@ func (g *gmmFlags) check() error {
 		if err := countFlag(g.fs, c.name, c.v, c.def); err != nil {
 			return err
 		}
+	}
+	if g.dims < 0 {
+		return usageError{fmt.Errorf("--gmm-dims %d: need a number of directions, or 0 to keep the features", g.dims)}
 	}
 	for _, c := range []struct {
 		name string
@@ -88,7 +94,11 @@ func (g *gmmFlags) template(atoms int, plateau float64) *adapt.GMMDaDiL {
 	if plateau == 0 {
 		set.PlateauTol = -1
 	}
-	return &adapt.GMMDaDiL{Settings: set, TargetComponents: g.target, EM: &gmm.Settings{VarFloor: g.varFloor, Tol: g.tol}, EnsembleTransport: g.ensemble}
+	dims := g.dims
+	if dims == 0 {
+		dims = -1 // adapt.GMMDaDiL: keep the features
+	}
+	return &adapt.GMMDaDiL{Settings: set, TargetComponents: g.target, EM: &gmm.Settings{VarFloor: g.varFloor, Tol: g.tol}, EnsembleTransport: g.ensemble, Dims: dims}
 }
 
 // method returns the GMM-DaDiL-R method of the flags (template), seeded
