@@ -232,6 +232,7 @@ func TestGMMDaDiLErrors(t *testing.T) {
 		{"NaN target", &GMMDaDiL{}, src, nan, "NaN"},
 		{"label out of range", &GMMDaDiL{}, bad, tgt, "label 5"},
 		{"negative samples", &GMMDaDiL{SamplesPerClass: -1}, src, tgt, "SamplesPerClass = -1"},
+		{"negative dims", &GMMDaDiL{Dims: -2}, src, tgt, "Dims = -2 is negative"},
 		{"negative atoms", &GMMDaDiL{Settings: &gmm.DictionarySettings{Atoms: -2}}, src, tgt, "Atoms = -2"},
 		{"bad EM", &GMMDaDiL{EM: &gmm.Settings{Tol: -1}}, src, tgt, "Tol"},
 		{"ensemble transport", &GMMDaDiL{EnsembleTransport: dictionary.TransportMap}, src, tgt, "EnsembleTransport map"},

@@ -99,7 +99,7 @@ func (p *Projection) InverseSpread(S *mat.Dense) *mat.Dense {
 const (
 	// projectionRows is the largest number of rows whose covariance
 	// FitProjection decomposes; beyond it, that many are drawn.
-	projectionRows = 4000
+	projectionRows = 8000
 	// projectionOversample and projectionPasses are the extra directions
 	// and the passes of the subspace iteration.
 	projectionOversample = 10

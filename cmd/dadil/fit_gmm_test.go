@@ -175,10 +175,6 @@ func TestFitGMMFlags(t *testing.T) {
 	if code, out, stderr := runCLI("predict", "--model", filepath.Join(dir, "p", "model.dadil"), "--data", tgt); code != 0 || len(readLines(t, out)) < 2 {
 		t.Errorf("predict with a projected model: exit %d, %d lines: %s", code, len(readLines(t, out)), stderr)
 	}
-	rep = runFitGMM(t, src, tgt, filepath.Join(dir, "k"), "--gmm-dims", "0", "--gmm-epochs", "5")
-	if rep.Settings.Dims != -1 {
-		t.Errorf("--gmm-dims 0: settings' dims %d, want -1 (the features kept)", rep.Settings.Dims)
-	}
 	rep = runFitGMM(t, src, tgt, filepath.Join(dir, "v"), "--validate", "--gmm-epochs", "30")
 	if len(rep.HeldOutSources) != 3 || rep.HeldOutSources[0].Source != src[0] || rep.Seconds["validation"] <= 0 {
 		t.Fatalf("held-out scores %+v", rep.HeldOutSources)

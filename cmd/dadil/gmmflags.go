@@ -38,7 +38,7 @@ func (g *gmmFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&g.tol, "gmm-tol", adapt.DefaultGMMTol, "GMM-DaDiL: EM stops when an iteration raises the mean log-likelihood per row by less than `t`")
 	fs.IntVar(&g.epochs, "gmm-epochs", gmm.DefaultDictionaryEpochs, "GMM-DaDiL: maximal number of epochs `N` (full-batch Adam steps)")
 	fs.Float64Var(&g.lr, "gmm-lr", gmm.DefaultDictionaryLearningRate, "GMM-DaDiL: Adam learning rate `η` (for the means, scaled by the domains' spread)")
-	fs.IntVar(&g.dims, "gmm-dims", adapt.DefaultGMMDims, "GMM-DaDiL: principal directions `q` of all the domains' rows the mixtures live on, when there are more features; 0 keeps the features")
+	fs.IntVar(&g.dims, "gmm-dims", 0, "GMM-DaDiL: principal directions `q` of all the domains' rows the mixtures live on, when there are more features (faster, often a little less accurate); 0 keeps the features")
 	fs.StringVar(&g.ensembleTr, "gmm-ensemble-transport", "auto", "GMM-DaDiL-E: what each atom's classifier trains on: barycenter (rows drawn from the atom moved onto the target's reconstruction), none (from the atom as it is) or `auto` (barycenter)")
 }
 
@@ -94,11 +94,7 @@ func (g *gmmFlags) template(atoms int, plateau float64) *adapt.GMMDaDiL {
 	if plateau == 0 {
 		set.PlateauTol = -1
 	}
-	dims := g.dims
-	if dims == 0 {
-		dims = -1 // adapt.GMMDaDiL: keep the features
-	}
-	return &adapt.GMMDaDiL{Settings: set, TargetComponents: g.target, EM: &gmm.Settings{VarFloor: g.varFloor, Tol: g.tol}, EnsembleTransport: g.ensemble, Dims: dims}
+	return &adapt.GMMDaDiL{Settings: set, TargetComponents: g.target, EM: &gmm.Settings{VarFloor: g.varFloor, Tol: g.tol}, EnsembleTransport: g.ensemble, Dims: g.dims}
 }
 
 // method returns the GMM-DaDiL-R method of the flags (template), seeded
