@@ -181,3 +181,39 @@ func TestProjectionInverseSpread(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFitProjection times the projection onto 128 directions of
+// 5400 rows of 1024 features (CWRU's sizes in the development suite),
+// against the exact leading eigenvectors of the same covariance
+// (gramEigen, as SA computes its bases), and projecting the rows:
+//
+//	go test ./adapt -run '^$' -bench FitProjection
+func BenchmarkFitProjection(b *testing.B) {
+	X := spectrumRows(5400, 1024, 1)
+	b.Run("randomised", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := FitProjection([]*mat.Dense{X}, 128, 1); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("exact", func(b *testing.B) {
+		for b.Loop() {
+			S, _ := projectionSample([]*mat.Dense{X}, 1024, 1)
+			if _, _, err := gramEigen(S, 128); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	p, err := FitProjection([]*mat.Dense{X}, 128, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("apply", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := p.Apply(X); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
