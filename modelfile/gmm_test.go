@@ -325,11 +325,9 @@ func widened(X *mat.Dense) *mat.Dense {
 	return W
 }
 
-// TestGMMProjectionRoundTrip: a GMM-DaDiL model fitted on 3 principal
-// directions of 6 features is written as version 4 with its projection,
-// loads back with it and classifies raw rows as before, bit for bit; a
-// basis whose rows are not orthonormal, or of the wrong shape, is refused.
-func TestGMMProjectionRoundTrip(t *testing.T) {
+// widenedProblem returns the small synthetic problem of gmmWith with
+// four more features (widened).
+func widenedProblem() *dataset.Problem {
 	l := synth.Default()
 	l.PerClass = 30
 	p := synth.Generate(l, 3)
@@ -338,7 +336,14 @@ func TestGMMProjectionRoundTrip(t *testing.T) {
 	}
 	p.Target.X = widened(p.Target.X)
 	p.Test.X = p.Target.X
-	m := &adapt.GMMDaDiL{Settings: &gmm.DictionarySettings{Epochs: 20, Seed: 2}, SamplesPerClass: 20, Dims: 3, Seed: 2}
+	return p
+}
+
+// gmmProjected fits a GMM-DaDiL model on 3 principal directions of the
+// 6 features of widenedProblem, with the trainer of that name.
+func gmmProjected(t testing.TB, p *dataset.Problem, name string) *File {
+	t.Helper()
+	m := &adapt.GMMDaDiL{Settings: &gmm.DictionarySettings{Epochs: 20, Seed: 2}, SamplesPerClass: 20, Dims: 3, Seed: 2, Classifier: trainers[name]}
 	if err := m.Fit(p); err != nil {
 		t.Fatal(err)
 	}
@@ -346,29 +351,43 @@ func TestGMMProjectionRoundTrip(t *testing.T) {
 		t.Fatal("no projection for 6 features and Dims 3")
 	}
 	sc := &dataset.Scaler{Kind: dataset.ScaleStandard, Offset: make([]float64, 6), Scale: slices.Repeat([]float64{1}, 6)}
-	f := &File{GMM: m, Scaler: sc, Labels: []int{4, 5, 6}}
-	g := saveLoad(t, filepath.Join(t.TempDir(), "m.dadil"), f)
-	if g.GMM.Projection == nil || !mat.Equal(g.GMM.Projection.Basis, m.Projection.Basis) || !slices.Equal(g.GMM.Projection.Mean, m.Projection.Mean) {
-		t.Fatal("the projection did not load back")
+	return &File{GMM: m, Scaler: sc, Labels: []int{4, 5, 6}}
+}
+
+// TestGMMProjectionRoundTrip: a GMM-DaDiL model fitted on 3 principal
+// directions of 6 features is written as version 4 with its projection,
+// loads back with it and classifies raw rows as before, bit for bit, with
+// every kind of classifier; a basis whose rows are not orthonormal, or of
+// the wrong shape, is refused.
+func TestGMMProjectionRoundTrip(t *testing.T) {
+	p := widenedProblem()
+	var f *File
+	for _, name := range []string{"knn", "mlp", "softmax"} {
+		f = gmmProjected(t, p, name)
+		m := f.GMM
+		g := saveLoad(t, filepath.Join(t.TempDir(), "m.dadil"), f)
+		if g.GMM.Projection == nil || !mat.Equal(g.GMM.Projection.Basis, m.Projection.Basis) || !slices.Equal(g.GMM.Projection.Mean, m.Projection.Mean) {
+			t.Fatalf("%s: the projection did not load back", name)
+		}
+		for k, pr := range m.Predictors() {
+			a, err := pr.Proba(p.Target.X)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := g.GMM.Predictors()[k].Proba(p.Target.X)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mat.Equal(a, b) {
+				t.Errorf("%s: %s probabilities differ after a round trip", name, pr.Name)
+			}
+		}
 	}
-	for k, pr := range m.Predictors() {
-		a, err := pr.Proba(p.Target.X)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := g.GMM.Predictors()[k].Proba(p.Target.X)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !mat.Equal(a, b) {
-			t.Errorf("%s probabilities differ after a round trip", pr.Name)
-		}
-	}
-	good := encoded(t, f)
+	good := encoded(t, f) // the softmax model
 	if man := readManifest(t, good); man["version"] != 4.0 || man["directions"] != 3.0 || man["features"] != 6.0 {
 		t.Errorf("manifest version %v, directions %v, features %v", man["version"], man["directions"], man["features"])
 	}
-	skew := mat.DenseCopyOf(m.Projection.Basis)
+	skew := mat.DenseCopyOf(f.GMM.Projection.Basis)
 	skew.Set(1, 0, skew.At(1, 0)+0.01)
 	for _, c := range []struct {
 		name string

@@ -344,6 +344,7 @@ func FuzzRead(f *testing.F) {
 	// GMM-DaDiL models.
 	f.Add(encoded(f, gmmWith(f, "softmax")))
 	f.Add(encoded(f, gmmWith(f, "knn")))
+	f.Add(encoded(f, gmmProjected(f, widenedProblem(), "softmax")))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		g, err := Read(b)
 		if err != nil {
@@ -357,7 +358,9 @@ func FuzzRead(f *testing.F) {
 					t.Fatalf("loaded GMM-DaDiL model cannot predict: %v", err)
 				}
 			}
-			if _, err := g.GMM.Dict.Target().Predict(X); err != nil {
+			rule := *g.GMM // the MAP rule of the reconstruction, through the projection if any
+			rule.R = nil
+			if _, err := rule.Predictors()[0].Predict(X); err != nil {
 				t.Fatalf("loaded GMM-DaDiL model cannot predict by the MAP rule: %v", err)
 			}
 			return
