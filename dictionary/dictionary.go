@@ -79,8 +79,11 @@ type Settings struct {
 	// end up serving the target alone (see Atoms). Fit resolves it into
 	// Atoms. Negative, or given with Atoms, it is an error.
 	ExtraAtoms int `json:",omitempty"`
-	// Samples is n, the support size of every atom. Default 100 per class
-	// (the paper searches {50, 100, 200}·n_c and uses 1000 for 10 classes).
+	// Samples is n, the support size of every atom. Default
+	// DefaultSamples: 100 per class, more where the features and the
+	// labeled domains' rows per class both exceed 100, up to
+	// MaxDefaultSamples points in all (the paper searches {50, 100,
+	// 200}·n_c and uses 1000 for 10 classes).
 	Samples int
 	// Batch is n_b, the mini-batch size. Default 20 per class (the paper
 	// searches {5, 10, 20}·n_c and uses 200 for 10 classes); at least the
@@ -432,7 +435,7 @@ func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLab
 	if classes < 1 {
 		return set, fmt.Errorf("dictionary: %d classes", classes)
 	}
-	nLabeled := 0
+	nLabeled, labeledRows := 0, 0
 	var d int
 	for l, dm := range domains {
 		name := dm.Name
@@ -459,6 +462,7 @@ func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLab
 			continue
 		}
 		nLabeled++
+		labeledRows += n
 		if len(dm.Y) != n {
 			return set, fmt.Errorf("dictionary: %s has %d rows but %d labels", name, n, len(dm.Y))
 		}
@@ -479,19 +483,51 @@ func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLab
 	if set.ExtraAtoms < 0 || (set.ExtraAtoms > 0 && set.Atoms != 0) {
 		return set, fmt.Errorf("dictionary: %d extra atoms with K = %d; want K, or a non-negative number of atoms beyond the labeled domains", set.ExtraAtoms, set.Atoms)
 	}
-	set.fillDefaults(nLabeled, classes)
+	set.fillDefaults(nLabeled, labeledRows, d, classes)
 	return set, checkSettings(&set, classes)
 }
 
+// Bounds of the default atom support (Settings.Samples).
+const (
+	// DefaultSamplesPerClass is the least default number of atom points
+	// per class.
+	DefaultSamplesPerClass = 100
+	// MaxDefaultSamples bounds the default support where it grows beyond
+	// DefaultSamplesPerClass per class: at most this many points in all.
+	MaxDefaultSamples = 2000
+)
+
+// DefaultSamples returns the default atom support n for nLabeled labeled
+// domains of labeledRows rows in all, with features features and classes
+// classes: c·m points, with m = DefaultSamplesPerClass, or, where the
+// features outnumber it and the labeled domains hold more rows per class
+// on average, the least of the features, those rows per class and
+// MaxDefaultSamples/c.
+//
+// DaDiL-R's classifier trains on the reconstruction B(α_T; P), which has n
+// points. A linear classifier of d features needs on the order of d
+// labeled points per class; with 100 per class in thousands of dimensions
+// (bags of words, spectra) it loses what the adaptation gained, where the
+// sources hold many more labeled rows (docs/defaults.md).
+func DefaultSamples(nLabeled, labeledRows, features, classes int) int {
+	per := DefaultSamplesPerClass
+	if nLabeled > 0 && classes > 0 {
+		rows := labeledRows / (nLabeled * classes)
+		per = max(per, min(features, rows, MaxDefaultSamples/classes))
+	}
+	return per * classes
+}
+
 // fillDefaults sets the zero fields of s to their defaults for nLabeled
-// labeled domains and classes classes.
-func (s *Settings) fillDefaults(nLabeled, classes int) {
+// labeled domains of labeledRows rows in all, features features and
+// classes classes.
+func (s *Settings) fillDefaults(nLabeled, labeledRows, features, classes int) {
 	if s.Atoms == 0 {
 		s.Atoms = nLabeled + max(s.ExtraAtoms, 0)
 	}
 	s.ExtraAtoms = 0
 	if s.Samples == 0 {
-		s.Samples = 100 * classes
+		s.Samples = DefaultSamples(nLabeled, labeledRows, features, classes)
 	}
 	if s.Batch == 0 {
 		s.Batch = min(20*classes, s.Samples)

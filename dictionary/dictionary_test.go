@@ -2,6 +2,7 @@ package dictionary
 
 import (
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -312,5 +313,64 @@ func TestExtraAtoms(t *testing.T) {
 		if _, c := d.Alpha.Dims(); c != want {
 			t.Fatalf("ExtraAtoms %d: α has %d columns, want %d", extra, c, want)
 		}
+	}
+}
+
+// TestDefaultSamples: the default atom support grows beyond 100 points
+// per class to the features, the labeled domains' mean rows per class and
+// 2000 points, whichever is least.
+func TestDefaultSamples(t *testing.T) {
+	for _, c := range []struct {
+		name                                    string
+		labeled, labeledRows, features, classes int
+		want                                    int
+	}{
+		{"small domains", 3, 600, 800, 10, 1000},             // 20 rows per class
+		{"few features", 4, 40000, 9, 2, 200},                // 9 features
+		{"rows per class the least", 3, 3600, 5000, 2, 1200}, // 600 per class
+		{"features the least", 3, 36000, 300, 2, 600},        // 300 features
+		{"large domains", 4, 40000, 5000, 2, 2000},           // 2000 points in all
+		{"many classes", 3, 300000, 5000, 30, 3000},          // 2000/30 < 100
+		{"no labeled domain", 0, 0, 50, 5, 500},
+	} {
+		if got := DefaultSamples(c.labeled, c.labeledRows, c.features, c.classes); got != c.want {
+			t.Errorf("%s: DefaultSamples(%d, %d, %d, %d) = %d, want %d", c.name, c.labeled, c.labeledRows, c.features, c.classes, got, c.want)
+		}
+	}
+	// Fit resolves it from its domains: the generated problem's 2
+	// features keep 100 points per class whatever the rows.
+	l := synth.Default()
+	l.PerClass = 300
+	p := synth.Generate(l, 1)
+	d, err := Fit(p.Domains(), p.Classes, &Settings{Epochs: 1, PlateauTol: -1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 100 * p.Classes; d.Settings.Samples != want {
+		t.Errorf("2 features, 300 rows per class: n = %d, want %d", d.Settings.Samples, want)
+	}
+	// With 150 features (148 of noise added) and 200 rows per class, n
+	// grows to 150 per class.
+	l.PerClass = 200
+	p = synth.Generate(l, 1)
+	r := rand.New(rand.NewPCG(1, 1))
+	doms := p.Domains()
+	for i, dm := range doms {
+		n, _ := dm.X.Dims()
+		X := mat.NewDense(n, 150, nil)
+		for row := range n {
+			X.Set(row, 0, dm.X.At(row, 0))
+			X.Set(row, 1, dm.X.At(row, 1))
+			for j := 2; j < 150; j++ {
+				X.Set(row, j, 0.1*r.NormFloat64())
+			}
+		}
+		doms[i].X = X
+	}
+	if d, err = Fit(doms, p.Classes, &Settings{Epochs: 1, PlateauTol: -1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if want := 150 * p.Classes; d.Settings.Samples != want {
+		t.Errorf("150 features, 200 rows per class: n = %d, want %d", d.Settings.Samples, want)
 	}
 }

@@ -190,7 +190,7 @@ func EstimateMemory(z Sizes, s *Settings) MemoryEstimate {
 	if s != nil {
 		set = *s
 	}
-	set.fillDefaults(max(z.Labeled, 1), max(z.Classes, 1))
+	set.fillDefaults(max(z.Labeled, 1), z.LabeledRows, z.Features, max(z.Classes, 1))
 	f := func(v int) float64 { return float64(max(v, 0)) }
 	N, R, d, c := f(z.Domains), f(z.Rows), f(z.Features), f(z.Classes)
 	K, n, nb, E := f(set.Atoms), f(set.Samples), f(max(set.Batch, 1)), f(set.Epochs)
@@ -302,7 +302,7 @@ func (e *MemoryError) Error() string {
 // Resolved returns s with its zero fields set to their defaults for data
 // of sizes z, as Fit sets them.
 func (s Settings) Resolved(z Sizes) Settings {
-	s.fillDefaults(max(z.Labeled, 1), max(z.Classes, 1))
+	s.fillDefaults(max(z.Labeled, 1), z.LabeledRows, z.Features, max(z.Classes, 1))
 	return s
 }
 
@@ -338,7 +338,7 @@ func checkMemory(z Sizes, s *Settings, need func(MemoryEstimate) int64) error {
 	}
 	est := EstimateMemory(z, &set)
 	if v := need(est); v > lim.Bytes {
-		set.fillDefaults(max(z.Labeled, 1), max(z.Classes, 1))
+		set.fillDefaults(max(z.Labeled, 1), z.LabeledRows, z.Features, max(z.Classes, 1))
 		set.Progress = nil
 		return &MemoryError{Need: v, Estimate: est, Limit: lim, Settings: set, Sizes: z}
 	}

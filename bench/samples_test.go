@@ -1,0 +1,129 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/dadil/dadil/adapt"
+	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dataset"
+	"github.com/dadil/dadil/dictionary"
+)
+
+// sparseTextProblem returns a generated problem shaped like product
+// reviews as bags of words: 4 domains (the last the target) of n rows of
+// d binary "word" features and 2 balanced classes. Word j occurs with
+// probability b_j·exp(z_kj/2) in domain k (b_j = 0.06·u⁴, u uniform, z
+// standard normal: few frequent words, frequencies that differ between
+// domains), and a row's class is whether Σ_j x_j w_j + 2ε (w and ε
+// standard normal) is above its domain's median. The features are
+// standardised over all the domains' rows, as dadil adapt does.
+func sparseTextProblem(n, d int, seed uint64) *dataset.Problem {
+	r := rand.New(rand.NewPCG(seed, 0x7e7))
+	w, base := make([]float64, d), make([]float64, d)
+	for j := range d {
+		w[j] = r.NormFloat64()
+		base[j] = 0.06 * math.Pow(r.Float64(), 4)
+	}
+	doms := make([]dataset.Domain, 4)
+	for k := range doms {
+		X := mat.NewDense(n, d, nil)
+		p := make([]float64, d)
+		for j := range d {
+			p[j] = base[j] * math.Exp(r.NormFloat64()/2)
+		}
+		s := make([]float64, n)
+		for i := range n {
+			for j := range d {
+				if r.Float64() < p[j] {
+					X.Set(i, j, 1)
+					s[i] += w[j]
+				}
+			}
+			s[i] += 2 * r.NormFloat64()
+		}
+		sorted := slices.Sorted(slices.Values(s))
+		med := stat.Quantile(0.5, stat.Empirical, sorted, nil)
+		y := make([]int, n)
+		for i, v := range s {
+			if v > med {
+				y[i] = 1
+			}
+		}
+		doms[k] = dataset.Domain{Name: fmt.Sprintf("domain %d", k+1), X: X, Y: y}
+	}
+	standardise(doms, d)
+	test := doms[3]
+	return &dataset.Problem{Name: "sparse text", Classes: 2, Sources: doms[:3],
+		Target: dataset.Domain{Name: test.Name, X: test.X}, Test: &test}
+}
+
+// standardise scales every feature of the domains to zero mean and unit
+// variance over all their rows (features of no variance are centred).
+func standardise(doms []dataset.Domain, d int) {
+	for j := range d {
+		var sum, sq, n float64
+		for _, dm := range doms {
+			for i := range dm.X.RawMatrix().Rows {
+				v := dm.X.At(i, j)
+				sum, sq, n = sum+v, sq+v*v, n+1
+			}
+		}
+		mean := sum / n
+		sd := math.Sqrt(max(sq/n-mean*mean, 0))
+		if sd == 0 {
+			sd = 1
+		}
+		for _, dm := range doms {
+			for i := range dm.X.RawMatrix().Rows {
+				dm.X.Set(i, j, (dm.X.At(i, j)-mean)/sd)
+			}
+		}
+	}
+}
+
+// TestSamplesSparseText prints the target accuracy of source-only and of
+// DaDiL-R with 100 atom points per class and with the default support
+// (dictionary.DefaultSamples: here 2000 points) on sparseTextProblem
+// (4 domains of 2000 rows of 5000 features): the comparison behind the
+// default n of docs/defaults.md. It takes about two minutes and runs
+// only when DADIL_MEASURE_SAMPLES is set:
+//
+//	DADIL_MEASURE_SAMPLES=1 go test ./bench -run SamplesSparseText -v -timeout 30m
+func TestSamplesSparseText(t *testing.T) {
+	if os.Getenv("DADIL_MEASURE_SAMPLES") == "" {
+		t.Skip("DADIL_MEASURE_SAMPLES is not set")
+	}
+	p := sparseTextProblem(2000, 5000, 1)
+	trainer := &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: adapt.DefaultPenalty(dataset.ScaleStandard)}}
+	for _, c := range []struct {
+		name    string
+		method  string
+		samples int
+	}{
+		{"source-only", "source-only", 0},
+		{"dadil-r, 100 points per class", "dadil-r", 200},
+		{"dadil-r, the default n", "dadil-r", 0},
+	} {
+		cfg := adapt.Config{Seed: 1, MaxRows: 2000, Classifier: trainer, Dictionary: &dictionary.Settings{Samples: c.samples}}
+		m, err := cfg.New(c.method)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Fit(p); err != nil {
+			t.Fatal(err)
+		}
+		acc, err := adapt.Score(m.Predict, p.Test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("| %s | %.2f |\n", c.name, 100*acc)
+	}
+}
