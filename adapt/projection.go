@@ -100,6 +100,12 @@ const (
 	// projectionRows is the largest number of rows whose covariance
 	// FitProjection decomposes; beyond it, that many are drawn.
 	projectionRows = 8000
+	// projectionSampleSize bounds the entries of the rows drawn (512 MiB
+	// of them): with more features, fewer rows than projectionRows.
+	projectionSampleSize = 1 << 26
+	// projectionCovFeatures is the most features whose covariance
+	// FitProjection forms (128 MiB at 4096).
+	projectionCovFeatures = 4096
 	// projectionOversample and projectionPasses are the extra directions
 	// and the passes of the subspace iteration.
 	projectionOversample = 10
@@ -109,7 +115,8 @@ const (
 // FitProjection fits the Projection onto the q leading principal
 // directions of the rows of every matrix of Xs pooled (all with D > q
 // columns). μ is the mean of all the rows; the covariance is that of all
-// of them, or of projectionRows of them drawn with seed when there are
+// of them, or of projectionRows of them (fewer beyond 8192 features, so
+// that the draw holds at most 2²⁶ numbers) drawn with seed when there are
 // more. Directions of variance below gramRankTol times the largest are
 // dropped, so that Basis may have fewer than q rows.
 //
@@ -119,7 +126,8 @@ const (
 // four times by C Ω, orthonormalised, and the eigenvectors of the small
 // matrix QᵀCQ give V = QU. Its cost is that of the covariance and of a
 // few products of C with q + 10 vectors, not of C's eigendecomposition,
-// and the result does not depend on the number of threads.
+// and the result does not depend on the number of threads. Beyond 4096
+// features C is not formed (covarianceProduct).
 func FitProjection(Xs []*mat.Dense, q int, seed uint64) (*Projection, error) {
 	if len(Xs) == 0 || q < 1 {
 		return nil, fmt.Errorf("adapt: projection: %d matrices, %d directions", len(Xs), q)
@@ -129,8 +137,7 @@ func FitProjection(Xs []*mat.Dense, q int, seed uint64) (*Projection, error) {
 		return nil, fmt.Errorf("adapt: projection: %d directions of %d features", q, D)
 	}
 	S, mu := projectionSample(Xs, D, seed)
-	C := mat.NewDense(D, D, nil)
-	linalg.GramCols(C, S)
+	mulC := covarianceProduct(S)
 	k := min(q+projectionOversample, D)
 	Q := mat.NewDense(k, D, nil) // rows: Ωᵀ, then the iterates' bases
 	r := rand.New(rand.NewPCG(seed, 0x9ca))
@@ -142,11 +149,11 @@ func FitProjection(Xs []*mat.Dense, q int, seed uint64) (*Projection, error) {
 	Y := mat.NewDense(k, D, nil)
 	orthonormaliseRows(Q)
 	for range projectionPasses {
-		linalg.MulABT(Y, Q, C) // rows: (CQᵀ)ᵀ, C symmetric
+		mulC(Y, Q)
 		Q, Y = Y, Q
 		orthonormaliseRows(Q)
 	}
-	linalg.MulABT(Y, Q, C)
+	mulC(Y, Q)
 	B := mat.NewDense(k, k, nil)
 	linalg.MulABT(B, Y, Q) // QCQᵀ
 	basis, err := ritzBasis(B, Q, q)
@@ -154,6 +161,26 @@ func FitProjection(Xs []*mat.Dense, q int, seed uint64) (*Projection, error) {
 		return nil, fmt.Errorf("adapt: projection: %w", err)
 	}
 	return &Projection{Mean: mu, Basis: basis}, nil
+}
+
+// covarianceProduct returns mul(Y, Q), which sets the rows of Y (k×D) to
+// (C Qᵀ)ᵀ = Q C for the rows of Q, C = SᵀS the covariance of the centred
+// rows S. With at most projectionCovFeatures features it forms C once
+// (D² numbers); beyond, it computes (S Qᵀ)ᵀ S at every call instead, so
+// that memory stays linear in D.
+func covarianceProduct(S *mat.Dense) func(Y, Q *mat.Dense) {
+	n, D := S.Dims()
+	if D <= projectionCovFeatures {
+		C := mat.NewDense(D, D, nil)
+		linalg.GramCols(C, S)
+		return func(Y, Q *mat.Dense) { linalg.MulABT(Y, Q, C) } // C symmetric
+	}
+	return func(Y, Q *mat.Dense) {
+		k, _ := Q.Dims()
+		T := mat.NewDense(n, k, nil)
+		linalg.MulABT(T, S, Q) // S Qᵀ
+		Y.Mul(T.T(), S)
+	}
 }
 
 // projectionSample returns the rows of Xs pooled, or projectionRows of
@@ -170,13 +197,14 @@ func projectionSample(Xs []*mat.Dense, D int, seed uint64) (*mat.Dense, []float6
 		n += r
 	}
 	floats.Scale(1/float64(n), mu)
-	keep := make([]int, 0, min(n, projectionRows))
-	if n <= projectionRows {
+	most := max(1, min(projectionRows, projectionSampleSize/D))
+	keep := make([]int, 0, min(n, most))
+	if n <= most {
 		for i := range n {
 			keep = append(keep, i)
 		}
 	} else {
-		keep = rand.New(rand.NewPCG(seed, 0x9cb)).Perm(n)[:projectionRows]
+		keep = rand.New(rand.NewPCG(seed, 0x9cb)).Perm(n)[:most]
 		slices.Sort(keep)
 	}
 	S := mat.NewDense(len(keep), D, nil)

@@ -217,3 +217,32 @@ func BenchmarkFitProjection(b *testing.B) {
 		}
 	})
 }
+
+// TestFitProjectionWide checks the projection of rows of many features,
+// whose covariance is not formed (covarianceProduct), against the exact
+// leading eigenvectors, as TestFitProjection.
+func TestFitProjectionWide(t *testing.T) {
+	const n, D, q = 300, projectionCovFeatures + 50, 4
+	r := rand.New(rand.NewPCG(6, 6))
+	X := mat.NewDense(n, D, nil)
+	for i := range n { // 4 directions of decreasing variance, and noise
+		a := []float64{8 * r.NormFloat64(), 4 * r.NormFloat64(), 2 * r.NormFloat64(), r.NormFloat64()}
+		for j := range D {
+			X.Set(i, j, a[j%4]+0.01*r.NormFloat64())
+		}
+	}
+	p, err := FitProjection([]*mat.Dense{X}, q, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	S, _ := projectionSample([]*mat.Dense{X}, D, 1)
+	V, _, err := gramEigen(S, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range q {
+		if g := 1 - math.Abs(floats.Dot(mat.Col(nil, c, V), p.Basis.RawRowView(c))); g > 1e-6 {
+			t.Errorf("direction %d: 1 − |⟨v, v_exact⟩| = %.3g", c, g)
+		}
+	}
+}

@@ -482,7 +482,9 @@ func (c *coordinator) shapeUp() error {
 	}
 	set.ExtraAtoms = 0
 	if set.Samples == 0 {
-		set.Samples = 100 * ncls
+		// The coordinator does not know the sites' rows, on which
+		// dictionary.DefaultSamples grows the support: the least default.
+		set.Samples = dictionary.DefaultSamplesPerClass * ncls
 	}
 	set.Epochs, set.PlateauTol, set.Seed, set.Init = c.cfg.LocalEpochs, -1, c.cfg.Seed, dictionary.InitGaussian
 	c.local = set
