@@ -139,12 +139,24 @@ func readCSVHeader(cr *csv.Reader, opt ReadOptions) (cols []string, seen map[str
 			return nil, nil, nil, fmt.Errorf("line 1: column %d has an empty name (the header row must name every column; an unnamed first column is often a pandas index: write the file with index=False)", j+1)
 		}
 		if k, dup := seen[h]; dup {
-			return nil, nil, nil, fmt.Errorf("line 1: columns %d and %d are both named %s", k+1, j+1, clip.Quote(h))
+			return nil, nil, nil, fmt.Errorf("line 1: columns %d and %d are both named %s%s", k+1, j+1, clip.Quote(h), numericHeaderHint(header))
 		}
 		seen[h] = j
 		cols[j] = h
 	}
 	return cols, seen, first, nil
+}
+
+// numericHeaderHint returns a hint for a header row whose every field is
+// a number, which is more likely the first data row of a file without a
+// header; "" otherwise.
+func numericHeaderHint(header []string) string {
+	for _, h := range header {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(h), 64); err != nil {
+			return ""
+		}
+	}
+	return " (the first row holds only numbers: if it is data, the file has no header row; read it with ReadOptions.NoHeader, dadil's --no-header)"
 }
 
 // csvLayout is the layout of a CSV file's columns: the label column

@@ -83,6 +83,7 @@ func TestReadCSVErrors(t *testing.T) {
 		{"ragged long", "a,b\n1,2,3\n", nil, "line 2: 3 fields, the header has 2 columns"},
 		{"duplicate columns", "a,b,a\n1,2,3\n", nil, `src.csv: line 1: columns 1 and 3 are both named "a"`},
 		{"duplicate after trim", "a, a\n1,2\n", nil, `columns 1 and 2 are both named "a"`},
+		{"numbers as header", "0,1,0\n1,0,1\n", nil, `columns 1 and 3 are both named "0" (the first row holds only numbers: if it is data, the file has no header row`},
 		{"pandas index", ",a,b\n0,1,2\n", nil, "line 1: column 1 has an empty name"},
 		{"fractional label", "a,label\n1,2.5\n", nil, `src.csv: line 2, column "label": label "2.5" is not an integer`},
 		{"huge cell", "f1,f2\n1," + strings.Repeat("x", 5000) + "\n", nil, `"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"… (5000 bytes) is not a number`},
