@@ -158,15 +158,14 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	if m.Dims < 0 {
 		return fmt.Errorf("Dims = %d is negative", m.Dims)
 	}
-	m.Projection = nil
-	p, err := m.project(p)
-	if err != nil {
-		return err
-	}
 	switch m.EnsembleTransport {
 	case dictionary.TransportAuto, dictionary.TransportBarycenter, dictionary.TransportNone:
 	default:
 		return fmt.Errorf("EnsembleTransport %v: GMM-DaDiL-E trains on the atoms moved onto the reconstruction (auto, barycenter) or as they are (none)", m.EnsembleTransport)
+	}
+	p, proj, err := m.project(p)
+	if err != nil {
+		return err
 	}
 	set := gmm.DictionarySettings{}
 	if m.Settings != nil {
@@ -187,7 +186,7 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	if err != nil {
 		return err
 	}
-	m.Sources, m.Target, m.Dict, m.R, m.E = src, tgt, d, nil, nil
+	m.Projection, m.Sources, m.Target, m.Dict, m.R, m.E = proj, src, tgt, d, nil, nil
 	if m.MAP {
 		return nil
 	}
@@ -198,13 +197,14 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	return err
 }
 
-// project fits m.Projection when Dims is positive and p's domains have
-// more features, and returns p with every domain's rows projected (p
-// itself otherwise, with m.Projection nil).
-func (m *GMMDaDiL) project(p *dataset.Problem) (*dataset.Problem, error) {
+// project returns, when Dims is positive and p's domains have more
+// features, the projection onto their Dims principal directions and p
+// with every domain's rows projected; p itself and a nil projection
+// otherwise.
+func (m *GMMDaDiL) project(p *dataset.Problem) (*dataset.Problem, *Projection, error) {
 	q := m.Dims
 	if _, d := p.Target.X.Dims(); q == 0 || q >= d {
-		return p, nil
+		return p, nil, nil
 	}
 	Xs := []*mat.Dense{p.Target.X}
 	for _, s := range p.Sources {
@@ -212,13 +212,13 @@ func (m *GMMDaDiL) project(p *dataset.Problem) (*dataset.Problem, error) {
 	}
 	proj, err := FitProjection(Xs, q, m.Seed)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := *p
 	out.Sources = make([]dataset.Domain, len(p.Sources))
 	for i, d := range append([]dataset.Domain{p.Target}, p.Sources...) {
 		if d.X, err = proj.Apply(d.X); err != nil {
-			return nil, fmt.Errorf("%s: %w", d.Name, err)
+			return nil, nil, fmt.Errorf("%s: %w", d.Name, err)
 		}
 		if i == 0 {
 			out.Target = d
@@ -227,8 +227,7 @@ func (m *GMMDaDiL) project(p *dataset.Problem) (*dataset.Problem, error) {
 		}
 	}
 	out.Test = nil // not read by the fit
-	m.Projection = proj
-	return &out, nil
+	return &out, proj, nil
 }
 
 // projected returns the rows of X in the coordinates the mixtures live
