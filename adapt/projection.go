@@ -272,9 +272,7 @@ func ritzBasis(B, Q *mat.Dense, q int) (*mat.Dense, error) {
 			floats.AddScaled(v, w, Q.RawRowView(i))
 		}
 		floats.Scale(1/floats.Norm(v, 2), v)
-		if floats.Max(v) < -floats.Min(v) {
-			floats.Scale(-1, v)
-		}
+		fixSign(v)
 	}
 	return basis, nil
 }

@@ -250,6 +250,15 @@ func smallGram(X *mat.Dense) *mat.SymDense {
 	return mat.NewSymDense(m, G.RawMatrix().Data)
 }
 
+// fixSign flips v, if needed, so that its entry of largest magnitude is
+// positive: the package's sign convention for eigenvectors, which are
+// defined up to sign, so that bases do not flip between computations.
+func fixSign(v []float64) {
+	if floats.Max(v) < -floats.Min(v) {
+		floats.Scale(-1, v)
+	}
+}
+
 // gramEigenOf is gramEigen given G = smallGram(X).
 func gramEigenOf(X *mat.Dense, G *mat.SymDense, k int) (*mat.Dense, []float64, error) {
 	n, D := X.Dims()
@@ -279,9 +288,7 @@ func gramEigenOf(X *mat.Dense, G *mat.SymDense, k int) (*mat.Dense, []float64, e
 		} else {
 			vec(c, col)
 		}
-		if floats.Max(col) < -floats.Min(col) {
-			floats.Scale(-1, col)
-		}
+		fixSign(col)
 		V.SetCol(c, col)
 	}
 	return V, s, nil

@@ -243,7 +243,7 @@ type tcaReduced struct {
 }
 
 // embed returns the column F y·scale of P for the eigenvector y of T,
-// with the sign convention of gramEigen (y is overwritten).
+// with the sign convention of gramEigen (fixSign; y is overwritten).
 func (red *tcaReduced) embed(y []float64, scale float64) []float64 {
 	if red.s == nil {
 		floats.Scale(scale, y)
@@ -252,9 +252,7 @@ func (red *tcaReduced) embed(y []float64, scale float64) []float64 {
 			y[c] *= scale * math.Sqrt(red.s[c])
 		}
 	}
-	if floats.Max(y) < -floats.Min(y) {
-		floats.Scale(-1, y) // sign convention, as in gramEigen
-	}
+	fixSign(y)
 	D, r := red.basis.Dims()
 	p := mat.NewVecDense(D, nil)
 	p.MulVec(red.basis, mat.NewVecDense(r, y))
