@@ -23,17 +23,18 @@ import (
 // probability b_j·exp(z_kj/2) in domain k (b_j = 0.06·u⁴, u uniform, z
 // standard normal: few frequent words, frequencies that differ between
 // domains), and a row's class is whether Σ_j x_j w_j + 2ε (w and ε
-// standard normal) is above its domain's median. The features are
-// standardised over all the domains' rows, as dadil adapt does.
-func sparseTextProblem(n, d int, seed uint64) *dataset.Problem {
+// standard normal) is above its domain's median. The files are prepared
+// as dadil adapt prepares them (dataset.Prepare: features standardised
+// over all the domains' rows).
+func sparseTextProblem(t testing.TB, n, d int, seed uint64) *dataset.Problem {
 	r := rand.New(rand.NewPCG(seed, 0x7e7))
 	w, base := make([]float64, d), make([]float64, d)
 	for j := range d {
 		w[j] = r.NormFloat64()
 		base[j] = 0.06 * math.Pow(r.Float64(), 4)
 	}
-	doms := make([]dataset.Domain, 4)
-	for k := range doms {
+	files := make([]*dataset.File, 4)
+	for k := range files {
 		X := mat.NewDense(n, d, nil)
 		p := make([]float64, d)
 		for j := range d {
@@ -57,36 +58,13 @@ func sparseTextProblem(n, d int, seed uint64) *dataset.Problem {
 				y[i] = 1
 			}
 		}
-		doms[k] = dataset.Domain{Name: fmt.Sprintf("domain %d", k+1), X: X, Y: y}
+		files[k] = &dataset.File{Name: fmt.Sprintf("domain %d", k+1), X: X, Labels: y}
 	}
-	standardise(doms, d)
-	test := doms[3]
-	return &dataset.Problem{Name: "sparse text", Classes: 2, Sources: doms[:3],
-		Target: dataset.Domain{Name: test.Name, X: test.X}, Test: &test}
-}
-
-// standardise scales every feature of the domains to zero mean and unit
-// variance over all their rows (features of no variance are centred).
-func standardise(doms []dataset.Domain, d int) {
-	for j := range d {
-		var sum, sq, n float64
-		for _, dm := range doms {
-			for i := range dm.X.RawMatrix().Rows {
-				v := dm.X.At(i, j)
-				sum, sq, n = sum+v, sq+v*v, n+1
-			}
-		}
-		mean := sum / n
-		sd := math.Sqrt(max(sq/n-mean*mean, 0))
-		if sd == 0 {
-			sd = 1
-		}
-		for _, dm := range doms {
-			for i := range dm.X.RawMatrix().Rows {
-				dm.X.Set(i, j, (dm.X.At(i, j)-mean)/sd)
-			}
-		}
+	l, err := dataset.Prepare(files[:3], files[3], &dataset.LoadOptions{Scaling: dataset.ScaleStandard})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return l.Problem
 }
 
 // TestSamplesSparseText prints the target accuracy of source-only and of
@@ -101,7 +79,7 @@ func TestSamplesSparseText(t *testing.T) {
 	if os.Getenv("DADIL_MEASURE_SAMPLES") == "" {
 		t.Skip("DADIL_MEASURE_SAMPLES is not set")
 	}
-	p := sparseTextProblem(2000, 5000, 1)
+	p := sparseTextProblem(t, 2000, 5000, 1)
 	trainer := &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: adapt.DefaultPenalty(dataset.ScaleStandard)}}
 	for _, c := range []struct {
 		name    string
