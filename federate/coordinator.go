@@ -477,15 +477,10 @@ func (c *coordinator) shapeUp() error {
 	if set.ExtraAtoms < 0 || (set.ExtraAtoms > 0 && set.Atoms != 0) {
 		return fmt.Errorf("federate: %d extra atoms with K = %d; want K, or a non-negative number of atoms beyond the sources", set.ExtraAtoms, set.Atoms)
 	}
-	if set.Atoms == 0 {
-		set.Atoms = sources + set.ExtraAtoms
-	}
-	set.ExtraAtoms = 0
-	if set.Samples == 0 {
-		// The coordinator does not know the sites' rows, on which
-		// dictionary.DefaultSamples grows the support: the least default.
-		set.Samples = dictionary.DefaultSamplesPerClass * ncls
-	}
+	// The defaults of a fit of the sources, as dictionary.Fit resolves
+	// them. The coordinator does not know the sites' rows, on which
+	// dictionary.DefaultSamples grows the support: it resolves the least.
+	set = set.Resolved(dictionary.Sizes{Labeled: sources, Features: c.sites[0].Features, Classes: ncls})
 	set.Epochs, set.PlateauTol, set.Seed, set.Init = c.cfg.LocalEpochs, -1, c.cfg.Seed, dictionary.InitGaussian
 	c.local = set
 	c.shape = Shape{K: set.Atoms, N: set.Samples, D: c.sites[0].Features, C: ncls}
