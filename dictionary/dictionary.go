@@ -435,8 +435,7 @@ func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLab
 	if classes < 1 {
 		return set, fmt.Errorf("dictionary: %d classes", classes)
 	}
-	nLabeled, labeledRows := 0, 0
-	var d int
+	z := Sizes{Domains: len(domains), Classes: classes}
 	for l, dm := range domains {
 		name := dm.Name
 		if name == "" {
@@ -447,9 +446,9 @@ func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLab
 		}
 		n, dd := dm.X.Dims()
 		if l == 0 {
-			d = dd
-		} else if dd != d {
-			return set, fmt.Errorf("dictionary: %s has %d features, %s has %d", name, dd, domains[0].Name, d)
+			z.Features = dd
+		} else if dd != z.Features {
+			return set, fmt.Errorf("dictionary: %s has %d features, %s has %d", name, dd, domains[0].Name, z.Features)
 		}
 		for i := 0; i < n; i++ {
 			for q, v := range dm.X.RawRowView(i) {
@@ -461,8 +460,9 @@ func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLab
 		if dm.Y == nil {
 			continue
 		}
-		nLabeled++
-		labeledRows += n
+		z.Labeled++
+		z.LabeledRows += n
+		z.LargestLabeledRows = max(z.LargestLabeledRows, n)
 		if len(dm.Y) != n {
 			return set, fmt.Errorf("dictionary: %s has %d rows but %d labels", name, n, len(dm.Y))
 		}
@@ -477,60 +477,68 @@ func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLab
 			return set, fmt.Errorf("dictionary: %s has a single class; labeled domains need at least two", name)
 		}
 	}
-	if nLabeled == 0 && needLabeled {
+	if z.Labeled == 0 && needLabeled {
 		return set, fmt.Errorf("dictionary: no labeled domain")
 	}
 	if set.ExtraAtoms < 0 || (set.ExtraAtoms > 0 && set.Atoms != 0) {
 		return set, fmt.Errorf("dictionary: %d extra atoms with K = %d; want K, or a non-negative number of atoms beyond the labeled domains", set.ExtraAtoms, set.Atoms)
 	}
-	set.fillDefaults(nLabeled, labeledRows, d, classes)
+	set.fillDefaults(z)
 	return set, checkSettings(&set, classes)
 }
 
 // Bounds of the default atom support (Settings.Samples).
 const (
-	// DefaultSamplesPerClass is the least default number of atom points
-	// per class.
+	// DefaultSamplesPerClass is the default number of atom points per
+	// class, where the data neither ask for more nor hold fewer.
 	DefaultSamplesPerClass = 100
 	// MaxDefaultSamples bounds the default support where it grows beyond
 	// DefaultSamplesPerClass per class: at most this many points in all.
 	MaxDefaultSamples = 2000
 )
 
-// DefaultSamples returns the default atom support n for nLabeled labeled
-// domains of labeledRows rows in all, with features features and classes
-// classes: c·m points, with m = DefaultSamplesPerClass, or, where the
+// DefaultSamples returns the default atom support n for data of sizes z:
+// c·m points, with m = DefaultSamplesPerClass (100), or, where the
 // features outnumber it and the labeled domains hold more rows per class
 // on average, the least of the features, those rows per class and
-// MaxDefaultSamples/c.
+// MaxDefaultSamples/c; and never more per class than the largest labeled
+// domain holds rows per class (z.LargestLabeledRows/c, when known).
 //
 // DaDiL-R's classifier trains on the reconstruction B(α_T; P), which has n
 // points. A linear classifier of d features needs on the order of d
 // labeled points per class; with 100 per class in thousands of dimensions
 // (bags of words, spectra) it loses what the adaptation gained, where the
-// sources hold many more labeled rows (docs/defaults.md).
-func DefaultSamples(nLabeled, labeledRows, features, classes int) int {
+// sources hold many more labeled rows. The other way round, atoms started
+// on the data (InitData) that hold more points per class than every
+// labeled domain has rows start as copies of the same rows, several times
+// over, and learning (in batches of n_b of those points) leaves such
+// atoms further from the domains than atoms of the domains' size
+// (docs/defaults.md).
+func DefaultSamples(z Sizes) int {
+	c := max(z.Classes, 1)
 	per := DefaultSamplesPerClass
-	if nLabeled > 0 && classes > 0 {
-		rows := labeledRows / (nLabeled * classes)
-		per = max(per, min(features, rows, MaxDefaultSamples/classes))
+	if z.Labeled > 0 {
+		rows := z.LabeledRows / (z.Labeled * c)
+		per = max(per, min(z.Features, rows, MaxDefaultSamples/c))
 	}
-	return per * classes
+	if r := z.LargestLabeledRows / c; r > 0 {
+		per = min(per, r)
+	}
+	return per * c
 }
 
-// fillDefaults sets the zero fields of s to their defaults for nLabeled
-// labeled domains of labeledRows rows in all, features features and
-// classes classes.
-func (s *Settings) fillDefaults(nLabeled, labeledRows, features, classes int) {
+// fillDefaults sets the zero fields of s to their defaults for data of
+// sizes z.
+func (s *Settings) fillDefaults(z Sizes) {
 	if s.Atoms == 0 {
-		s.Atoms = nLabeled + max(s.ExtraAtoms, 0)
+		s.Atoms = z.Labeled + max(s.ExtraAtoms, 0)
 	}
 	s.ExtraAtoms = 0
 	if s.Samples == 0 {
-		s.Samples = DefaultSamples(nLabeled, labeledRows, features, classes)
+		s.Samples = DefaultSamples(z)
 	}
 	if s.Batch == 0 {
-		s.Batch = min(20*classes, s.Samples)
+		s.Batch = min(20*z.Classes, s.Samples)
 	}
 	if s.LearningRate == 0 {
 		s.LearningRate = 0.1

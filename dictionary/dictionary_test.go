@@ -318,23 +318,28 @@ func TestExtraAtoms(t *testing.T) {
 
 // TestDefaultSamples: the default atom support grows beyond 100 points
 // per class to the features, the labeled domains' mean rows per class and
-// 2000 points, whichever is least.
+// 2000 points, whichever is least, and holds no more points per class
+// than the largest labeled domain has rows per class.
 func TestDefaultSamples(t *testing.T) {
 	for _, c := range []struct {
-		name                                    string
-		labeled, labeledRows, features, classes int
-		want                                    int
+		name                                             string
+		labeled, labeledRows, largest, features, classes int
+		want                                             int
 	}{
-		{"small domains", 3, 600, 800, 10, 1000},             // 20 rows per class
-		{"few features", 4, 40000, 9, 2, 200},                // 9 features
-		{"rows per class the least", 3, 3600, 5000, 2, 1200}, // 600 per class
-		{"features the least", 3, 36000, 300, 2, 600},        // 300 features
-		{"large domains", 4, 40000, 5000, 2, 2000},           // 2000 points in all
-		{"many classes", 3, 300000, 5000, 30, 3000},          // 2000/30 < 100
-		{"no labeled domain", 0, 0, 50, 5, 500},
+		{"small domains", 3, 600, 200, 800, 10, 200},               // at most 20 rows per class
+		{"one large domain", 3, 1200, 1000, 800, 10, 1000},         // 40 per class on average, 100 in the largest
+		{"few features", 4, 40000, 10000, 9, 2, 200},               // 9 features
+		{"rows per class the least", 3, 3600, 1200, 5000, 2, 1200}, // 600 per class
+		{"features the least", 3, 36000, 12000, 300, 2, 600},       // 300 features
+		{"large domains", 4, 40000, 10000, 5000, 2, 2000},          // 2000 points in all
+		{"many classes", 3, 300000, 100000, 5000, 30, 3000},        // 2000/30 < 100
+		{"largest domain not known", 3, 600, 0, 800, 10, 1000},     // as without the bound
+		{"fewer rows than classes", 1, 5, 5, 800, 10, 1000},
+		{"no labeled domain", 0, 0, 0, 50, 5, 500},
 	} {
-		if got := DefaultSamples(c.labeled, c.labeledRows, c.features, c.classes); got != c.want {
-			t.Errorf("%s: DefaultSamples(%d, %d, %d, %d) = %d, want %d", c.name, c.labeled, c.labeledRows, c.features, c.classes, got, c.want)
+		z := Sizes{Labeled: c.labeled, LabeledRows: c.labeledRows, LargestLabeledRows: c.largest, Features: c.features, Classes: c.classes}
+		if got := DefaultSamples(z); got != c.want {
+			t.Errorf("%s: DefaultSamples(%+v) = %d, want %d", c.name, z, got, c.want)
 		}
 	}
 	// Fit resolves it from its domains: the generated problem's 2
@@ -348,6 +353,15 @@ func TestDefaultSamples(t *testing.T) {
 	}
 	if want := 100 * p.Classes; d.Settings.Samples != want {
 		t.Errorf("2 features, 300 rows per class: n = %d, want %d", d.Settings.Samples, want)
+	}
+	// Domains of 60 rows per class give atoms of 60 points per class.
+	l.PerClass = 60
+	p = synth.Generate(l, 1)
+	if d, err = Fit(p.Domains(), p.Classes, &Settings{Epochs: 1, PlateauTol: -1, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if want := 60 * p.Classes; d.Settings.Samples != want {
+		t.Errorf("2 features, 60 rows per class: n = %d, want %d", d.Settings.Samples, want)
 	}
 	// With 150 features (148 of noise added) and 200 rows per class, n
 	// grows to 150 per class.

@@ -18,11 +18,19 @@ type Sizes struct {
 	// Rows is the number of rows of all domains, LabeledRows of the
 	// labeled ones.
 	Rows, LabeledRows int
-	// TargetRows is the number of rows of the largest unlabeled domain:
-	// the target rows of FitModel's transport step.
-	TargetRows int
+	// LargestLabeledRows is the number of rows of the largest labeled
+	// domain (0 when not known). TargetRows is that of the largest
+	// unlabeled domain: the target rows of FitModel's transport step.
+	LargestLabeledRows, TargetRows int
 	// Features is d, Classes is c.
 	Features, Classes int
+}
+
+// atLeastOne returns z with at least one labeled domain and one class,
+// so that the defaults of a fit can be estimated from partial sizes.
+func (z Sizes) atLeastOne() Sizes {
+	z.Labeled, z.Classes = max(z.Labeled, 1), max(z.Classes, 1)
+	return z
 }
 
 // SizesOf returns the sizes of the domains, with classes classes.
@@ -38,6 +46,7 @@ func SizesOf(domains []dataset.Domain, classes int) Sizes {
 		if dm.Labeled() {
 			z.Labeled++
 			z.LabeledRows += r
+			z.LargestLabeledRows = max(z.LargestLabeledRows, r)
 		} else {
 			z.TargetRows = max(z.TargetRows, r)
 		}
@@ -190,7 +199,7 @@ func EstimateMemory(z Sizes, s *Settings) MemoryEstimate {
 	if s != nil {
 		set = *s
 	}
-	set.fillDefaults(max(z.Labeled, 1), z.LabeledRows, z.Features, max(z.Classes, 1))
+	set.fillDefaults(z.atLeastOne())
 	f := func(v int) float64 { return float64(max(v, 0)) }
 	N, R, d, c := f(z.Domains), f(z.Rows), f(z.Features), f(z.Classes)
 	K, n, nb, E := f(set.Atoms), f(set.Samples), f(max(set.Batch, 1)), f(set.Epochs)
@@ -302,7 +311,7 @@ func (e *MemoryError) Error() string {
 // Resolved returns s with its zero fields set to their defaults for data
 // of sizes z, as Fit sets them.
 func (s Settings) Resolved(z Sizes) Settings {
-	s.fillDefaults(max(z.Labeled, 1), z.LabeledRows, z.Features, max(z.Classes, 1))
+	s.fillDefaults(z.atLeastOne())
 	return s
 }
 
@@ -338,7 +347,7 @@ func checkMemory(z Sizes, s *Settings, need func(MemoryEstimate) int64) error {
 	}
 	est := EstimateMemory(z, &set)
 	if v := need(est); v > lim.Bytes {
-		set.fillDefaults(max(z.Labeled, 1), z.LabeledRows, z.Features, max(z.Classes, 1))
+		set.fillDefaults(z.atLeastOne())
 		set.Progress = nil
 		return &MemoryError{Need: v, Estimate: est, Limit: lim, Settings: set, Sizes: z}
 	}

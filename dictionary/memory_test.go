@@ -238,7 +238,7 @@ func TestBenchmarkSizesPass(t *testing.T) {
 			if err := CheckMemory(z, &ss); err != nil {
 				t.Errorf("%s on %s: %v", name, set, err)
 			}
-			ss.fillDefaults(z.Labeled, z.LabeledRows, z.Features, z.Classes)
+			ss.fillDefaults(z)
 			if err := CheckScale(z, &ss); err != nil {
 				t.Errorf("%s on %s: %v", name, set, err)
 			}
