@@ -457,12 +457,12 @@ func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLab
 				}
 			}
 		}
+		z.LargestRows = max(z.LargestRows, n)
 		if dm.Y == nil {
 			continue
 		}
 		z.Labeled++
 		z.LabeledRows += n
-		z.LargestLabeledRows = max(z.LargestLabeledRows, n)
 		if len(dm.Y) != n {
 			return set, fmt.Errorf("dictionary: %s has %d rows but %d labels", name, n, len(dm.Y))
 		}
@@ -501,19 +501,19 @@ const (
 // c·m points, with m = DefaultSamplesPerClass (100), or, where the
 // features outnumber it and the labeled domains hold more rows per class
 // on average, the least of the features, those rows per class and
-// MaxDefaultSamples/c; and never more per class than the largest labeled
-// domain holds rows per class (z.LargestLabeledRows/c, when known).
+// MaxDefaultSamples/c; and never more per class than the largest domain,
+// labeled or not, holds rows per class (z.LargestRows/c, when known).
 //
 // DaDiL-R's classifier trains on the reconstruction B(α_T; P), which has n
 // points. A linear classifier of d features needs on the order of d
 // labeled points per class; with 100 per class in thousands of dimensions
 // (bags of words, spectra) it loses what the adaptation gained, where the
-// sources hold many more labeled rows. The other way round, atoms started
-// on the data (InitData) that hold more points per class than every
-// labeled domain has rows start as copies of the same rows, several times
-// over, and learning (in batches of n_b of those points) leaves such
-// atoms further from the domains than atoms of the domains' size
-// (docs/defaults.md).
+// sources hold many more labeled rows. The other way round, where every
+// domain holds fewer rows than the atoms hold points (small domains of
+// many classes), atoms started on the data (InitData) are their source's
+// rows several times over, every barycenter of them holds more points
+// than the domain it is matched with, and DaDiL-R classifies the target
+// less well than with atoms of the domains' size (docs/defaults.md).
 func DefaultSamples(z Sizes) int {
 	c := max(z.Classes, 1)
 	per := DefaultSamplesPerClass
@@ -521,7 +521,7 @@ func DefaultSamples(z Sizes) int {
 		rows := z.LabeledRows / (z.Labeled * c)
 		per = max(per, min(z.Features, rows, MaxDefaultSamples/c))
 	}
-	if r := z.LargestLabeledRows / c; r > 0 {
+	if r := z.LargestRows / c; r > 0 {
 		per = min(per, r)
 	}
 	return per * c

@@ -319,7 +319,7 @@ func TestExtraAtoms(t *testing.T) {
 // TestDefaultSamples: the default atom support grows beyond 100 points
 // per class to the features, the labeled domains' mean rows per class and
 // 2000 points, whichever is least, and holds no more points per class
-// than the largest labeled domain has rows per class.
+// than the largest domain has rows per class.
 func TestDefaultSamples(t *testing.T) {
 	for _, c := range []struct {
 		name                                             string
@@ -337,7 +337,7 @@ func TestDefaultSamples(t *testing.T) {
 		{"fewer rows than classes", 1, 5, 5, 800, 10, 1000},
 		{"no labeled domain", 0, 0, 0, 50, 5, 500},
 	} {
-		z := Sizes{Labeled: c.labeled, LabeledRows: c.labeledRows, LargestLabeledRows: c.largest, Features: c.features, Classes: c.classes}
+		z := Sizes{Labeled: c.labeled, LabeledRows: c.labeledRows, LargestRows: c.largest, Features: c.features, Classes: c.classes}
 		if got := DefaultSamples(z); got != c.want {
 			t.Errorf("%s: DefaultSamples(%+v) = %d, want %d", c.name, z, got, c.want)
 		}

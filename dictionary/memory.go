@@ -18,10 +18,10 @@ type Sizes struct {
 	// Rows is the number of rows of all domains, LabeledRows of the
 	// labeled ones.
 	Rows, LabeledRows int
-	// LargestLabeledRows is the number of rows of the largest labeled
-	// domain (0 when not known). TargetRows is that of the largest
-	// unlabeled domain: the target rows of FitModel's transport step.
-	LargestLabeledRows, TargetRows int
+	// LargestRows is the number of rows of the largest domain, labeled or
+	// not (0 when not known). TargetRows is that of the largest unlabeled
+	// domain: the target rows of FitModel's transport step.
+	LargestRows, TargetRows int
 	// Features is d, Classes is c.
 	Features, Classes int
 }
@@ -42,11 +42,11 @@ func SizesOf(domains []dataset.Domain, classes int) Sizes {
 		}
 		r, d := dm.X.Dims()
 		z.Rows += r
+		z.LargestRows = max(z.LargestRows, r)
 		z.Features = d
 		if dm.Labeled() {
 			z.Labeled++
 			z.LabeledRows += r
-			z.LargestLabeledRows = max(z.LargestLabeledRows, r)
 		} else {
 			z.TargetRows = max(z.TargetRows, r)
 		}

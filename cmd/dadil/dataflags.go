@@ -153,7 +153,7 @@ func (f *dictFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.classifier, "classifier", defaultClassifier, "the final classifier of every method: `NAME` among "+strings.Join(adapt.ClassifierNames(), ", ")+" (--paper: softmax unless given)")
 	fs.StringVar(&f.l2, "l2", "", "penalty `λ` of the softmax classifier (--classifier softmax) on its squared weights, for every method (default 0.01 with --scale standard, else 0.001, the paper's); auto: DaDiL-R and DaDiL-E choose theirs on the labeled sources, anchored at the default, which the other methods keep")
 	fs.Var(&atomsValue{&f.atoms, &f.extraAtoms, &f.autoAtoms}, "atoms", "number of atoms `K`, +M for M atoms beyond the number of sources, or auto (fit, adapt, bench suite: the number of sources or one more, chosen by held-out sources' balanced accuracy; 2 more fits per source) (default: the number of sources, +0)")
-	fs.IntVar(&f.samples, "samples", 0, "support size `n` of every atom (default 100 per class, up to as many as the features and the sources' rows per class allow, at most 2000 in all; rounded to a multiple of the number of classes)")
+	fs.IntVar(&f.samples, "samples", 0, "support size `n` of every atom (default 100 per class, up to as many as the features and the sources' rows per class allow, at most 2000 in all, and no more per class than the largest source has rows per class; rounded to a multiple of the number of classes)")
 	fs.IntVar(&f.batch, "batch", 0, "mini-batch size `n_b` (default 20 per class; rounded to a multiple of the number of classes)")
 	fs.Float64Var(&f.lr, "lr", 0.1, "Adam learning rate `η` (for the features, scaled by the data's spread unless --init gaussian)")
 	fs.IntVar(&f.epochs, "epochs", 100, "maximal number of epochs `N`")
@@ -180,7 +180,7 @@ func (f *dictFlags) check() error {
 		name, def string
 		v         int
 	}{
-		{"samples", "100 per class, more for many features and rows", f.samples},
+		{"samples", "100 per class, more for many features and rows, fewer for small sources", f.samples},
 		{"batch", "20 per class", f.batch}, {"epochs", "100", f.epochs},
 	} {
 		if err := countFlag(f.fs, c.name, c.v, c.def); err != nil {
