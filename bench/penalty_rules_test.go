@@ -49,7 +49,8 @@ type penaltyRule struct {
 // The dictionary is fitted once per problem with the defaults (λ does not
 // change it). It is the comparison behind --l2 auto (docs/defaults.md).
 // It reads target labels only to score, and runs only when DADIL_SUITE
-// names the folder of the suite's data:
+// names the folder of the suite's data (DADIL_SETS, comma-separated,
+// limits it to some of its sets):
 //
 //	DADIL_SUITE=$PWD/../shared/data go test ./bench -run PenaltyRules -v -timeout 2h
 func TestPenaltyRules(t *testing.T) {

@@ -37,7 +37,8 @@ var sweepPenalties = classify.DefaultL2Grid
 //
 // It is the comparison behind the classifier's default penalty
 // (docs/defaults.md). It reads target labels only to score, and runs only
-// when DADIL_SUITE names the folder of the suite's data:
+// when DADIL_SUITE names the folder of the suite's data (DADIL_SETS,
+// comma-separated, limits it to some of its sets):
 //
 //	DADIL_SUITE=$PWD/../shared/data go test ./bench -run ClassifierPenaltySweep -v -timeout 2h
 func TestClassifierPenaltySweep(t *testing.T) {
@@ -195,10 +196,17 @@ func standardised(ref, X *mat.Dense) *mat.Dense {
 }
 
 // suiteSets returns the development suite's data sets in the folder
-// DADIL_SUITE names, seeded by 1; it skips the test when DADIL_SUITE is not
+// DADIL_SUITE names (those DADIL_SETS lists, comma-separated, when it is
+// set), seeded by 1; it skips the test when DADIL_SUITE is not
 // set and fails when the folder holds no data set (a wrong path: go test
 // runs in the package's folder).
-func suiteSets(t *testing.T) []*SuiteSet { return suiteSetsOf(t, nil, 1) }
+func suiteSets(t *testing.T) []*SuiteSet {
+	var names []string
+	if s := os.Getenv("DADIL_SETS"); s != "" {
+		names = strings.Split(s, ",")
+	}
+	return suiteSetsOf(t, names, 1)
+}
 
 // suiteSetsOf is suiteSets for the named sets (nil: all) and the seed.
 func suiteSetsOf(t *testing.T, names []string, seed uint64) []*SuiteSet {
