@@ -501,15 +501,16 @@ const (
 // c·m points, with m = DefaultSamplesPerClass (100), or, where the
 // features outnumber it and the labeled domains hold more rows per class
 // on average, the least of the features, those rows per class and
-// MaxDefaultSamples/c; and never more per class than the largest domain,
-// labeled or not, holds rows per class (z.LargestRows/c, when known).
+// MaxDefaultSamples/c; and, where even the largest domain, labeled or not,
+// holds at most half that many rows per class (r = z.LargestRows/c, when
+// known), r per class.
 //
 // DaDiL-R's classifier trains on the reconstruction B(α_T; P), which has n
 // points. A linear classifier of d features needs on the order of d
 // labeled points per class; with 100 per class in thousands of dimensions
 // (bags of words, spectra) it loses what the adaptation gained, where the
 // sources hold many more labeled rows. The other way round, where every
-// domain holds fewer rows than the atoms hold points (small domains of
+// domain holds far fewer rows than the atoms hold points (small domains of
 // many classes), atoms started on the data (InitData) are their source's
 // rows several times over, every barycenter of them holds more points
 // than the domain it is matched with, and DaDiL-R classifies the target
@@ -521,8 +522,8 @@ func DefaultSamples(z Sizes) int {
 		rows := z.LabeledRows / (z.Labeled * c)
 		per = max(per, min(z.Features, rows, MaxDefaultSamples/c))
 	}
-	if r := z.LargestRows / c; r > 0 {
-		per = min(per, r)
+	if r := z.LargestRows / c; r > 0 && 2*r <= per {
+		per = r
 	}
 	return per * c
 }

@@ -319,21 +319,24 @@ func TestExtraAtoms(t *testing.T) {
 // TestDefaultSamples: the default atom support grows beyond 100 points
 // per class to the features, the labeled domains' mean rows per class and
 // 2000 points, whichever is least, and holds no more points per class
-// than the largest domain has rows per class.
+// than the largest domain has rows per class where those are at most
+// half of them.
 func TestDefaultSamples(t *testing.T) {
 	for _, c := range []struct {
 		name                                             string
 		labeled, labeledRows, largest, features, classes int
 		want                                             int
 	}{
-		{"small domains", 3, 600, 200, 800, 10, 200},               // at most 20 rows per class
-		{"one large domain", 3, 1200, 1000, 800, 10, 1000},         // 40 per class on average, 100 in the largest
-		{"few features", 4, 40000, 10000, 9, 2, 200},               // 9 features
-		{"rows per class the least", 3, 3600, 1200, 5000, 2, 1200}, // 600 per class
-		{"features the least", 3, 36000, 12000, 300, 2, 600},       // 300 features
-		{"large domains", 4, 40000, 10000, 5000, 2, 2000},          // 2000 points in all
-		{"many classes", 3, 300000, 100000, 5000, 30, 3000},        // 2000/30 < 100
-		{"largest domain not known", 3, 600, 0, 800, 10, 1000},     // as without the bound
+		{"small domains", 3, 600, 200, 800, 10, 200},                     // at most 20 rows per class
+		{"one large domain", 3, 1200, 1000, 800, 10, 1000},               // 40 per class on average, 100 in the largest
+		{"largest domain a little smaller", 3, 2000, 958, 800, 10, 1000}, // 95 rows per class: more than half
+		{"largest domain half as large", 3, 1500, 500, 800, 10, 500},     // 50 rows per class
+		{"few features", 4, 40000, 10000, 9, 2, 200},                     // 9 features
+		{"rows per class the least", 3, 3600, 1200, 5000, 2, 1200},       // 600 per class
+		{"features the least", 3, 36000, 12000, 300, 2, 600},             // 300 features
+		{"large domains", 4, 40000, 10000, 5000, 2, 2000},                // 2000 points in all
+		{"many classes", 3, 300000, 100000, 5000, 30, 3000},              // 2000/30 < 100
+		{"largest domain not known", 3, 600, 0, 800, 10, 1000},           // as without the bound
 		{"fewer rows than classes", 1, 5, 5, 800, 10, 1000},
 		{"no labeled domain", 0, 0, 0, 50, 5, 500},
 	} {
@@ -354,14 +357,17 @@ func TestDefaultSamples(t *testing.T) {
 	if want := 100 * p.Classes; d.Settings.Samples != want {
 		t.Errorf("2 features, 300 rows per class: n = %d, want %d", d.Settings.Samples, want)
 	}
-	// Domains of 60 rows per class give atoms of 60 points per class.
-	l.PerClass = 60
-	p = synth.Generate(l, 1)
-	if d, err = Fit(p.Domains(), p.Classes, &Settings{Epochs: 1, PlateauTol: -1, Seed: 1}); err != nil {
-		t.Fatal(err)
-	}
-	if want := 60 * p.Classes; d.Settings.Samples != want {
-		t.Errorf("2 features, 60 rows per class: n = %d, want %d", d.Settings.Samples, want)
+	// Domains of 40 rows per class give atoms of 40 points per class, of
+	// 60 the default 100.
+	for _, c := range []struct{ rows, want int }{{40, 40}, {60, 100}} {
+		l.PerClass = c.rows
+		p = synth.Generate(l, 1)
+		if d, err = Fit(p.Domains(), p.Classes, &Settings{Epochs: 1, PlateauTol: -1, Seed: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if want := c.want * p.Classes; d.Settings.Samples != want {
+			t.Errorf("2 features, %d rows per class: n = %d, want %d", c.rows, d.Settings.Samples, want)
+		}
 	}
 	// With 150 features (148 of noise added) and 200 rows per class, n
 	// grows to 150 per class.
