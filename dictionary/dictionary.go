@@ -82,8 +82,9 @@ type Settings struct {
 	// Samples is n, the support size of every atom. Default
 	// DefaultSamples: 100 per class, more where the features and the
 	// labeled domains' rows per class both exceed 100, up to
-	// MaxDefaultSamples points in all (the paper searches {50, 100,
-	// 200}·n_c and uses 1000 for 10 classes).
+	// MaxDefaultSamples points in all, fewer where every domain holds at
+	// most 50 rows per class (the paper searches {50, 100, 200}·n_c and
+	// uses 1000 for 10 classes).
 	Samples int
 	// Batch is n_b, the mini-batch size. Default 20 per class (the paper
 	// searches {5, 10, 20}·n_c and uses 200 for 10 classes); at least the
@@ -435,7 +436,7 @@ func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLab
 	if classes < 1 {
 		return set, fmt.Errorf("dictionary: %d classes", classes)
 	}
-	z := Sizes{Domains: len(domains), Classes: classes}
+	var d int
 	for l, dm := range domains {
 		name := dm.Name
 		if name == "" {
@@ -446,9 +447,9 @@ func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLab
 		}
 		n, dd := dm.X.Dims()
 		if l == 0 {
-			z.Features = dd
-		} else if dd != z.Features {
-			return set, fmt.Errorf("dictionary: %s has %d features, %s has %d", name, dd, domains[0].Name, z.Features)
+			d = dd
+		} else if dd != d {
+			return set, fmt.Errorf("dictionary: %s has %d features, %s has %d", name, dd, domains[0].Name, d)
 		}
 		for i := 0; i < n; i++ {
 			for q, v := range dm.X.RawRowView(i) {
@@ -457,12 +458,9 @@ func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLab
 				}
 			}
 		}
-		z.LargestRows = max(z.LargestRows, n)
 		if dm.Y == nil {
 			continue
 		}
-		z.Labeled++
-		z.LabeledRows += n
 		if len(dm.Y) != n {
 			return set, fmt.Errorf("dictionary: %s has %d rows but %d labels", name, n, len(dm.Y))
 		}
@@ -477,6 +475,7 @@ func validateDomains(domains []dataset.Domain, classes int, s *Settings, needLab
 			return set, fmt.Errorf("dictionary: %s has a single class; labeled domains need at least two", name)
 		}
 	}
+	z := SizesOf(domains, classes)
 	if z.Labeled == 0 && needLabeled {
 		return set, fmt.Errorf("dictionary: no labeled domain")
 	}

@@ -478,8 +478,9 @@ func (c *coordinator) shapeUp() error {
 		return fmt.Errorf("federate: %d extra atoms with K = %d; want K, or a non-negative number of atoms beyond the sources", set.ExtraAtoms, set.Atoms)
 	}
 	// The defaults of a fit of the sources, as dictionary.Fit resolves
-	// them. The coordinator does not know the sites' rows, on which
-	// dictionary.DefaultSamples grows the support: it resolves the least.
+	// them. The coordinator does not know the sites' rows, with which
+	// dictionary.DefaultSamples grows or shrinks the support: it resolves
+	// DefaultSamplesPerClass per class.
 	set = set.Resolved(dictionary.Sizes{Labeled: sources, Features: c.sites[0].Features, Classes: ncls})
 	set.Epochs, set.PlateauTol, set.Seed, set.Init = c.cfg.LocalEpochs, -1, c.cfg.Seed, dictionary.InitGaussian
 	c.local = set
