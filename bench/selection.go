@@ -10,13 +10,13 @@ import (
 )
 
 // SelectionSummary says how well label-free scorers choose among the
-// methods of a suite run. In every experiment (a set and a target) each
-// scorer picks the method of its highest value (selection.Best, the first
-// in the results' order among equals); the oracle picks the method of the
-// best score on the target labels (SuiteResult.Score), which is only
-// possible with those labels. Means are over a set's experiments, then,
-// for the suite, over the sets (each set weighs the same, as in
-// SuiteSummary's mean rank).
+// methods of a suite run. In every experiment (a seed, a set and a
+// target) each scorer picks the method of its highest value
+// (selection.Best, the first in the results' order among equals); the
+// oracle picks the method of the best score on the target labels
+// (SuiteResult.Score), which is only possible with those labels. Means
+// are over a set's experiments, then, for the suite, over the sets (each
+// set weighs the same, as in SuiteSummary's mean rank).
 type SelectionSummary struct {
 	Sets, Scorers []string
 	// Picked[s][j] is the mean score of the method scorer s picks on set
@@ -37,7 +37,8 @@ type SelectionSummary struct {
 	BestMethod []string
 }
 
-// suiteExperiment gathers the results of one target of one set.
+// suiteExperiment gathers the results of one target of one set at one
+// seed.
 type suiteExperiment struct {
 	set     string
 	results []SuiteResult
@@ -104,13 +105,17 @@ func bestMethods(results []SuiteResult, sets []string) ([]float64, []string) {
 }
 
 // experimentRows returns the indices of the results of every experiment
-// (a set and a target), the experiments in the order of their first
-// result.
+// (a seed, a set and a target), the experiments in the order of their
+// first result.
 func experimentRows(results []SuiteResult) [][]int {
+	type key struct {
+		seed        uint64
+		set, target string
+	}
 	var out [][]int
-	at := map[[2]string]int{}
+	at := map[key]int{}
 	for i, r := range results {
-		k := [2]string{r.Set, r.Target}
+		k := key{r.Seed, r.Set, r.Target}
 		j, ok := at[k]
 		if !ok {
 			j = len(out)

@@ -100,6 +100,9 @@ func TestRunSuiteSelect(t *testing.T) {
 		t.Fatalf("%d results, want 8", len(a))
 	}
 	for i, r := range a {
+		if r.Seed != 1 {
+			t.Errorf("%s on %s: seed %d, want the config's 1", r.Method, r.Target, r.Seed)
+		}
 		if len(r.Selection) != 3 || r.Selection[0].Scorer != "entropy" || r.Selection[1].Scorer != "ensv" || r.Selection[2].Scorer != "circular" {
 			t.Fatalf("%s on %s: selection %+v", r.Method, r.Target, r.Selection)
 		}
@@ -217,4 +220,31 @@ func synthSuiteSet() *SuiteSet {
 		set.Domains = append(set.Domains, &dataset.File{Name: d.Name, X: d.X, Labels: d.Y})
 	}
 	return set
+}
+
+// TestSeedsSummarisedTogether: results of two seeds merge into one
+// summary whose means are over the seeds and targets, each seed's
+// experiment keeps its own oracle, and a result given twice is refused.
+func TestSeedsSummarisedTogether(t *testing.T) {
+	run := func(seed uint64, m1, m2 float64) []SuiteResult {
+		return []SuiteResult{
+			{Seed: seed, Set: "x", Target: "1", Method: "m1", Score: m1},
+			{Seed: seed, Set: "x", Target: "1", Method: "m2", Score: m2},
+		}
+	}
+	all, err := MergeSuiteResults(run(1, 80, 60), run(2, 50, 70))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := Summarize(all, []string{"x"}, []string{"m1", "m2"})
+	if sum.Mean[0][0] != 65 || sum.Mean[1][0] != 65 || sum.Rank[0][0] != 1.5 {
+		t.Errorf("means %v, ranks %v; want 65 and 65, tied", sum.Mean, sum.Rank)
+	}
+	// The oracle picks m1 at seed 1 and m2 at seed 2: (80 + 70)/2.
+	if s := SummarizeSelection(all, []string{"x"}, nil); s.Oracle[0] != 75 {
+		t.Errorf("oracle %v, want 75 (each seed's best)", s.Oracle[0])
+	}
+	if _, err := MergeSuiteResults(run(1, 80, 60), run(1, 80, 60)); err == nil || !strings.Contains(err.Error(), "two results of m1 on x → 1 with seed 1") {
+		t.Errorf("the same run twice: %v", err)
+	}
 }

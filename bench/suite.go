@@ -371,6 +371,10 @@ type SuiteOptions struct {
 
 // SuiteResult is the score of one method on one experiment of the suite.
 type SuiteResult struct {
+	// Seed is the run's seed (adapt.Config.Seed, and the draw of the
+	// sets that draw their rows): results of several seeds can be
+	// summarised together (MergeSuiteResults).
+	Seed     uint64  `json:"seed"`
 	Set      string  `json:"set"`
 	Target   string  `json:"target"`
 	Method   string  `json:"method"`
@@ -489,7 +493,7 @@ func runSuiteJob(j suiteJob, cfg *adapt.Config, scorers []selection.Scorer, extr
 		if err != nil {
 			return nil, fmt.Errorf("bench: suite: %s on %s: %w", j.group[i], j.problem.Name, err)
 		}
-		r := SuiteResult{Set: j.set.Name, Target: j.target, Method: j.group[i], Seconds: fit + time.Since(t1).Seconds(), ExtraAtoms: chosen}
+		r := SuiteResult{Seed: cfg.Seed, Set: j.set.Name, Target: j.target, Method: j.group[i], Seconds: fit + time.Since(t1).Seconds(), ExtraAtoms: chosen}
 		acc, err := classify.Accuracy(pred, j.problem.Test.Y)
 		if err != nil {
 			return nil, err
@@ -530,8 +534,31 @@ func chooseExtraAtoms(j suiteJob, cfg *adapt.Config, extras []int) (*int, *adapt
 	return &ch.Extra, &c, nil
 }
 
+// MergeSuiteResults joins the results of several runs, in order, and
+// refuses two results of the same seed, set, target and method (one run
+// given twice, or two runs of one seed).
+func MergeSuiteResults(runs ...[]SuiteResult) ([]SuiteResult, error) {
+	type key struct {
+		seed                uint64
+		set, target, method string
+	}
+	seen := map[key]bool{}
+	var out []SuiteResult
+	for _, run := range runs {
+		for _, r := range run {
+			k := key{r.Seed, r.Set, r.Target, r.Method}
+			if seen[k] {
+				return nil, fmt.Errorf("bench: suite: two results of %s on %s → %s with seed %d", r.Method, r.Set, r.Target, r.Seed)
+			}
+			seen[k] = true
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
 // SuiteSummary holds, for every set (in the order given) and method, the
-// mean score over the set's targets and the method's rank among the
+// mean score over the set's targets (and seeds) and the method's rank among the
 // methods on that set (1 the best; ties share the mean of their ranks).
 type SuiteSummary struct {
 	Sets, Methods []string

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/bench"
+	"github.com/dadil/dadil/classify"
 	"github.com/dadil/dadil/dataset"
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/gmm"
@@ -25,7 +26,7 @@ type suiteCommand struct {
 	data, sets, methods, json, choose string
 	scale                             string
 	from                              string
-	workers, maxRows                  int
+	workers, maxRows, seeds           int
 	quiet                             bool
 }
 
@@ -38,7 +39,8 @@ func parseSuite(args []string, e *env) (*suiteCommand, error) {
 	fs.StringVar(&c.sets, "sets", strings.Join(bench.SuiteSetNames, ","), "comma-separated `LIST` of data sets")
 	fs.StringVar(&c.methods, "methods", "all", "comma-separated `LIST` of methods ("+strings.Join(adapt.Names(), ", ")+"), or all")
 	fs.StringVar(&c.json, "json", "", "write every result to `FILE` as JSON")
-	fs.StringVar(&c.from, "from", "", "print the tables of the results a previous run wrote with --json to `FILE`, without fitting anything")
+	fs.StringVar(&c.from, "from", "", "print the tables of the results previous runs wrote with --json to `FILES` (comma-separated; runs of other seeds are summarised together), without fitting anything")
+	fs.IntVar(&c.seeds, "seeds", 1, "run the suite `N` times, with the seeds --seed … --seed+N−1, and summarise them together (means over the seeds and targets, ranks on those means)")
 	fs.IntVar(&c.workers, "workers", 0, "fits run at once (0: one per core); results do not depend on it")
 	fs.StringVar(&c.scale, "scale", "standard", "feature scaling over all domains of a problem together, as dadil adapt's: `standard` or minmax (--paper: minmax unless given)")
 	fs.IntVar(&c.maxRows, "max-rows", 2000, "rows of every domain for the transport-based methods, as dadil adapt")
@@ -68,6 +70,9 @@ func parseSuite(args []string, e *env) (*suiteCommand, error) {
 	}
 	if err := checkWorkers(c.workers); err != nil {
 		return nil, err
+	}
+	if c.seeds < 1 {
+		return nil, usageError{fmt.Errorf("--seeds must be at least 1")}
 	}
 	if c.json != "" {
 		if err := checkOutput("--json", c.json); err != nil {
@@ -105,23 +110,95 @@ func runBenchSuite(args []string, e *env) error {
 		}
 	}
 	start := time.Now()
-	seed := c.dict.seed
-	sets, notes, err := bench.LoadSuite(c.data, splitList(c.sets), seed)
+	base := c.dict.seed
+	var runs [][]bench.SuiteResult
+	var sets []*bench.SuiteSet
+	var trainer classify.Trainer
+	for s := range uint64(c.seeds) {
+		c.dict.seed = base + s
+		var results []bench.SuiteResult
+		if results, sets, trainer, err = c.run(e, methods, s == 0); err != nil {
+			return err
+		}
+		runs = append(runs, results)
+	}
+	c.dict.seed = base
+	results, err := bench.MergeSuiteResults(runs...)
 	if err != nil {
 		return err
 	}
-	for _, n := range notes {
-		fmt.Fprintln(e.stderr, "note:", n)
+	return c.report(e, sets, methods, scorerNames(scorers), trainer, results, time.Since(start))
+}
+
+// report prints the sets, the summary of the results and, with scorers,
+// their selection, and writes --json.
+func (c *suiteCommand) report(e *env, sets []*bench.SuiteSet, methods, scorers []string, trainer classify.Trainer, results []bench.SuiteResult, took time.Duration) error {
+	var names []string
+	for _, s := range sets {
+		names = append(names, s.Name)
+		fmt.Fprintf(e.stdout, "- %s: %s (%d targets%s)\n", s.Name, s.Protocol, len(s.Domains), map[bool]string{true: ", balanced accuracy"}[s.Balanced])
+	}
+	fmt.Fprintf(e.stdout, "\nMean score per data set (rank), classifier %s, %s scaling, %s; %s.\n\n", classifierLabel(trainer.Name(), c.dict.l2), c.scale, seedsLabel(c.dict.seed, c.seeds), took.Round(time.Second))
+	fmt.Fprint(e.stdout, bench.Summarize(results, names, methods).Markdown())
+	if len(scorers) > 0 {
+		fmt.Fprintf(e.stdout, "\nLabel-free selection: mean score of the method each scorer picks (its highest value) per data set, and in brackets its gap to the best method of every experiment (the oracle, which reads the target labels).\n\n")
+		fmt.Fprint(e.stdout, bench.SummarizeSelection(results, names, scorers).Markdown())
+	}
+	if c.json != "" {
+		return writeBenchJSON(c.json, map[string]any{"benchmark": "suite", "seed": c.dict.seed, "seeds": c.seeds, "classifier": trainer.Name(), "scaling": c.scale, "results": results})
+	}
+	return nil
+}
+
+// seedsLabel says which seeds a summary holds: "seed 1", "seeds 1–3".
+func seedsLabel(base uint64, n int) string {
+	if n == 1 {
+		return fmt.Sprintf("seed %d", base)
+	}
+	return fmt.Sprintf("seeds %d–%d", base, base+uint64(n)-1)
+}
+
+// scorerNamesOf returns the scorers whose values the results hold, in the
+// order they first appear.
+func scorerNamesOf(results []bench.SuiteResult) []string {
+	var out []string
+	for _, r := range results {
+		for _, x := range r.Selection {
+			if !slices.Contains(out, x.Scorer) {
+				out = append(out, x.Scorer)
+			}
+		}
+	}
+	return out
+}
+
+// run runs the suite once with the seed of --seed, and returns its
+// results, its sets and the classifier; notes on the sets are printed
+// when first is true (they do not depend on the seed).
+func (c *suiteCommand) run(e *env, methods []string, first bool) ([]bench.SuiteResult, []*bench.SuiteSet, classify.Trainer, error) {
+	scorers, err := requestedScorers(c.choose, c.dict.seed) // checked; seeded
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	seed := c.dict.seed
+	sets, notes, err := bench.LoadSuite(c.data, splitList(c.sets), seed)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if first {
+		for _, n := range notes {
+			fmt.Fprintln(e.stderr, "note:", n)
+		}
 	}
 	kind, _ := dataset.ParseScaling(c.scale) // checked
 	trainer, err := c.dict.trainer(kind)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	// The sets' classes differ: sizes stay per class (no rounding).
 	set, err := c.dict.settings(c.fs, 1, func(string, ...any) {})
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: seed, MaxRows: c.maxRows, Classifier: trainer, Dictionary: &set,
 		GMM: c.gmm.template(0, gmm.DefaultDictionaryPlateauTol)}, Workers: c.workers, Scorers: scorers, Standard: c.scale == "standard"}
@@ -129,65 +206,63 @@ func runBenchSuite(args []string, e *env) error {
 		opt.ExtraAtoms = autoExtraAtoms
 	}
 	if err := c.checkMemory(sets, methods, &opt.Config); err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	defer useMemoryLimit(memoryLimit(c.dict.maxBytes))()
 	if !c.quiet {
 		opt.Progress = benchProgress(e)
-	}
-	results, err := bench.RunSuite(sets, opt)
-	if err != nil {
-		return err
-	}
-	var names []string
-	for _, s := range sets {
-		names = append(names, s.Name)
-		fmt.Fprintf(e.stdout, "- %s: %s (%d targets%s)\n", s.Name, s.Protocol, len(s.Domains), map[bool]string{true: ", balanced accuracy"}[s.Balanced])
-	}
-	fmt.Fprintf(e.stdout, "\nMean score per data set (rank), classifier %s, %s scaling, seed %d; %s.\n\n", classifierLabel(trainer.Name(), c.dict.l2), c.scale, seed, time.Since(start).Round(time.Second))
-	fmt.Fprint(e.stdout, bench.Summarize(results, names, methods).Markdown())
-	if len(scorers) > 0 {
-		fmt.Fprintf(e.stdout, "\nLabel-free selection: mean score of the method each scorer picks (its highest value) per data set, and in brackets its gap to the best method of every experiment (the oracle, which reads the target labels).\n\n")
-		fmt.Fprint(e.stdout, bench.SummarizeSelection(results, names, scorerNames(scorers)).Markdown())
-	}
-	if c.json != "" {
-		return writeBenchJSON(c.json, map[string]any{"benchmark": "suite", "seed": seed, "classifier": trainer.Name(), "scaling": c.scale, "results": results})
-	}
-	return nil
-}
-
-// printSuiteFrom prints the tables of the results a run wrote with --json:
-// every set and scorer it holds, in the order they appear, and the
-// requested methods.
-func printSuiteFrom(e *env, path string, methods []string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var saved struct {
-		Results []bench.SuiteResult `json:"results"`
-	}
-	if err := json.Unmarshal(b, &saved); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	var sets, scorers []string
-	for _, r := range saved.Results {
-		if !slices.Contains(sets, r.Set) {
-			sets = append(sets, r.Set)
-		}
-		for _, x := range r.Selection {
-			if !slices.Contains(scorers, x.Scorer) {
-				scorers = append(scorers, x.Scorer)
+		if c.seeds > 1 {
+			p := opt.Progress
+			opt.Progress = func(done, total int, what string, elapsed time.Duration) {
+				p(done, total, fmt.Sprintf("seed %d: %s", seed, what), elapsed)
 			}
 		}
 	}
-	if len(sets) == 0 {
-		return fmt.Errorf("%s holds no suite results", path)
+	results, err := bench.RunSuite(sets, opt)
+	return results, sets, trainer, err
+}
+
+// printSuiteFrom prints the tables of the results runs wrote with --json
+// (paths, comma-separated), summarised together: every set and scorer
+// they hold, in the order they appear, and the requested methods.
+func printSuiteFrom(e *env, paths string, methods []string) error {
+	var runs [][]bench.SuiteResult
+	for _, path := range splitList(paths) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		var saved struct {
+			Seed    uint64              `json:"seed"`
+			Results []bench.SuiteResult `json:"results"`
+		}
+		if err := json.Unmarshal(b, &saved); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		if len(saved.Results) == 0 {
+			return fmt.Errorf("%s holds no suite results", path)
+		}
+		for i := range saved.Results {
+			if saved.Results[i].Seed == 0 { // results without their own seed have the file's
+				saved.Results[i].Seed = saved.Seed
+			}
+		}
+		runs = append(runs, saved.Results)
 	}
-	fmt.Fprint(e.stdout, bench.Summarize(saved.Results, sets, methods).Markdown())
-	if len(scorers) > 0 {
+	results, err := bench.MergeSuiteResults(runs...)
+	if err != nil {
+		return fmt.Errorf("%s: %w", paths, err)
+	}
+	var sets []string
+	for _, r := range results {
+		if !slices.Contains(sets, r.Set) {
+			sets = append(sets, r.Set)
+		}
+	}
+	fmt.Fprint(e.stdout, bench.Summarize(results, sets, methods).Markdown())
+	if scorers := scorerNamesOf(results); len(scorers) > 0 {
 		fmt.Fprintln(e.stdout)
-		fmt.Fprint(e.stdout, bench.SummarizeSelection(saved.Results, sets, scorers).Markdown())
+		fmt.Fprint(e.stdout, bench.SummarizeSelection(results, sets, scorers).Markdown())
 	}
 	return nil
 }

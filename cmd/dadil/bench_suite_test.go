@@ -38,3 +38,39 @@ func TestBenchSuiteFrom(t *testing.T) {
 		t.Error("a missing file is not an error")
 	}
 }
+
+// TestBenchSuiteFromSeeds: --from summarises the runs of several seeds
+// together, a file without per-result seeds gives them its own, the same
+// run twice is an error naming it, and --seeds below 1 is a usage error.
+func TestBenchSuiteFromSeeds(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, js string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(js), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	a := write("a.json", `{"seed": 1, "results": [
+	 {"set": "s", "target": "a", "method": "source-only", "score": 60},
+	 {"set": "s", "target": "a", "method": "dadil-r", "score": 80}]}`)
+	b := write("b.json", `{"seed": 1, "results": [
+	 {"seed": 2, "set": "s", "target": "a", "method": "source-only", "score": 70},
+	 {"seed": 2, "set": "s", "target": "a", "method": "dadil-r", "score": 70}]}`)
+	code, stdout, stderr := runCLI("bench", "suite", "--from", a+","+b, "--methods", "source-only,dadil-r")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"| source-only | 65.00 (2) | 2.00 |", "| dadil-r | 75.00 (1) | 1.00 |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	code, _, stderr = runCLI("bench", "suite", "--from", a+","+a)
+	if code == 0 || !strings.Contains(stderr, "two results of source-only on s → a with seed 1") {
+		t.Errorf("the same run twice: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCLI("bench", "suite", "--data", dir, "--seeds", "0"); code != 2 || !strings.Contains(stderr, "--seeds must be at least 1") {
+		t.Errorf("--seeds 0: exit %d, %s", code, stderr)
+	}
+}
