@@ -189,11 +189,13 @@ type Settings struct {
 	// learning.
 	ReconstructionBlock int `json:",omitempty"`
 	// Transport and EnsembleTransport select a last step of the DaDiL-R
-	// and DaDiL-E classifiers towards the target rows (FitModel): none
-	// (the paper's), the labeled points mapped onto the target, or the
-	// target rows labeled through the plan. TransportAuto selects none for
-	// DaDiL-R and labels for DaDiL-E (see TransportAuto). They do not
-	// change learning.
+	// and DaDiL-E classifiers towards the target (FitModel): none (the
+	// paper's), the labeled points mapped onto the target rows, the target
+	// rows labeled through the plan, every atom moved onto the
+	// reconstruction (DaDiL-E) or the sources' rows moved along the
+	// dictionary (DaDiL-R). TransportAuto selects sources for DaDiL-R and
+	// barycenter for DaDiL-E (see TransportAuto). They do not change
+	// learning.
 	Transport         Transport `json:",omitempty"`
 	EnsembleTransport Transport `json:",omitempty"`
 	// TransportRows bounds the target rows of the transport step: larger
@@ -559,7 +561,7 @@ func (s *Settings) fillDefaults(z Sizes) {
 		s.BarycenterTol = 1e-9
 	}
 	if s.Transport == TransportAuto {
-		s.Transport = TransportNone
+		s.Transport = TransportSources
 	}
 	if s.EnsembleTransport == TransportAuto {
 		s.EnsembleTransport = TransportBarycenter
@@ -600,7 +602,7 @@ func checkSettings(set *Settings, classes int) error {
 		return fmt.Errorf("dictionary: Workers = %d must not be negative", set.Workers)
 	case set.Init != InitData && set.Init != InitGaussian:
 		return fmt.Errorf("dictionary: unknown initialisation %v", set.Init)
-	case set.Transport < TransportAuto || set.Transport > TransportLabels:
+	case set.Transport < TransportAuto || set.Transport > TransportSources || set.Transport == TransportBarycenter:
 		return fmt.Errorf("dictionary: transport %v is not one of DaDiL-R's", set.Transport)
 	case set.EnsembleTransport < TransportAuto || set.EnsembleTransport > TransportBarycenter:
 		return fmt.Errorf("dictionary: unknown transport %v", set.EnsembleTransport)

@@ -155,6 +155,7 @@ func bytesOf(numbers float64) int64 {
 //	Reconstruction = K·n·(c + 3) + n·(d + c) + K·b·(2d + 2c + 1)
 //	               + (2K + g_1·K² + (1 − g_1)·K)·b²
 //	Transport      = m·d + T_R + K·T_E,  T = 2·n·m for an exact plan
+//	               + M·d + (K + 2L)·n·d + 2·M·n/c  with TransportSources
 //	Classifiers    = (p_R + K·p_E)·(2d + 3c)
 //
 // Atoms holds per atom its points and logits, the Adam moments of both,
@@ -176,16 +177,21 @@ func bytesOf(numbers float64) int64 {
 // about 2 numbers per cell (T_E = n·d, the moved atom, with
 // TransportBarycenter; 0 with TransportNone). Classifiers holds about two
 // copies of the points and three of the labels of each classifier, trained
-// on p = n points (m with TransportLabels).
+// on p = n points (m with TransportLabels, n + M with TransportSources).
+// With TransportSources the L labeled domains' rows, M in all (at most
+// TransportRows per domain), are copied and moved (movedSources): K images
+// of the reconstruction, two n×d matrices and class plans per domain.
 //
 // The model's peak (MemoryEstimate.Model) follows NewModel's order: with
 // TransportBarycenter, DaDiL-R first (Reconstruction + m·d + T_R + its
 // classifier), then the K atoms at once on the reconstruction's result
 // (n·(d + c) + K·n·(c + 3) + K·(T_E + their classifiers)), the larger of
-// the two; otherwise all K + 1 at once, the sum of the three parts. The
-// peak of FitModel is Data + Atoms + max(Step, Model) (MemoryEstimate.Peak),
-// the learning step's buffers being released before the model's are
-// allocated; Fit alone needs Data + Atoms + Step (MemoryEstimate.Learning).
+// the two; otherwise all K + 1 at once, the sum of the three parts; with
+// TransportSources, at least DaDiL-R's moving of the sources and training
+// beside them (sourcesNumbers). The peak of FitModel is Data + Atoms +
+// max(Step, Model) (MemoryEstimate.Peak), the learning step's buffers
+// being released before the model's are allocated; Fit alone needs Data +
+// Atoms + Step (MemoryEstimate.Learning).
 //
 // Memory that does not grow with the sizes (the program, the Go runtime)
 // is not counted. On sizes from the benchmarks' to a few GB, the estimate
@@ -216,6 +222,10 @@ func EstimateMemory(z Sizes, s *Settings) MemoryEstimate {
 		rows = min(rows, f(set.TransportRows))
 	}
 	rec, tr, cls, peak := modelNumbers(&set, K, n, d, c, rows, set.ReconstructionBlock)
+	if set.Transport == TransportSources {
+		t, c2, p := sourcesNumbers(z, &set, K, n, d, c)
+		tr, cls, peak = tr+t, cls+c2, max(peak, p)
+	}
 	m.Reconstruction, m.Transport, m.Classifiers, m.Model = bytesOf(rec), bytesOf(tr), bytesOf(cls), bytesOf(peak)
 	return m
 }
@@ -249,6 +259,32 @@ func reconstructionNumbers(K, n, d, c float64, block int) float64 {
 		extra = K * K
 	}
 	return K*n*(c+3) + n*(d+c) + K*b*(2*d+2*c+1) + (2*K+extra)*b*b
+}
+
+// sourcesNumbers returns what TransportSources adds to the Transport and
+// Classifiers parts of EstimateMemory and the peak of DaDiL-R's part of the
+// model with it, in numbers. After the reconstruction (its result of
+// n·(d + c) + K·n·(c + 3) kept), the sources' M rows (at most
+// TransportRows per source) are copied and moved, all sources at once:
+// the K images of the reconstruction (K·n·d), two n×d matrices per source,
+// the rows and their class plans of about (M/c)·(n/c) cells; then DaDiL-R's
+// classifier trains on the n + M points stacked.
+func sourcesNumbers(z Sizes, set *Settings, K, n, d, c float64) (tr, cls, peak float64) {
+	f := func(v int) float64 { return float64(max(v, 0)) }
+	M := f(z.LabeledRows)
+	if set.TransportRows >= 0 {
+		limit := f(set.TransportRows)
+		if limit == 0 {
+			limit = DefaultTransportRows
+		}
+		M = min(M, f(z.Labeled)*limit)
+	}
+	c = max(c, 1)
+	result := n*(d+c) + K*n*(c+3)
+	tr = K*n*d + 2*f(z.Labeled)*n*d + M*d + 2*M*n/c
+	cls = M * (2*d + 3*c)
+	train := (n+M)*(d+c) + (n+M)*(2*d+3*c)
+	return tr, cls, result + max(tr, train)
 }
 
 // modelNumbers returns the Reconstruction, Transport and Classifiers parts

@@ -27,8 +27,14 @@ func TestEstimateMemory(t *testing.T) {
 		// (K = 2): 2·(2·5·7 + 10²) + 2·(5·25 + 9·5·5); Reconstruction
 		// 2·10·5 + 10·5 + 2·10·11 + (4 + 4)·100; DaDiL-R then the two
 		// atoms moved onto it: max(1170 + 10·12, 150 + 2·(30 + 10·12)).
-		{"defaults", Settings{Atoms: 2, Samples: 10, Batch: 5, Epochs: 4},
+		{"reconstruction alone", Settings{Atoms: 2, Samples: 10, Batch: 5, Epochs: 4, Transport: TransportNone},
 			MemoryEstimate{Data: 400, Atoms: 612, Step: 1040, Model: 1290, Reconstruction: 1170, Transport: 60, Classifiers: 360}},
+		// The defaults add the 50 source rows moved along the dictionary:
+		// 2·10·3 + 2·1·10·3 + 50·3 + 2·50·10/2 = 770 numbers, and DaDiL-R's
+		// classifier on them too, 50·12; that part of the model peaks at
+		// 150 + max(770, 60·5 + 60·12) = 1170, below the 1290 above.
+		{"defaults", Settings{Atoms: 2, Samples: 10, Batch: 5, Epochs: 4},
+			MemoryEstimate{Data: 400, Atoms: 612, Step: 1040, Model: 1290, Reconstruction: 1170, Transport: 60 + 770, Classifiers: 360 + 600}},
 		// Exact plans to the 50 target rows for DaDiL-R (map) and both
 		// atoms (labels: their classifiers train on the 50 rows), all at
 		// once: m·d + 3·2·10·50, classifiers 10·12 + 2·50·12.
@@ -36,14 +42,14 @@ func TestEstimateMemory(t *testing.T) {
 			MemoryEstimate{Data: 400, Atoms: 612, Step: 1040, Model: 1170 + 3150 + 1320, Reconstruction: 1170, Transport: 150 + 3000, Classifiers: 1320}},
 		// Blocks of 4 points: 2·10·5 + 10·5 + 2·4·11 + 8·16; the atoms
 		// moved onto the reconstruction now come last.
-		{"blocks", Settings{Atoms: 2, Samples: 10, Batch: 5, Epochs: 4, ReconstructionBlock: 4},
+		{"blocks", Settings{Atoms: 2, Samples: 10, Batch: 5, Epochs: 4, ReconstructionBlock: 4, Transport: TransportNone},
 			MemoryEstimate{Data: 400, Atoms: 612, Step: 1040, Model: 366 + 120, Reconstruction: 366, Transport: 60, Classifiers: 360}},
 		// One shared atom batch with its Gram matrix (9·2 > 2·2).
-		{"shared", Settings{Atoms: 2, Samples: 10, Batch: 5, Epochs: 4, SharedAtomBatch: true},
+		{"shared", Settings{Atoms: 2, Samples: 10, Batch: 5, Epochs: 4, SharedAtomBatch: true, Transport: TransportNone},
 			MemoryEstimate{Data: 400, Atoms: 612, Step: 170 + 700, Model: 1290, Reconstruction: 1170, Transport: 60, Classifiers: 360}},
 		// K = 5: no Gram matrix, but K·n_b² inner products of the
 		// changed points: 2·5·5·7 + 2·((11 + 5)·25 + 15·25).
-		{"no gram", Settings{Atoms: 5, Samples: 10, Batch: 5, Epochs: 1},
+		{"no gram", Settings{Atoms: 5, Samples: 10, Batch: 5, Epochs: 1, Transport: TransportNone},
 			MemoryEstimate{Data: 400, Atoms: 5*10*27 + 3*6*2, Step: 350 + 2*(16*25+15*25), Model: 5*10*5 + 50 + 5*10*11 + 15*100 + 120,
 				Reconstruction: 5*10*5 + 50 + 5*10*11 + 15*100, Transport: 150, Classifiers: 6 * 120}},
 	} {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/barycenter"
@@ -300,21 +301,32 @@ func FitModel(p *dataset.Problem, s *Settings, c classify.Trainer) (*Model, erro
 		return nil, err
 	}
 	releaseStep(SizesOf(p.Domains(), p.Classes), &d.Settings)
-	var XT *mat.Dense
-	if d.Settings.Transport > TransportNone || d.Settings.EnsembleTransport > TransportNone {
-		XT = d.transportRows(p.Target.X, d.Settings.Seed)
+	var rows modelRows
+	if toTarget(d.Settings.Transport) || toTarget(d.Settings.EnsembleTransport) {
+		rows.target = d.transportRows(p.Target.X, d.Settings.Seed)
 	}
-	var val []classify.Labeled
 	choose, err := choosesPenalty(&d.Settings, c)
 	if err != nil {
 		return nil, err
 	}
-	if choose {
+	if choose || d.Settings.Transport == TransportSources {
 		for _, s := range p.Sources {
-			val = append(val, classify.Labeled{X: s.X, Y: s.Y})
+			rows.sources = append(rows.sources, classify.Labeled{X: s.X, Y: s.Y})
 		}
 	}
-	return newModel(d, p.TargetIndex(), c, d.Settings.Seed, XT, val)
+	rows.choose = choose
+	return newModel(d, p.TargetIndex(), c, d.Settings.Seed, &rows)
+}
+
+// modelRows holds the rows a model's last steps read, beside the
+// dictionary: the target's (a transport to them), the labeled sources (to
+// move them along the dictionary, TransportSources, or to choose the
+// penalty on, when choose is true), in the order of the rows of the
+// dictionary's Alpha.
+type modelRows struct {
+	target  *mat.Dense
+	sources []classify.Labeled
+	choose  bool
 }
 
 // choosesPenalty reports whether FitModel chooses the penalty of the
@@ -334,17 +346,17 @@ func choosesPenalty(s *Settings, t classify.Trainer) (bool, error) {
 // target of d.Alpha with the trainer t (nil: a softmax regression with the
 // default penalty); seed drives the reconstruction's initialisation.
 func NewModel(d *Dictionary, target int, t classify.Trainer, seed uint64) (*Model, error) {
-	return newModel(d, target, t, seed, nil, nil)
+	return newModel(d, target, t, seed, &modelRows{})
 }
 
-// newModel is NewModel whose classifiers train on points moved onto the
-// target rows XT as Settings.Transport (DaDiL-R) and
-// Settings.EnsembleTransport (DaDiL-E) say (nil XT: no transport), and,
-// when val holds labeled sets, the penalty of DaDiL-R's softmax
-// regression is chosen on them (classify.ChoosePenalty) and given to the
-// DaDiL-E classifiers. The DaDiL-R classifier and the K DaDiL-E
-// classifiers train in parallel.
-func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, XT *mat.Dense, val []classify.Labeled) (*Model, error) {
+// newModel is NewModel whose classifiers train on points moved towards the
+// rows as Settings.Transport (DaDiL-R) and Settings.EnsembleTransport
+// (DaDiL-E) say (without the rows they read: no transport), and, when
+// rows.choose is true, the penalty of DaDiL-R's softmax regression is
+// chosen on the sources (classify.ChoosePenalty) and given to the DaDiL-E
+// classifiers. The DaDiL-R classifier and the K DaDiL-E classifiers train
+// in parallel.
+func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, rows *modelRows) (*Model, error) {
 	if err := d.check(); err != nil {
 		return nil, err
 	}
@@ -356,10 +368,10 @@ func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, XT *ma
 	m := &Model{Dict: d, Target: target, Alpha: mat.Row(nil, target, d.Alpha)}
 	m.E = make([]classify.Classifier, K)
 	onB := d.Settings.EnsembleTransport == TransportBarycenter
-	rFirst := onB || val != nil // the atoms move onto the reconstruction, or take R's penalty
+	rFirst := onB || rows.choose // the atoms move onto the reconstruction, or take R's penalty
 	fitR := func() error {
 		var err error
-		m.R, m.Reconstruction, m.Penalty, err = d.classifierR(m.Alpha, t, seed, XT, val)
+		m.R, m.Reconstruction, m.Penalty, err = d.classifierR(m.Alpha, t, seed, rows)
 		return err
 	}
 	if rFirst {
@@ -377,9 +389,9 @@ func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, XT *ma
 			}
 			return fitR()
 		}
-		X, Y, err := d.ensemblePoints(k, m.Reconstruction, XT)
+		X, Y, err := d.ensemblePoints(k, m.Reconstruction, rows.target)
 		if err == nil {
-			m.E[k], err = d.fitClassifier(X, Y, t)
+			m.E[k], err = d.fitClassifier(X, Y, nil, t)
 		}
 		if err != nil {
 			return fmt.Errorf("dictionary: DaDiL-E classifier of atom %d: %w", k, err)
@@ -416,16 +428,17 @@ func (d *Dictionary) ensemblePoints(k int, rec *barycenter.Result, XT *mat.Dense
 // NewModel; other α explore the Wasserstein hull of the atoms (paper
 // Figure 4).
 func (d *Dictionary) ClassifierR(alpha []float64, t classify.Trainer, seed uint64) (classify.Classifier, *barycenter.Result, error) {
-	h, rec, _, err := d.classifierR(alpha, t, seed, nil, nil)
+	h, rec, _, err := d.classifierR(alpha, t, seed, &modelRows{})
 	return h, rec, err
 }
 
 // classifierR is ClassifierR whose classifier trains on the reconstruction
-// moved onto the target rows XT as Settings.Transport says (nil XT: no
-// transport), a softmax regression whose penalty is chosen on the labeled
-// sets val when there are any (classify.ChoosePenalty, anchored at the
-// penalty of t, a softmax regression), which it returns.
-func (d *Dictionary) classifierR(alpha []float64, t classify.Trainer, seed uint64, XT *mat.Dense, val []classify.Labeled) (classify.Classifier, *barycenter.Result, *classify.PenaltyChoice, error) {
+// moved onto the target rows, or beside the sources' rows moved along the
+// dictionary, as Settings.Transport says (without the rows it reads: the
+// reconstruction alone), a softmax regression whose penalty is chosen on
+// the sources when rows.choose is true (classify.ChoosePenalty, anchored
+// at the penalty of t, a softmax regression), which it returns.
+func (d *Dictionary) classifierR(alpha []float64, t classify.Trainer, seed uint64, rows *modelRows) (classify.Classifier, *barycenter.Result, *classify.PenaltyChoice, error) {
 	if err := d.check(); err != nil {
 		return nil, nil, nil, err
 	}
@@ -436,36 +449,66 @@ func (d *Dictionary) classifierR(alpha []float64, t classify.Trainer, seed uint6
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	X, Y, err := d.transport(d.Settings.Transport, rec.X, normalizeRows(rec.Y), XT)
+	X, Y, w, err := d.trainingSetR(rec, alpha, rows, seed)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if val != nil {
+	if rows.choose {
 		var s *classify.Settings // λ₀ and the fits' settings
 		if st, ok := t.(*classify.SoftmaxTrainer); ok {
 			s = st.Settings
 		}
-		c, err := classify.ChoosePenalty(X, d.trainingLabels(Y), nil, val, nil, s)
+		c, err := classify.ChoosePenalty(X, d.trainingLabels(Y), w, rows.sources, nil, s)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
 		}
 		return c.Model, rec, c, nil
 	}
-	h, err := d.fitClassifier(X, Y, t)
+	h, err := d.fitClassifier(X, Y, w, t)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
 	}
 	return h, rec, nil, nil
 }
 
+// trainingSetR returns the points, soft labels and weights (nil: equal)
+// DaDiL-R's classifier trains on under Settings.Transport, from the
+// reconstruction rec of the coordinates alpha and the rows.
+func (d *Dictionary) trainingSetR(rec *barycenter.Result, alpha []float64, rows *modelRows, seed uint64) (X, Y *mat.Dense, w []float64, err error) {
+	if d.Settings.Transport != TransportSources || len(rows.sources) == 0 {
+		X, Y, err = d.transport(d.Settings.Transport, rec.X, normalizeRows(rec.Y), rows.target)
+		return X, Y, nil, err
+	}
+	Xs, ys, err := d.movedSources(rec, alpha, rows.sources, seed)
+	if err != nil || Xs == nil {
+		return rec.X, normalizeRows(rec.Y), nil, err
+	}
+	// Half the weight to the reconstruction's points, equal among them, and
+	// half to the moved rows, every class of them weighing equally.
+	n, _ := rec.X.Dims()
+	ws := classify.BalancedWeights(ys, d.Classes)
+	sum := floats.Sum(ws)
+	w = make([]float64, n+len(ys))
+	for i := range n {
+		w[i] = 0.5 / float64(n)
+	}
+	for i, v := range ws {
+		w[n+i] = 0.5 * v / sum
+	}
+	var XX, YY mat.Dense
+	XX.Stack(rec.X, Xs)
+	YY.Stack(normalizeRows(rec.Y), classify.OneHot(ys, d.Classes))
+	return &XX, &YY, w, nil
+}
+
 // fitClassifier trains t (nil: a softmax regression with the default
 // penalty) on the points X with the soft labels Y, or on their argmax with
-// Settings.HardLabels.
-func (d *Dictionary) fitClassifier(X, Y *mat.Dense, t classify.Trainer) (classify.Classifier, error) {
+// Settings.HardLabels, weighed by w (nil: equally).
+func (d *Dictionary) fitClassifier(X, Y *mat.Dense, w []float64, t classify.Trainer) (classify.Classifier, error) {
 	if t == nil {
 		t = &classify.SoftmaxTrainer{}
 	}
-	return t.Train(X, d.trainingLabels(Y), nil)
+	return t.Train(X, d.trainingLabels(Y), w)
 }
 
 // trainingLabels returns the labels the classifiers train on: Y, or its

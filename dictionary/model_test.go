@@ -322,7 +322,7 @@ func TestEnsembleOnReconstruction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Settings.Transport != TransportNone || d.Settings.EnsembleTransport != TransportBarycenter {
+	if d.Settings.Transport != TransportSources || d.Settings.EnsembleTransport != TransportBarycenter {
 		t.Fatalf("default transports %v, %v", d.Settings.Transport, d.Settings.EnsembleTransport)
 	}
 	m, err := NewModel(d, len(ds)-1, nil, 5)

@@ -19,16 +19,18 @@ import (
 type Transport int
 
 const (
-	// TransportAuto selects the predictor's default: TransportNone for
-	// DaDiL-R (Settings.Transport), whose reconstruction B(α_T; P) is
-	// itself fitted to the target, and TransportBarycenter for DaDiL-E
-	// (Settings.EnsembleTransport), whose atoms are not: each atom stays
-	// near the domains that shaped it, and with K equal to the number of
-	// sources and atoms started on them every atom classifier is close to
-	// a source classifier, which made DaDiL-E no better than training on
-	// the sources. Moving each atom onto the reconstruction keeps one
-	// classifier per atom, with the atom's labels, on points fitted to the
-	// target (see docs/defaults.md for the measurements).
+	// TransportAuto selects the predictor's default: TransportSources for
+	// DaDiL-R (Settings.Transport), whose classifier then learns from
+	// every labeled row moved towards the target beside the
+	// reconstruction B(α_T; P), and TransportBarycenter for DaDiL-E
+	// (Settings.EnsembleTransport), whose atoms are not fitted to the
+	// target: each atom stays near the domains that shaped it, and with K
+	// equal to the number of sources and atoms started on them every atom
+	// classifier is close to a source classifier, which made DaDiL-E no
+	// better than training on the sources. Moving each atom onto the
+	// reconstruction keeps one classifier per atom, with the atom's
+	// labels, on points fitted to the target (see docs/defaults.md for the
+	// measurements of both).
 	TransportAuto Transport = iota
 	// TransportNone trains DaDiL-R on the reconstruction and DaDiL-E on
 	// the atoms, as the paper does.
@@ -52,11 +54,25 @@ const (
 	// plan to the target rows is solved. For DaDiL-R it is
 	// TransportNone.
 	TransportBarycenter
+	// TransportSources, for DaDiL-R only, trains its classifier on the
+	// reconstruction B(α_T; P) and on the labeled sources' rows moved along
+	// the dictionary towards the target, with their own labels, each half
+	// of the weight (the rows' classes weighing equally, as the
+	// reconstruction's do). A row of source ℓ moves by the displacement
+	// Σ_k (α_T,k − α_ℓ,k) T_k(j) between the source's and the target's
+	// points built on the same atom points T_k(j), those of the
+	// reconstruction's point j it is matched with, less its class's mean
+	// offset from those points (see movedSources). The classifier then
+	// learns from every labeled row, not only from the n points of the
+	// reconstruction. FitModel reads the sources; NewModel,
+	// which has only the dictionary, trains on the reconstruction alone.
+	TransportSources
 )
 
-var transportNames = [...]string{TransportAuto: "auto", TransportNone: "none", TransportMap: "map", TransportLabels: "labels", TransportBarycenter: "barycenter"}
+var transportNames = [...]string{TransportAuto: "auto", TransportNone: "none", TransportMap: "map", TransportLabels: "labels", TransportBarycenter: "barycenter", TransportSources: "sources"}
 
-// String returns "auto", "none", "map", "labels" or "barycenter".
+// String returns "auto", "none", "map", "labels", "barycenter" or
+// "sources".
 func (t Transport) String() string {
 	if t >= 0 && int(t) < len(transportNames) {
 		return transportNames[t]
@@ -76,11 +92,14 @@ func (t Transport) MarshalText() ([]byte, error) {
 func (t *Transport) UnmarshalText(b []byte) error {
 	i := slices.Index(transportNames[:], string(b))
 	if i < 0 {
-		return fmt.Errorf("dictionary: unknown transport %s (want auto, none, map, labels or barycenter)", clip.Bytes(b))
+		return fmt.Errorf("dictionary: unknown transport %s (want auto, none, map, labels, barycenter or sources)", clip.Bytes(b))
 	}
 	*t = Transport(i)
 	return nil
 }
+
+// toTarget reports whether the transport t reads the target rows.
+func toTarget(t Transport) bool { return t == TransportMap || t == TransportLabels }
 
 // DefaultTransportRows is the default of Settings.TransportRows.
 const DefaultTransportRows = 4000
@@ -109,7 +128,7 @@ func (d *Dictionary) transportRows(XT *mat.Dense, seed uint64) *mat.Dense {
 // is an exact one between uniform weights for the squared Euclidean cost of
 // the features.
 func (d *Dictionary) transport(kind Transport, X, Y, XT *mat.Dense) (*mat.Dense, *mat.Dense, error) {
-	if kind == TransportNone || kind == TransportAuto || kind == TransportBarycenter || XT == nil {
+	if kind == TransportNone || kind == TransportAuto || kind == TransportBarycenter || kind == TransportSources || XT == nil {
 		return X, Y, nil
 	}
 	var C mat.Dense

@@ -51,11 +51,10 @@ func TestBomb(t *testing.T) {
 	mb, _ := json.Marshal(man)
 	noSamples := withBomb(t, rewrite(t, good, "manifest.json", mb), "atom0_X.npy", bombtest.NPYHeader(rows, d), mib)
 	// The points of a k-nearest-neighbour classifier, which may not
-	// outnumber the largest atom's or the target rows a transport step
-	// labels.
+	// outnumber the largest atom's (with the sources' rows beside it) or
+	// the target rows a transport step labels.
 	knn := fittedWith(t, "knn")
-	largest, _ := knn.Model.Dict.Atoms[0].X.Dims()
-	largest = max(largest, labeledRows(knn.Model.Dict.Settings))
+	largest := pointsLimit(knn.Model.Dict)
 	knnBomb := withBomb(t, encoded(t, knn), "r_X.npy", bombtest.NPYHeader(rows, d), mib)
 
 	for _, tc := range []struct {

@@ -229,11 +229,7 @@ func TestCorruptedClassifiers(t *testing.T) {
 	knn, net := encoded(t, weightedKNN(t)), encoded(t, fittedWith(t, "mlp"))
 	nn := fittedWith(t, "knn").Model.R.(*classify.Neighbours)
 	n, _ := nn.X.Dims()
-	largest := labeledRows(fittedWith(t, "knn").Model.Dict.Settings)
-	for _, a := range fittedWith(t, "knn").Model.Dict.Atoms {
-		r, _ := a.X.Dims()
-		largest = max(largest, r)
-	}
+	largest := pointsLimit(fittedWith(t, "knn").Model.Dict)
 	h := fittedWith(t, "mlp").Model.E[1].(*mlp.Net)
 	hidden, _ := h.Layers[0].W.Dims()
 	cases := []struct {
@@ -310,4 +306,18 @@ func TestSaveClassifierErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
+}
+
+// pointsLimit is the most points a k-nearest-neighbour classifier of a
+// model of dictionary d may keep (checkHeaders): the largest atom's, the
+// target rows a transport step labels, or the largest atom's and the
+// sources' rows DaDiL-R trains beside it.
+func pointsLimit(d *dictionary.Dictionary) int {
+	largest := 0
+	for _, a := range d.Atoms {
+		r, _ := a.X.Dims()
+		largest = max(largest, r)
+	}
+	N, _ := d.Alpha.Dims()
+	return max(largest, labeledRows(d.Settings), largest+sourceRows(d.Settings, N-1))
 }

@@ -539,7 +539,8 @@ func checkImputer(im *dataset.Imputer, d int) error {
 // and, when the settings record the support size, at most
 // Settings.Samples, and the number of points of a k-nearest-neighbour
 // classifier, at most the largest n_k or, when a transport step labels the
-// target rows, the target rows it may use (labeledRows).
+// target rows, the target rows it may use (labeledRows), or, when DaDiL-R
+// trains beside the sources' rows, n_k and those rows (sourceRows).
 func checkHeaders(a *archive, man *manifest) error {
 	K, c, d, N := man.Atoms, man.Classes, man.Features, len(man.Domains)
 	if err := a.header("alpha", N, K); err != nil {
@@ -560,7 +561,7 @@ func checkHeaders(a *archive, man *manifest) error {
 		}
 		largest = max(largest, n)
 	}
-	limit := max(largest, labeledRows(man.Settings))
+	limit := max(largest, labeledRows(man.Settings), largest+sourceRows(man.Settings, N-1))
 	for _, p := range man.classifierPrefixes() {
 		if err := a.classifierHeaders(man, p, limit); err != nil {
 			return err
@@ -694,9 +695,33 @@ func readMember(m *zip.File, limit int64) ([]byte, error) {
 	return b, nil
 }
 
-// maxLabeledRows bounds the target rows a transport step labels when the
-// settings let it use every row.
+// maxLabeledRows bounds the target rows a transport step labels, and the
+// rows of every source DaDiL-R trains on, when the settings let it use
+// every row.
 const maxLabeledRows = 1 << 20
+
+// sourceRows returns the most rows of the sources, of which there are
+// at most n, that DaDiL-R's classifier trains on beside the
+// reconstruction: 0 unless dictionary.TransportSources, else n times
+// Settings.TransportRows (as in labeledRows).
+func sourceRows(s dictionary.Settings, n int) int {
+	if s.Transport != dictionary.TransportSources {
+		return 0
+	}
+	return max(n, 0) * transportRows(s)
+}
+
+// transportRows returns Settings.TransportRows, with
+// dictionary.DefaultTransportRows for 0 and maxLabeledRows for all.
+func transportRows(s dictionary.Settings) int {
+	switch {
+	case s.TransportRows > 0:
+		return s.TransportRows
+	case s.TransportRows == 0:
+		return dictionary.DefaultTransportRows
+	}
+	return maxLabeledRows
+}
 
 // labeledRows returns the most target rows the classifiers of a model
 // with settings s train on: 0 without a transport step that labels them
@@ -706,11 +731,5 @@ func labeledRows(s dictionary.Settings) int {
 	if s.Transport != dictionary.TransportLabels && s.EnsembleTransport != dictionary.TransportLabels {
 		return 0
 	}
-	switch {
-	case s.TransportRows > 0:
-		return s.TransportRows
-	case s.TransportRows == 0:
-		return dictionary.DefaultTransportRows
-	}
-	return maxLabeledRows
+	return transportRows(s)
 }

@@ -206,12 +206,16 @@ func (d *demoRunner) describe(w io.Writer, r *demoResult) {
 // domains, its atoms started as set says or, if start is not nil, from
 // start (dictionary.FitFrom), and returns the accuracies of DaDiL-R and
 // DaDiL-E on its test rows (the target's, or a benchmark's test fold,
-// scaled alike).
+// scaled alike). DaDiL-R trains on the reconstruction alone, as the
+// target site's does: no site reads the sources' rows.
 func centralised(p *dataset.Problem, kind dataset.Scaling, set *dictionary.Settings, t classify.Trainer, start []dictionary.Atom) (float64, float64, error) {
 	p, err := scaledProblem(p, kind)
 	if err != nil {
 		return 0, 0, err
 	}
+	alone := *set
+	alone.Transport = dictionary.TransportNone
+	set = &alone
 	var m *dictionary.Model
 	if start == nil {
 		m, err = dictionary.FitModel(p, set, t)

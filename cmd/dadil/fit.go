@@ -166,7 +166,7 @@ func parseFit(args []string, e *env) (*fitCommand, error) {
 	c.dict.register(fs)
 	c.gmm.register(fs)
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
-	fs.BoolVar(&c.export, "export-reconstruction", false, "also write the target's labeled reconstruction B(α_T; P), DaDiL-R's training set, to DIR/reconstruction.npz and DIR/reconstruction.csv (features in the files' units, soft labels, label); with --method gmm, the reconstructed mixture too (its components' weights, means, standard deviations and labels, also in DIR/reconstruction_mixture.csv) and GMM-DaDiL-R's training set drawn from it")
+	fs.BoolVar(&c.export, "export-reconstruction", false, "also write the target's labeled reconstruction B(α_T; P), on which DaDiL-R's classifier trains (by default beside the sources' rows moved along the dictionary, which are not written), to DIR/reconstruction.npz and DIR/reconstruction.csv (features in the files' units, soft labels, label); with --method gmm, the reconstructed mixture too (its components' weights, means, standard deviations and labels, also in DIR/reconstruction_mixture.csv) and GMM-DaDiL-R's training set drawn from it")
 	fs.BoolVar(&c.validate, "validate", false, "also score DaDiL-R and DaDiL-E without target labels: each source in turn is held out as the target of the others (one more fit per source)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil fit --source PATH [--source PATH ...] --target PATH --out DIR [flags]")
