@@ -74,8 +74,9 @@ func paperMember(name string, settings func(seed uint64) *dictionary.Settings, u
 // CWRUOTRows rows per domain, and DaDiL in the paper's setting as two fits
 // (dictionary.PaperCWRU with K = 8 for DaDiL-R, K = 3 for DaDiL-E). The
 // classifier t (nil: the default) trains every method's final classifier
-// but the encoder's and the paper's DaDiL's.
-func cwruFamilies(t classify.Trainer) []cwruFamily {
+// but the encoder's and the paper's DaDiL's, and the dictionary settings s
+// (nil: the defaults) set the other dictionary methods.
+func cwruFamilies(t classify.Trainer, s *dictionary.Settings) []cwruFamily {
 	encoder := cwruFamily{members: []string{"mlp"}, spectra: true, fit: func(e *CWRUExperiment, _ uint64) ([]func(*mat.Dense) ([]int, error), error) {
 		return []func(*mat.Dense) ([]int, error){e.Encoder.Predict}, nil
 	}}
@@ -84,7 +85,7 @@ func cwruFamilies(t classify.Trainer) []cwruFamily {
 		if adapt.DenseTransport(members[0]) {
 			n = CWRUOTRows
 		}
-		return fromFamily(namedWith(members, nil, t), n)
+		return fromFamily(namedWith(members, s, t), n)
 	}
 	return append([]cwruFamily{encoder}, tableFamilies(fam,
 		paperMember("dadil-r-paper", func(seed uint64) *dictionary.Settings { return dictionary.PaperCWRU(8, seed) }, true),
@@ -99,7 +100,7 @@ func cwruFamilies(t classify.Trainer) []cwruFamily {
 // dictionary; the others are as in the Caltech-Office benchmark.
 func CWRUMethodNames() []string {
 	var out []string
-	for _, f := range cwruFamilies(nil) {
+	for _, f := range cwruFamilies(nil, nil) {
 		out = append(out, f.members...)
 	}
 	return out
@@ -127,6 +128,9 @@ type CWRUOptions struct {
 	// Classifier, when not nil, trains the final classifier of every
 	// method but "mlp" and the paper's DaDiL (adapt.Config.Classifier).
 	Classifier classify.Trainer
+	// Dictionary, when not nil, sets the dictionary methods but the
+	// paper's DaDiL (adapt.Config.Dictionary).
+	Dictionary *dictionary.Settings
 }
 
 // runs checks the targets and the number of repetitions of a run over c,
@@ -170,7 +174,7 @@ func RunCWRU(c *CWRU, opt CWRUOptions) ([]Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	jobs := cwruJobs(opt.Classifier, want)
+	jobs := cwruJobs(opt.Classifier, opt.Dictionary, want)
 	if opt.HeldOutSources {
 		if err := c.canHoldOut(); err != nil {
 			return nil, err
@@ -203,9 +207,9 @@ type cwruJob struct {
 
 // cwruJobs returns the fits of the methods want, in table order, their
 // final classifiers trained by t (see cwruFamilies).
-func cwruJobs(t classify.Trainer, want map[string]bool) []cwruJob {
+func cwruJobs(t classify.Trainer, s *dictionary.Settings, want map[string]bool) []cwruJob {
 	var jobs []cwruJob
-	for _, f := range cwruFamilies(t) {
+	for _, f := range cwruFamilies(t, s) {
 		if mem := selected(f.members, want); len(mem) > 0 {
 			jobs = append(jobs, cwruJob{f, mem})
 		}

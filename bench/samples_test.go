@@ -69,10 +69,12 @@ func sparseTextProblem(t testing.TB, n, d int, seed uint64) *dataset.Problem {
 
 // TestSamplesSparseText prints the target accuracy of source-only and of
 // DaDiL-R with 100 atom points per class and with the default support
-// (dictionary.DefaultSamples: here 2000 points) on sparseTextProblem
-// (4 domains of 2000 rows of 5000 features): the comparison behind the
-// default n of docs/defaults.md. It takes about two minutes and runs
-// only when DADIL_MEASURE_SAMPLES is set:
+// (dictionary.DefaultSamples: here 2000 points), trained on the
+// reconstruction alone, and with the default support beside the sources'
+// moved rows (the default transport), on sparseTextProblem (4 domains of
+// 2000 rows of 5000 features): the comparisons behind the default n and
+// the default transport of docs/defaults.md. It takes a few minutes and
+// runs only when DADIL_MEASURE_SAMPLES is set:
 //
 //	DADIL_MEASURE_SAMPLES=1 go test ./bench -run SamplesSparseText -v -timeout 30m
 func TestSamplesSparseText(t *testing.T) {
@@ -81,16 +83,19 @@ func TestSamplesSparseText(t *testing.T) {
 	}
 	p := sparseTextProblem(t, 2000, 5000, 1)
 	trainer := &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: adapt.DefaultPenalty(dataset.ScaleStandard)}}
+	none := dictionary.TransportNone
 	for _, c := range []struct {
-		name    string
-		method  string
-		samples int
+		name      string
+		method    string
+		samples   int
+		transport dictionary.Transport
 	}{
-		{"source-only", "source-only", 0},
-		{"dadil-r, 100 points per class", "dadil-r", 200},
-		{"dadil-r, the default n", "dadil-r", 0},
+		{"source-only", "source-only", 0, none},
+		{"dadil-r, 100 points per class, on the reconstruction alone", "dadil-r", 200, none},
+		{"dadil-r, the default n, on the reconstruction alone", "dadil-r", 0, none},
+		{"dadil-r, the default n, beside the sources' moved rows (the default)", "dadil-r", 0, dictionary.TransportAuto},
 	} {
-		cfg := adapt.Config{Seed: 1, MaxRows: 2000, Classifier: trainer, Dictionary: &dictionary.Settings{Samples: c.samples}}
+		cfg := adapt.Config{Seed: 1, MaxRows: 2000, Classifier: trainer, Dictionary: &dictionary.Settings{Samples: c.samples, Transport: c.transport}}
 		m, err := cfg.New(c.method)
 		if err != nil {
 			t.Fatal(err)

@@ -22,6 +22,7 @@ func runBenchCWRU(args []string, e *env) error {
 	l2 := fs.String("l2", "", "penalty `λ` of every method's softmax classifier but the encoder's and the paper's DaDiL (default 0.01 with --scale standard, else 0.001)")
 	paperScaling := fs.String("paper-scale", "standard", "scaling of the encoded features for dadil-r-paper and dadil-e-paper (chosen by --held-out-sources)")
 	heldOut := fs.Bool("held-out-sources", false, "validate without the target instead: each source is held out in turn and plays the target")
+	transport := fs.String("transport", "auto", transportUsage)
 	fs.Usage = func() { benchCWRUUsage(fs) }
 	if err := parse(fs, args); err != nil {
 		return err
@@ -36,6 +37,10 @@ func runBenchCWRU(args []string, e *env) error {
 		return err
 	}
 	classifier, err := cwruClassifier(fs, *scaling, *l2)
+	if err != nil {
+		return err
+	}
+	dict, err := transportSettings(*transport)
 	if err != nil {
 		return err
 	}
@@ -54,7 +59,7 @@ func runBenchCWRU(args []string, e *env) error {
 	ml := splitList(*methods)
 	res, err := bench.RunCWRU(c, bench.CWRUOptions{
 		Methods: ml, Targets: tl, Seeds: *cf.seeds, Seed: *cf.seed, Workers: *workers, Protocol: proto,
-		Progress: benchProgress(e), HeldOutSources: *heldOut, Classifier: classifier,
+		Progress: benchProgress(e), HeldOutSources: *heldOut, Classifier: classifier, Dictionary: dict,
 		Encoder: func(target string, rep, epoch, epochs int, loss, acc float64) {
 			fmt.Fprintf(e.stderr, "encoder for %s seed %d: epoch %d/%d, loss %.4g, training accuracy %.2f%%\n", target, rep, epoch, epochs, loss, 100*acc)
 		},

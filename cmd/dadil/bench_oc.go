@@ -42,7 +42,7 @@ type benchOCCommand struct {
 	seed                                              uint64
 	workers                                           int
 	heldOut                                           bool
-	l2, scale                                         string
+	l2, scale, transport                              string
 	foldList                                          []int    // from --folds
 	targetList, methodList                            []string // from --targets (upper case) and --methods
 }
@@ -62,6 +62,7 @@ func parseBenchOC(args []string, e *env) (*benchOCCommand, error) {
 	fs.IntVar(&c.workers, "workers", 0, "experiments run at once (0: one per core); results do not depend on it")
 	fs.StringVar(&c.l2, "l2", "", "penalty `λ` of every method's softmax classifier but the paper's DaDiL (default 0.01 with --scale standard, else 0.001); auto: DaDiL-R and DaDiL-E choose theirs on the labeled sources (see dadil fit)")
 	fs.StringVar(&c.scale, "scale", "standard", "feature scaling of every method but the paper's DaDiL, over all rows of the four domains: `standard` (dadil adapt's) or minmax (the paper's)")
+	fs.StringVar(&c.transport, "transport", "auto", transportUsage)
 	fs.BoolVar(&c.heldOut, "held-out-sources", false, "validate without the target instead: each target's sources are held out in turn as its unlabeled target (no folds)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil bench office-caltech10 --data DIR [--features surf|decaf] [--methods LIST] [--targets W,A,D,C] [--folds 1,2,3,4,5 | --held-out-sources] [--seed s] [--json FILE]")
@@ -97,6 +98,9 @@ func (c *benchOCCommand) check() error {
 	}
 	if c.scale != "minmax" && c.scale != "standard" {
 		return usageError{fmt.Errorf("--scale: want minmax or standard, not %s", clip.Quote(c.scale))}
+	}
+	if _, err := transportSettings(c.transport); err != nil {
+		return err
 	}
 	if c.heldOut {
 		if flagSet(c.fs, "folds") {
@@ -146,15 +150,19 @@ func runBenchOfficeCaltech(args []string, e *env) error {
 	return nil
 }
 
-// l2Settings returns the options of --l2 and --scale: a softmax regression
-// with the penalty of --l2, or else the default penalty of the scaling
-// (adapt.DefaultPenalty); with auto, DaDiL's defaults choosing theirs,
-// anchored at that default.
+// l2Settings returns the options of --l2, --scale and --transport: a
+// softmax regression with the penalty of --l2, or else the default penalty
+// of the scaling (adapt.DefaultPenalty); with auto, DaDiL's defaults
+// choosing theirs, anchored at that default; DaDiL-R's last step of
+// --transport.
 func (c *benchOCCommand) l2Settings() (*dictionary.Settings, classify.Trainer) {
-	kind, _ := dataset.ParseScaling(c.scale) // checked
-	var dict *dictionary.Settings
+	kind, _ := dataset.ParseScaling(c.scale)  // checked
+	dict, _ := transportSettings(c.transport) // checked
 	if c.l2 == "auto" {
-		dict = &dictionary.Settings{ChoosePenalty: true}
+		if dict == nil {
+			dict = &dictionary.Settings{}
+		}
+		dict.ChoosePenalty = true
 	}
 	return dict, &classify.SoftmaxTrainer{Settings: &classify.Settings{L2: penalty(c.l2, kind)}}
 }
@@ -172,4 +180,21 @@ func (c *benchOCCommand) print(w io.Writer, res []bench.Result, classifier strin
 	}
 	fmt.Fprintf(w, "Features %s scaled, classifier %s (the paper's DaDiL: min-max, its own).\n\n", c.scale, classifier)
 	fmt.Fprint(w, bench.Table(res, tableMethods(c.methodList, bench.MethodNames()), c.targetList))
+}
+
+// transportUsage is the help of the benchmarks' --transport.
+const transportUsage = "last step of the default DaDiL-R (dadil-r), as dadil fit's --transport: none, sources, map, labels or `auto` (sources)"
+
+// transportSettings returns the dictionary settings of a benchmark's
+// --transport v: nil for auto (the defaults), else settings with that
+// Transport; a usage error for a value that is not one of DaDiL-R's.
+func transportSettings(v string) (*dictionary.Settings, error) {
+	var tr dictionary.Transport
+	if err := tr.UnmarshalText([]byte(v)); err != nil || tr == dictionary.TransportBarycenter {
+		return nil, usageError{fmt.Errorf("--transport: want none, sources, map, labels or auto, not %s", clip.Quote(v))}
+	}
+	if tr == dictionary.TransportAuto {
+		return nil, nil
+	}
+	return &dictionary.Settings{Transport: tr}, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/internal/linalg"
 	"github.com/dadil/dadil/internal/mattest"
 )
@@ -213,4 +214,42 @@ func TestBenchDaDiLGoOnly(t *testing.T) {
 		{"python", []string{"--data", filepath.Dir(dir), "--python", filepath.Join(dir, "nopython")}, "cannot import torch, ot"},
 		{"benchmark", []string{"--data", dir, "--python", "none"}, "missing"},
 	})
+}
+
+// TestBenchTransport: the benchmarks' --transport sets the default DaDiL-R's
+// last step (nil settings for auto), and a value that is not one of
+// DaDiL-R's is a usage error naming the flag, before any data is read.
+func TestBenchTransport(t *testing.T) {
+	for _, tc := range []struct {
+		v    string
+		want dictionary.Transport
+		ok   bool
+	}{
+		{"auto", dictionary.TransportAuto, true},
+		{"none", dictionary.TransportNone, true},
+		{"sources", dictionary.TransportSources, true},
+		{"labels", dictionary.TransportLabels, true},
+		{"barycenter", 0, false},
+		{"bogus", 0, false},
+	} {
+		s, err := transportSettings(tc.v)
+		switch {
+		case !tc.ok:
+			if err == nil {
+				t.Errorf("--transport %s accepted", tc.v)
+			}
+		case err != nil:
+			t.Errorf("--transport %s: %v", tc.v, err)
+		case tc.want == dictionary.TransportAuto && s != nil, tc.want != dictionary.TransportAuto && (s == nil || s.Transport != tc.want):
+			t.Errorf("--transport %s: settings %+v", tc.v, s)
+		}
+	}
+	for _, args := range [][]string{
+		{"bench", "office-caltech10", "--data", t.TempDir(), "--transport", "barycenter"},
+		{"bench", "cwru", "--data", t.TempDir(), "--transport", "bogus"},
+	} {
+		if code, _, stderr := runCLI(args...); code != 2 || !strings.Contains(stderr, "--transport: want none, sources, map, labels or auto") {
+			t.Errorf("%v: exit %d, %s", args, code, stderr)
+		}
+	}
 }
