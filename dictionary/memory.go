@@ -195,7 +195,7 @@ func bytesOf(numbers float64) int64 {
 //
 // Memory that does not grow with the sizes (the program, the Go runtime)
 // is not counted. On sizes from the benchmarks' to a few GB, the estimate
-// is between 0.95 and 1.5 times the largest live heap measured
+// is between 0.95 and 1.6 times the largest live heap measured
 // (TestEstimateMemoryMeasured); the heap itself may grow beyond the live
 // data between two collections unless a memory limit is set
 // (runtime/debug.SetMemoryLimit, which dadil's commands set to the same
