@@ -23,7 +23,9 @@
 // two classifiers of the target (Section 4.2): DaDiL-R, trained on the
 // reconstruction B(α_T; P), and DaDiL-E, the α_T-weighted ensemble of one
 // classifier per atom; Model.PredictR and Model.PredictE apply them to new
-// rows.
+// rows. FitModel does both from a problem, and by default trains DaDiL-R
+// beside the sources' rows moved along the dictionary towards the target
+// (TransportSources).
 //
 // The zero Settings are the project's defaults (K = number of labeled
 // domains, or that plus Settings.ExtraAtoms; atoms initialised on the

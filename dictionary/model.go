@@ -262,7 +262,9 @@ func addBlock(res, r *barycenter.Result, rows [][]int, at int) {
 // the paper (Section 4.2):
 //
 //   - DaDiL-R trains one classifier on the reconstruction B(α_T; P) of the
-//     target, whose labels are the propagated soft labels;
+//     target, whose labels are the propagated soft labels (by default,
+//     with FitModel, beside the sources' rows moved along the dictionary:
+//     Settings.Transport, TransportSources);
 //   - DaDiL-E trains one classifier h_k per atom, on the atom's soft
 //     labels, and predicts Σ_k α_T,k h_k(x).
 //
