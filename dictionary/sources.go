@@ -2,7 +2,6 @@ package dictionary
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/floats"
@@ -91,16 +90,11 @@ func (d *Dictionary) movedSources(rec *barycenter.Result, alphaT []float64, sour
 // replacement of Settings.TransportRows of them (in their order).
 func (d *Dictionary) sourceRows(s classify.Labeled, seed uint64) (*mat.Dense, []int) {
 	n, _ := s.X.Dims()
-	limit := d.Settings.TransportRows
-	if limit == 0 {
-		limit = DefaultTransportRows
-	}
-	if limit < 0 || n <= limit {
+	idx := d.drawnRows(n, seed, 0x50c5)
+	if idx == nil {
 		return s.X, s.Y
 	}
-	idx := rand.New(rand.NewPCG(seed, 0x50c5)).Perm(n)[:limit]
-	slices.Sort(idx)
-	y := make([]int, limit)
+	y := make([]int, len(idx))
 	for i, r := range idx {
 		y[i] = s.Y[r]
 	}

@@ -1,6 +1,7 @@
 package dictionary
 
 import (
+	"math"
 	"runtime"
 	"slices"
 	"testing"
@@ -124,6 +125,23 @@ func TestFitModelSources(t *testing.T) {
 	}
 	if !mat.Equal(alone.R.(*classify.Softmax).W, h.W) {
 		t.Error("NewModel with TransportSources does not train on the reconstruction alone")
+	}
+	// With TransportRows = 20, a k-nearest-neighbour DaDiL-R keeps the
+	// reconstruction's points and 20 rows of each source, weighed half and
+	// half.
+	few := set
+	few.TransportRows = 20
+	mk, err := FitModel(p, &few, &classify.KNN{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nn := mk.R.(*classify.Neighbours)
+	n := mk.Reconstruction.X.RawMatrix().Rows
+	if rows := nn.X.RawMatrix().Rows; rows != n+20*len(p.Sources) {
+		t.Errorf("DaDiL-R keeps %d points, want %d + 20·%d", rows, n, len(p.Sources))
+	}
+	if nn.W == nil || math.Abs(floats.Sum(nn.W[:n])-floats.Sum(nn.W[n:])) > 1e-12 {
+		t.Errorf("weights %v: want the reconstruction's and the moved rows' halves equal", nn.W)
 	}
 	bad := set
 	bad.EnsembleTransport = TransportSources

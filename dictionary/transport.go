@@ -109,17 +109,26 @@ const DefaultTransportRows = 4000
 // them (in their order), seeded by seed.
 func (d *Dictionary) transportRows(XT *mat.Dense, seed uint64) *mat.Dense {
 	n, _ := XT.Dims()
+	if idx := d.drawnRows(n, seed, 0x7a29); idx != nil {
+		return linalg.Rows(XT, idx)
+	}
+	return XT
+}
+
+// drawnRows returns nil when Settings.TransportRows keeps all n rows, else
+// a uniform draw without replacement of TransportRows of them, in their
+// order, from the PCG stream (seed, stream).
+func (d *Dictionary) drawnRows(n int, seed, stream uint64) []int {
 	limit := d.Settings.TransportRows
 	if limit == 0 {
 		limit = DefaultTransportRows
 	}
 	if limit < 0 || n <= limit {
-		return XT
+		return nil
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x7a29))
-	idx := rng.Perm(n)[:limit]
+	idx := rand.New(rand.NewPCG(seed, stream)).Perm(n)[:limit]
 	slices.Sort(idx)
-	return linalg.Rows(XT, idx)
+	return idx
 }
 
 // transport returns the points and soft labels a classifier trains on
