@@ -214,13 +214,7 @@ func EstimateMemory(z Sizes, s *Settings) MemoryEstimate {
 	steps := E * math.Ceil(n/nb)
 	m.Atoms = bytesOf(K*n*(4*d+6*c+3) + 3*(K+1)*steps)
 	m.Step = bytesOf(stepNumbers(N, K, nb, d, c, set.SharedAtomBatch))
-	rows := f(z.TargetRows)
-	switch {
-	case set.TransportRows == 0:
-		rows = min(rows, DefaultTransportRows)
-	case set.TransportRows > 0:
-		rows = min(rows, f(set.TransportRows))
-	}
+	rows := f(min(z.TargetRows, set.transportLimit()))
 	rec, tr, cls, peak := modelNumbers(&set, K, n, d, c, rows, set.ReconstructionBlock)
 	if set.Transport == TransportSources {
 		t, c2, p := sourcesNumbers(z, &set, K, n, d, c)
@@ -271,14 +265,7 @@ func reconstructionNumbers(K, n, d, c float64, block int) float64 {
 // classifier trains on the n + M points stacked.
 func sourcesNumbers(z Sizes, set *Settings, K, n, d, c float64) (tr, cls, peak float64) {
 	f := func(v int) float64 { return float64(max(v, 0)) }
-	M := f(z.LabeledRows)
-	if set.TransportRows >= 0 {
-		limit := f(set.TransportRows)
-		if limit == 0 {
-			limit = DefaultTransportRows
-		}
-		M = min(M, f(z.Labeled)*limit)
-	}
+	M := min(f(z.LabeledRows), f(z.Labeled)*f(set.transportLimit()))
 	c = max(c, 1)
 	result := n*(d+c) + K*n*(c+3)
 	tr = K*n*d + 2*f(z.Labeled)*n*d + M*d + 2*M*n/c
@@ -294,7 +281,7 @@ func sourcesNumbers(z Sizes, set *Settings, K, n, d, c float64) (tr, cls, peak f
 // reconstruction's result; otherwise all K + 1 run at once.
 func modelNumbers(set *Settings, K, n, d, c, m float64, block int) (rec, tr, cls, peak float64) {
 	exact := func(t Transport) float64 {
-		if t == TransportMap || t == TransportLabels {
+		if toTarget(t) {
 			return 1
 		}
 		return 0

@@ -118,21 +118,7 @@ func moveSource(X *mat.Dense, y []int, images []*mat.Dense, alpha, alphaT []floa
 	for i, c := range y {
 		rows[c] = append(rows[c], i)
 	}
-	var kept []int
-	for c, ri := range rows {
-		if len(ri) > 0 && len(byClass[c]) > 0 {
-			kept = append(kept, ri...)
-		}
-	}
-	if len(kept) == 0 {
-		return dataset.Domain{}, nil
-	}
-	slices.Sort(kept)
-	out := linalg.Rows(X, kept)
-	at := make([]int, len(y)) // row of out holding source row i
-	for q, i := range kept {
-		at[i] = q
-	}
+	out := mat.DenseCopyOf(X)
 	var C mat.Dense
 	for c, ri := range rows {
 		bj := byClass[c]
@@ -163,14 +149,27 @@ func moveSource(X *mat.Dense, y []int, images []*mat.Dense, alpha, alphaT []floa
 		}
 		floats.Scale(1/float64(len(ri)), rc)
 		for q, i := range ri {
-			row := out.RawRowView(at[i])
+			row := out.RawRowView(i)
 			floats.Add(row, shift.RawRowView(q))
 			floats.Sub(row, rc)
 		}
+	}
+	// The rows of classes the reconstruction lacks stay behind.
+	var kept []int
+	for i, c := range y {
+		if len(byClass[c]) > 0 {
+			kept = append(kept, i)
+		}
+	}
+	switch len(kept) {
+	case 0:
+		return dataset.Domain{}, nil
+	case len(y):
+		return dataset.Domain{X: out, Y: y}, nil
 	}
 	ky := make([]int, len(kept))
 	for q, i := range kept {
 		ky[q] = y[i]
 	}
-	return dataset.Domain{X: out, Y: ky}, nil
+	return dataset.Domain{X: linalg.Rows(out, kept), Y: ky}, nil
 }

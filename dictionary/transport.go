@@ -2,6 +2,7 @@ package dictionary
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -115,15 +116,25 @@ func (d *Dictionary) transportRows(XT *mat.Dense, seed uint64) *mat.Dense {
 	return XT
 }
 
+// transportLimit returns the most rows of one domain a transport step
+// reads: Settings.TransportRows, DefaultTransportRows for 0, and
+// math.MaxInt (every row) for a negative value.
+func (s *Settings) transportLimit() int {
+	switch {
+	case s.TransportRows == 0:
+		return DefaultTransportRows
+	case s.TransportRows < 0:
+		return math.MaxInt
+	}
+	return s.TransportRows
+}
+
 // drawnRows returns nil when Settings.TransportRows keeps all n rows, else
 // a uniform draw without replacement of TransportRows of them, in their
 // order, from the PCG stream (seed, stream).
 func (d *Dictionary) drawnRows(n int, seed, stream uint64) []int {
-	limit := d.Settings.TransportRows
-	if limit == 0 {
-		limit = DefaultTransportRows
-	}
-	if limit < 0 || n <= limit {
+	limit := d.Settings.transportLimit()
+	if n <= limit {
 		return nil
 	}
 	idx := rand.New(rand.NewPCG(seed, stream)).Perm(n)[:limit]
@@ -137,7 +148,7 @@ func (d *Dictionary) drawnRows(n int, seed, stream uint64) []int {
 // is an exact one between uniform weights for the squared Euclidean cost of
 // the features.
 func (d *Dictionary) transport(kind Transport, X, Y, XT *mat.Dense) (*mat.Dense, *mat.Dense, error) {
-	if kind == TransportNone || kind == TransportAuto || kind == TransportBarycenter || kind == TransportSources || XT == nil {
+	if !toTarget(kind) || XT == nil {
 		return X, Y, nil
 	}
 	var C mat.Dense
@@ -148,20 +159,16 @@ func (d *Dictionary) transport(kind Transport, X, Y, XT *mat.Dense) (*mat.Dense,
 	if err != nil {
 		return nil, nil, fmt.Errorf("dictionary: transport: %w", err)
 	}
-	switch kind {
-	case TransportMap:
+	if kind == TransportMap {
 		var Xm mat.Dense
 		if err := res.Plan.BarycentricMap(&Xm, XT); err != nil {
 			return nil, nil, fmt.Errorf("dictionary: transport: %w", err)
 		}
 		return &Xm, Y, nil
-	case TransportLabels:
-		plan := res.Plan.T()
-		var Yt mat.Dense
-		if err := plan.BarycentricMap(&Yt, Y); err != nil {
-			return nil, nil, fmt.Errorf("dictionary: transport: %w", err)
-		}
-		return XT, normalizeRows(&Yt), nil
 	}
-	return nil, nil, fmt.Errorf("dictionary: unknown transport %v", kind)
+	var Yt mat.Dense // TransportLabels
+	if err := res.Plan.T().BarycentricMap(&Yt, Y); err != nil {
+		return nil, nil, fmt.Errorf("dictionary: transport: %w", err)
+	}
+	return XT, normalizeRows(&Yt), nil
 }
