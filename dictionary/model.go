@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/floats"
@@ -280,6 +281,10 @@ type Model struct {
 	E      []classify.Classifier
 	// Reconstruction is B(α_T; P), on which R was trained.
 	Reconstruction *barycenter.Result
+	// TrainingR is the weighted labeled set R was trained on: the
+	// reconstruction, moved or beside the sources' moved rows as
+	// Settings.Transport says.
+	TrainingR *TrainingSet
 	// Penalty is the choice of the classifiers' penalty that FitModel
 	// made on the sources (Settings.ChoosePenalty), nil when it made none.
 	Penalty *classify.PenaltyChoice
@@ -373,7 +378,10 @@ func newModel(d *Dictionary, target int, t classify.Trainer, seed uint64, rows *
 	rFirst := onB || rows.choose // the atoms move onto the reconstruction, or take R's penalty
 	fitR := func() error {
 		var err error
-		m.R, m.Reconstruction, m.Penalty, err = d.classifierR(m.Alpha, t, seed, rows)
+		var r *fittedR
+		if r, err = d.classifierR(m.Alpha, t, seed, rows); err == nil {
+			m.R, m.Reconstruction, m.TrainingR, m.Penalty = r.h, r.rec, r.train, r.penalty
+		}
 		return err
 	}
 	if rFirst {
@@ -430,8 +438,34 @@ func (d *Dictionary) ensemblePoints(k int, rec *barycenter.Result, XT *mat.Dense
 // NewModel; other α explore the Wasserstein hull of the atoms (paper
 // Figure 4).
 func (d *Dictionary) ClassifierR(alpha []float64, t classify.Trainer, seed uint64) (classify.Classifier, *barycenter.Result, error) {
-	h, rec, _, err := d.classifierR(alpha, t, seed, &modelRows{})
-	return h, rec, err
+	r, err := d.classifierR(alpha, t, seed, &modelRows{})
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.h, r.rec, nil
+}
+
+// fittedR is DaDiL-R's classifier h, the reconstruction rec, the set h
+// was trained on and the penalty chosen for it (nil when none was).
+type fittedR struct {
+	h       classify.Classifier
+	rec     *barycenter.Result
+	train   *TrainingSet
+	penalty *classify.PenaltyChoice
+}
+
+// TrainingSet is a weighted set of labeled points a classifier trains on.
+type TrainingSet struct {
+	// X holds the points and Y their soft labels, a row per point (with
+	// Settings.HardLabels the classifier trains on Y's argmax).
+	X, Y *mat.Dense
+	// Weights are the points' weights in the classifier's loss, summing
+	// to 1 (nil: equal).
+	Weights []float64
+	// Source gives, for every point, the row of Dictionary.Alpha of the
+	// source it is a moved row of, or -1 for a point of the
+	// reconstruction.
+	Source []int
 }
 
 // classifierR is ClassifierR whose classifier trains on the reconstruction
@@ -440,57 +474,59 @@ func (d *Dictionary) ClassifierR(alpha []float64, t classify.Trainer, seed uint6
 // reconstruction alone), a softmax regression whose penalty is chosen on
 // the sources when rows.choose is true (classify.ChoosePenalty, anchored
 // at the penalty of t, a softmax regression), which it returns.
-func (d *Dictionary) classifierR(alpha []float64, t classify.Trainer, seed uint64, rows *modelRows) (classify.Classifier, *barycenter.Result, *classify.PenaltyChoice, error) {
+func (d *Dictionary) classifierR(alpha []float64, t classify.Trainer, seed uint64, rows *modelRows) (*fittedR, error) {
 	if err := d.check(); err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if len(alpha) != len(d.Atoms) {
-		return nil, nil, nil, fmt.Errorf("dictionary: %d coordinates for %d atoms", len(alpha), len(d.Atoms))
+		return nil, fmt.Errorf("dictionary: %d coordinates for %d atoms", len(alpha), len(d.Atoms))
 	}
 	rec, err := d.Reconstruct(alpha, seed)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	X, Y, w, err := d.trainingSetR(rec, alpha, rows, seed)
+	ts, err := d.trainingSetR(rec, alpha, rows, seed)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
+	r := &fittedR{rec: rec, train: ts}
 	if rows.choose {
 		var s *classify.Settings // λ₀ and the fits' settings
 		if st, ok := t.(*classify.SoftmaxTrainer); ok {
 			s = st.Settings
 		}
-		c, err := classify.ChoosePenalty(X, d.trainingLabels(Y), w, rows.sources, nil, s)
+		c, err := classify.ChoosePenalty(ts.X, d.trainingLabels(ts.Y), ts.Weights, rows.sources, nil, s)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
+			return nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
 		}
-		return c.Model, rec, c, nil
+		r.h, r.penalty = c.Model, c
+		return r, nil
 	}
-	h, err := d.fitClassifier(X, Y, w, t)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
+	if r.h, err = d.fitClassifier(ts.X, ts.Y, ts.Weights, t); err != nil {
+		return nil, fmt.Errorf("dictionary: DaDiL-R classifier: %w", err)
 	}
-	return h, rec, nil, nil
+	return r, nil
 }
 
-// trainingSetR returns the points, soft labels and weights (nil: equal)
-// DaDiL-R's classifier trains on under Settings.Transport, from the
-// reconstruction rec of the coordinates alpha and the rows.
-func (d *Dictionary) trainingSetR(rec *barycenter.Result, alpha []float64, rows *modelRows, seed uint64) (X, Y *mat.Dense, w []float64, err error) {
+// trainingSetR returns the set DaDiL-R's classifier trains on under
+// Settings.Transport, from the reconstruction rec of the coordinates alpha
+// and the rows.
+func (d *Dictionary) trainingSetR(rec *barycenter.Result, alpha []float64, rows *modelRows, seed uint64) (*TrainingSet, error) {
+	n, _ := rec.X.Dims()
+	own := slices.Repeat([]int{-1}, n)
 	if d.Settings.Transport != TransportSources || len(rows.sources) == 0 {
-		X, Y, err = d.transport(d.Settings.Transport, rec.X, normalizeRows(rec.Y), rows.target)
-		return X, Y, nil, err
+		X, Y, err := d.transport(d.Settings.Transport, rec.X, normalizeRows(rec.Y), rows.target)
+		return &TrainingSet{X: X, Y: Y, Source: own}, err
 	}
-	Xs, ys, err := d.movedSources(rec, alpha, rows.sources, seed)
+	Xs, ys, from, err := d.movedSources(rec, alpha, rows.sources, seed)
 	if err != nil || Xs == nil {
-		return rec.X, normalizeRows(rec.Y), nil, err
+		return &TrainingSet{X: rec.X, Y: normalizeRows(rec.Y), Source: own}, err
 	}
 	// Half the weight to the reconstruction's points, equal among them, and
 	// half to the moved rows, every class of them weighing equally.
-	n, _ := rec.X.Dims()
 	ws := classify.BalancedWeights(ys, d.Classes)
 	sum := floats.Sum(ws)
-	w = make([]float64, n+len(ys))
+	w := make([]float64, n+len(ys))
 	for i := range n {
 		w[i] = 0.5 / float64(n)
 	}
@@ -500,7 +536,7 @@ func (d *Dictionary) trainingSetR(rec *barycenter.Result, alpha []float64, rows 
 	var XX, YY mat.Dense
 	XX.Stack(rec.X, Xs)
 	YY.Stack(normalizeRows(rec.Y), classify.OneHot(ys, d.Classes))
-	return &XX, &YY, w, nil
+	return &TrainingSet{X: &XX, Y: &YY, Weights: w, Source: append(own, from...)}, nil
 }
 
 // fitClassifier trains t (nil: a softmax regression with the default

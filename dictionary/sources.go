@@ -46,8 +46,9 @@ import (
 // mean of its reconstruction's points: a shift of the source that the
 // atoms do not reach is not carried over to the target. A class without
 // rows in the source, or without points in the reconstruction, leaves
-// those rows out; nil when no row is left.
-func (d *Dictionary) movedSources(rec *barycenter.Result, alphaT []float64, sources []classify.Labeled, seed uint64) (*mat.Dense, []int, error) {
+// those rows out; nil when no row is left. The third result gives the
+// source of every moved row (ℓ for sources[ℓ]).
+func (d *Dictionary) movedSources(rec *barycenter.Result, alphaT []float64, sources []classify.Labeled, seed uint64) (*mat.Dense, []int, []int, error) {
 	K := len(d.Atoms)
 	images := make([]*mat.Dense, K)
 	err := par.Run(K, d.Settings.Workers, func(k int) error {
@@ -59,7 +60,7 @@ func (d *Dictionary) movedSources(rec *barycenter.Result, alphaT []float64, sour
 		return nil
 	}, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	byClass := make([][]int, d.Classes)
 	for j, c := range classify.Argmax(rec.Y) {
@@ -76,14 +77,18 @@ func (d *Dictionary) movedSources(rec *barycenter.Result, alphaT []float64, sour
 		return nil
 	}, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
+	}
+	var from []int
+	for l, m := range moved {
+		from = append(from, slices.Repeat([]int{l}, len(m.Y))...)
 	}
 	moved = slices.DeleteFunc(moved, func(m dataset.Domain) bool { return len(m.Y) == 0 })
 	if len(moved) == 0 {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	X, y := dataset.Pool(moved)
-	return X, y, nil
+	return X, y, from, nil
 }
 
 // sourceRows returns a source's rows and labels, or a uniform draw without

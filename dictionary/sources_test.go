@@ -143,6 +143,28 @@ func TestFitModelSources(t *testing.T) {
 	if nn.W == nil || math.Abs(floats.Sum(nn.W[:n])-floats.Sum(nn.W[n:])) > 1e-12 {
 		t.Errorf("weights %v: want the reconstruction's and the moved rows' halves equal", nn.W)
 	}
+	// TrainingR is that set: the kNN's points, 20 rows from every source
+	// after the reconstruction's points, the weights summing to 1.
+	ts := mk.TrainingR
+	if ts == nil || !mat.Equal(ts.X, nn.X) || len(ts.Source) != n+20*len(p.Sources) || len(ts.Weights) != len(ts.Source) {
+		t.Fatalf("TrainingR is not the set the kNN keeps")
+	}
+	for i, l := range ts.Source {
+		if want := -1; i >= n {
+			want = (i - n) / 20
+			if l != want {
+				t.Fatalf("point %d from source %d, want %d", i, l, want)
+			}
+		} else if l != want {
+			t.Fatalf("reconstruction point %d from source %d", i, l)
+		}
+	}
+	if s := floats.Sum(ts.Weights); math.Abs(s-1) > 1e-12 {
+		t.Errorf("TrainingR's weights sum to %v", s)
+	}
+	if alone.TrainingR == nil || alone.TrainingR.X != alone.Reconstruction.X || alone.TrainingR.Weights != nil {
+		t.Error("NewModel's TrainingR is not the reconstruction alone")
+	}
 	bad := set
 	bad.EnsembleTransport = TransportSources
 	if _, err := FitModel(p, &bad, nil); err == nil {

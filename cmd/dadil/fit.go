@@ -134,7 +134,7 @@ func dadilBuilder(set dictionary.Settings, t classify.Trainer) func() adapt.Meth
 // fitOutputs are the files dadil fit writes in --out; a run replaces all
 // of them, so the reconstruction files of an earlier run with
 // --export-reconstruction disappear from a run without.
-var fitOutputs = []string{"predictions.csv", "report.json", "model.dadil", "reconstruction.npz", "reconstruction.csv", "reconstruction_mixture.csv"}
+var fitOutputs = []string{"predictions.csv", "report.json", "model.dadil", "reconstruction.npz", "reconstruction.csv", "reconstruction_mixture.csv", "training.npz", "training.csv"}
 
 // fitCommand holds the flags of dadil fit.
 type fitCommand struct {
@@ -166,7 +166,7 @@ func parseFit(args []string, e *env) (*fitCommand, error) {
 	c.dict.register(fs)
 	c.gmm.register(fs)
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
-	fs.BoolVar(&c.export, "export-reconstruction", false, "also write the target's labeled reconstruction B(α_T; P), on which DaDiL-R's classifier trains (by default beside the sources' rows moved along the dictionary, which are not written), to DIR/reconstruction.npz and DIR/reconstruction.csv (features in the files' units, soft labels, label); with --method gmm, the reconstructed mixture too (its components' weights, means, standard deviations and labels, also in DIR/reconstruction_mixture.csv) and GMM-DaDiL-R's training set drawn from it")
+	fs.BoolVar(&c.export, "export-reconstruction", false, "also write the target's labeled reconstruction B(α_T; P) to DIR/reconstruction.npz and DIR/reconstruction.csv (features in the files' units, soft labels, label), and the set DaDiL-R's classifier trains on (by default the reconstruction and the sources' rows moved along the dictionary, with their weights and sources) to DIR/training.npz and DIR/training.csv; with --method gmm, the reconstructed mixture too (its components' weights, means, standard deviations and labels, also in DIR/reconstruction_mixture.csv) and GMM-DaDiL-R's training set drawn from it")
 	fs.BoolVar(&c.validate, "validate", false, "also score DaDiL-R and DaDiL-E without target labels: each source in turn is held out as the target of the others (one more fit per source)")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: dadil fit --source PATH [--source PATH ...] --target PATH --out DIR [flags]")
@@ -447,25 +447,60 @@ func (c *fitCommand) writeSet(predictions []byte, rep any, mf *modelfile.File, e
 // addReconstruction adds reconstruction.npz (X: the points in the units of
 // the files' kept features, P: the soft labels, one column per class, y:
 // their argmax as label values, labels: the label values of the columns)
-// and reconstruction.csv (the same, a row per point) to the output files.
+// and reconstruction.csv (the same, a row per point) to the output files,
+// and training.npz and training.csv, DaDiL-R's training set (addTraining).
 func addReconstruction(files map[string]func(string) error, ld *dataset.Loaded, m *dictionary.Model) error {
-	arrays, csv, err := reconstructionSamples(ld, m.Reconstruction.X, m.Reconstruction.Y, nil)
+	arrays, csv, err := reconstructionSamples(ld, m.Reconstruction.X, m.Reconstruction.Y)
 	if err != nil {
 		return err
 	}
 	files["reconstruction.npz"] = func(p string) error { return npy.WriteNPZ(p, arrays) }
 	files["reconstruction.csv"] = func(p string) error { return os.WriteFile(p, csv, 0o644) }
+	return addTraining(files, ld, m.TrainingR)
+}
+
+// addTraining adds training.npz and training.csv: the set DaDiL-R's
+// classifier trained on (the reconstruction, moved onto the target or
+// beside the sources' moved rows as --transport says) as
+// reconstruction.npz's arrays with weight (every point's weight in the
+// classifier's loss, summing to 1) and source (0 for a point of the
+// reconstruction, ℓ for a moved row of the ℓ-th --source), also the last
+// two columns of training.csv.
+func addTraining(files map[string]func(string) error, ld *dataset.Loaded, ts *dictionary.TrainingSet) error {
+	n, _ := ts.X.Dims()
+	w, from := ts.Weights, make([]float64, n)
+	if w == nil {
+		w = make([]float64, n)
+		for i := range w {
+			w[i] = 1 / float64(n)
+		}
+	}
+	for i, l := range ts.Source {
+		from[i] = float64(l + 1)
+	}
+	arrays, csv, err := reconstructionSamples(ld, ts.X, ts.Y, column{"weight", w}, column{"source", from})
+	if err != nil {
+		return err
+	}
+	files["training.npz"] = func(p string) error { return npy.WriteNPZ(p, arrays) }
+	files["training.csv"] = func(p string) error { return os.WriteFile(p, csv, 0o644) }
 	return nil
+}
+
+// column is a named column of numbers, one per row.
+type column struct {
+	name string
+	v    []float64
 }
 
 // reconstructionSamples returns the arrays X, P, y and labels of
 // reconstruction.npz (see addReconstruction) for the points Xs, in the
 // scaled units, with the soft labels P, and reconstruction.csv: a header
 // of the feature names (f1, f2, … without names), p_<label> for every
-// class and label, then a row per point. With comp (GMM-DaDiL: the
-// component each point was drawn from) both also have it, as the array
-// component and the last column.
-func reconstructionSamples(ld *dataset.Loaded, Xs, P *mat.Dense, comp []int) (map[string]*npy.Array, []byte, error) {
+// class and label, then a row per point. The extra columns (GMM-DaDiL:
+// the component each point was drawn from) are arrays of their names too
+// and the last columns of the CSV.
+func reconstructionSamples(ld *dataset.Loaded, Xs, P *mat.Dense, extra ...column) (map[string]*npy.Array, []byte, error) {
 	var X mat.Dense
 	if err := ld.Scaler.Inverse(&X, Xs); err != nil {
 		return nil, nil, err
@@ -487,20 +522,17 @@ func reconstructionSamples(ld *dataset.Loaded, Xs, P *mat.Dense, comp []int) (ma
 		fmt.Fprintf(&csv, ",p_%d", v)
 	}
 	csv.WriteString(",label")
-	if comp != nil {
-		csv.WriteString(",component")
-		arrays["component"] = &npy.Array{Shape: []int{n}, Data: make([]float64, n)}
-		for i, k := range comp {
-			arrays["component"].Data[i] = float64(k)
-		}
+	for _, e := range extra {
+		csv.WriteString("," + e.name)
+		arrays[e.name] = &npy.Array{Shape: []int{n}, Data: e.v}
 	}
 	csv.WriteByte('\n')
 	for i := range n {
 		writeFloats(&csv, X.RawRowView(i), false)
 		writeFloats(&csv, P.RawRowView(i), true)
 		fmt.Fprintf(&csv, ",%d", int(y[i]))
-		if comp != nil {
-			fmt.Fprintf(&csv, ",%d", comp[i])
+		for _, e := range extra {
+			writeFloats(&csv, e.v[i:i+1], true)
 		}
 		csv.WriteByte('\n')
 	}

@@ -243,7 +243,11 @@ func addGMMReconstruction(files map[string]func(string) error, ld *dataset.Loade
 	if err != nil {
 		return err
 	}
-	arrays, rows, err := reconstructionSamples(ld, Xs, T, comp)
+	from := make([]float64, len(comp))
+	for i, k := range comp {
+		from[i] = float64(k)
+	}
+	arrays, rows, err := reconstructionSamples(ld, Xs, T, column{"component", from})
 	if err != nil {
 		return err
 	}

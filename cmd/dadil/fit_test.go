@@ -631,6 +631,46 @@ func TestFitExportReconstruction(t *testing.T) {
 	if lines[0] != "x1,x2,p_10,p_20,p_30,label" || len(lines) != n+1 {
 		t.Errorf("CSV header %q, %d lines", lines[0], len(lines))
 	}
+	checkTraining(t, out, X, len(src))
+}
+
+// checkTraining checks training.npz and training.csv in out: the
+// reconstruction's points X first (source 0), then rows of every one of
+// the sources sources (1, 2, …, in order) with one-hot labels, the
+// weights summing to 1 and the two halves equal.
+func checkTraining(t *testing.T, out string, X *npy.Array, sources int) {
+	t.Helper()
+	a, err := npy.ReadNPZ(filepath.Join(out, "training.npz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	TX, TP, w, from := a["X"], a["P"], a["weight"], a["source"]
+	n, m := X.Shape[0], TX.Shape[0]
+	if m <= n || !slices.Equal(TX.Data[:len(X.Data)], X.Data) || len(w.Data) != m || len(from.Data) != m {
+		t.Fatalf("training set of %d rows for a reconstruction of %d", m, n)
+	}
+	var half [2]float64
+	for i, l := range from.Data {
+		moved := i >= n
+		if moved != (l > 0) || l > float64(sources) || i > n && l < from.Data[i-1] {
+			t.Fatalf("row %d from source %v", i, l)
+		}
+		if moved && slices.Max(TP.Data[3*i:3*i+3]) != 1 {
+			t.Fatalf("moved row %d: labels %v, not one-hot", i, TP.Data[3*i:3*i+3])
+		}
+		half[min(i/n, 1)] += w.Data[i]
+	}
+	if math.Abs(half[0]-0.5) > 1e-9 || math.Abs(half[1]-0.5) > 1e-9 {
+		t.Errorf("weights of the reconstruction %v and of the moved rows %v, want 0.5 each", half[0], half[1])
+	}
+	b, err := os.ReadFile(filepath.Join(out, "training.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if lines[0] != "x1,x2,p_10,p_20,p_30,label,weight,source" || len(lines) != m+1 {
+		t.Errorf("training.csv header %q, %d lines", lines[0], len(lines))
+	}
 }
 
 // TestFitL2: --l2 reaches the softmax classifier (the report names it, and
