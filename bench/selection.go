@@ -35,6 +35,11 @@ type SelectionSummary struct {
 	// every one (the first in the results' order among equals).
 	Best       []float64
 	BestMethod []string
+	// Among lists the methods the scorers scored when they scored only
+	// some (SuiteOptions.SelectAmong), nil when they scored all: their
+	// picks are among these, the oracle and the best method of the set
+	// among all.
+	Among []string
 }
 
 // suiteExperiment gathers the results of one target of one set at one
@@ -68,6 +73,7 @@ func SummarizeSelection(results []SuiteResult, sets, scorers []string) *Selectio
 		s.Oracle[j], s.Random[j] = meanOf(oracle), meanOf(random)
 	}
 	s.Best, s.BestMethod = bestMethods(results, sets)
+	s.Among = scoredMethods(results)
 	// A fixed choice of DaDiL-R, the reference a scorer must beat.
 	if slices.ContainsFunc(results, func(r SuiteResult) bool { return r.Method == "dadil-r" }) {
 		s.Scorers = append(slices.Clip(s.Scorers), alwaysPrefix+"dadil-r")
@@ -102,6 +108,24 @@ func bestMethods(results []SuiteResult, sets []string) ([]float64, []string) {
 		}
 	}
 	return best, names
+}
+
+// scoredMethods returns the methods with scorers' values, in the results'
+// order, nil when every method has some.
+func scoredMethods(results []SuiteResult) []string {
+	var scored, all []string
+	for _, r := range results {
+		if !slices.Contains(all, r.Method) {
+			all = append(all, r.Method)
+		}
+		if len(r.Selection) > 0 && !slices.Contains(scored, r.Method) {
+			scored = append(scored, r.Method)
+		}
+	}
+	if len(scored) == len(all) {
+		return nil
+	}
+	return scored
 }
 
 // experimentRows returns the indices of the results of every experiment
@@ -234,6 +258,9 @@ func (s *SelectionSummary) Markdown() string {
 		fmt.Fprintf(&b, "%s %s", set, s.BestMethod[j])
 	}
 	b.WriteString(".\n")
+	if s.Among != nil {
+		fmt.Fprintf(&b, "The scorers pick among %s (the methods they scored); the oracle and the best method of the set are among all.\n", strings.Join(s.Among, ", "))
+	}
 	return b.String()
 }
 

@@ -131,6 +131,49 @@ func TestRunSuiteSelect(t *testing.T) {
 	}
 }
 
+// TestRunSuiteSelectAmong: with SelectAmong, the other methods are not
+// scored and the pooled scorers score the chosen ones as a run of those
+// methods alone does; the summary picks among them and says so.
+func TestRunSuiteSelectAmong(t *testing.T) {
+	set := synthSuiteSet()
+	among := []string{"source-only", "otda-emd"}
+	opt := SuiteOptions{Methods: []string{"source-only", "sa", "otda-emd"}, Config: adapt.Config{Seed: 1}, Scorers: []selection.Scorer{selection.EnsV{}}, SelectAmong: among}
+	a, err := RunSuite([]*SuiteSet{set}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.Methods, opt.SelectAmong = among, nil
+	b, err := RunSuite([]*SuiteSet{set}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone := map[[2]string]float64{}
+	for _, r := range b {
+		alone[[2]string{r.Target, r.Method}] = *r.Selection[0].Score
+	}
+	for _, r := range a {
+		if r.Method == "sa" {
+			if r.Selection != nil {
+				t.Errorf("sa on %s scored: %+v", r.Target, r.Selection)
+			}
+			continue
+		}
+		if len(r.Selection) != 1 || r.Selection[0].Score == nil || *r.Selection[0].Score != alone[[2]string{r.Target, r.Method}] {
+			t.Errorf("%s on %s: %+v, alone %v", r.Method, r.Target, r.Selection, alone[[2]string{r.Target, r.Method}])
+		}
+	}
+	s := SummarizeSelection(a, []string{"synthetic"}, []string{"ensv"})
+	if !slices.Equal(s.Among, among) {
+		t.Errorf("among %v, want %v", s.Among, among)
+	}
+	if !strings.Contains(s.Markdown(), "The scorers pick among source-only, otda-emd") {
+		t.Errorf("the summary does not say which methods the scorers pick among:\n%s", s.Markdown())
+	}
+	if SummarizeSelection(b, []string{"synthetic"}, []string{"ensv"}).Among != nil {
+		t.Error("Among set when every method is scored")
+	}
+}
+
 // TestRunSuiteStandard: a set's problems are prepared with the scaling
 // asked for, and SuiteOptions.Standard runs every target as the default
 // does.

@@ -354,6 +354,12 @@ type SuiteOptions struct {
 	// (SuiteResult.Selection; SummarizeSelection). Their refits run in
 	// the fit's job, after it.
 	Scorers []selection.Scorer
+	// SelectAmong, when not empty, restricts the scorers to these methods,
+	// as dadil adapt --methods LIST --select would: the other methods are
+	// neither scored nor in the pooled scorers' ensemble, and the
+	// scorers' picks are among these (SummarizeSelection), while the
+	// oracle stays the best of all methods.
+	SelectAmong []string
 	// Standard scales the features of every problem to zero mean and
 	// unit variance over all its domains together, as dadil adapt and
 	// dadil bench suite do by default (--scale standard); false scales
@@ -432,7 +438,12 @@ func RunSuite(sets []*SuiteSet, opt SuiteOptions) ([]SuiteResult, error) {
 	done := 0
 	err := par.Run(len(jobs), opt.Workers, func(i int) error {
 		var err error
-		results[i], err = runSuiteJob(jobs[i], &opt.Config, opt.Scorers, opt.ExtraAtoms)
+		results[i], err = runSuiteJob(jobs[i], &opt.Config, opt.scorersOf(jobs[i].group), opt.ExtraAtoms)
+		for n := range results[i] {
+			if r := &results[i][n]; !opt.scored(r.Method) {
+				r.Selection, r.proba = nil, nil
+			}
+		}
 		return err
 	}, func(i int) {
 		done++
@@ -449,23 +460,41 @@ func RunSuite(sets []*SuiteSet, opt SuiteOptions) ([]SuiteResult, error) {
 		out = append(out, r...)
 	}
 	if selection.Pooled(opt.Scorers) {
-		poolSuite(out, opt.Scorers)
+		poolSuite(out, opt.Scorers, opt.scored)
 	}
 	return out, nil
 }
 
+// scored reports whether the scorers score the method (SelectAmong).
+func (opt *SuiteOptions) scored(method string) bool {
+	return len(opt.SelectAmong) == 0 || slices.Contains(opt.SelectAmong, method)
+}
+
+// scorersOf returns the scorers of a group of methods sharing a fit: none
+// when the scorers score no method of the group.
+func (opt *SuiteOptions) scorersOf(group []string) []selection.Scorer {
+	if slices.ContainsFunc(group, opt.scored) {
+		return opt.Scorers
+	}
+	return nil
+}
+
 // poolSuite fills in the values of the pooled scorers, experiment by
-// experiment: every method fitted on the same target is scored with the
-// others.
-func poolSuite(results []SuiteResult, scorers []selection.Scorer) {
+// experiment: every method fitted on the same target that the scorers
+// score (scored) is scored with the others.
+func poolSuite(results []SuiteResult, scorers []selection.Scorer, scored func(method string) bool) {
 	for _, rows := range experimentRows(results) {
-		values := make([][]selection.Value, len(rows))
-		probas := make([]*mat.Dense, len(rows))
-		for n, i := range rows {
-			values[n], probas[n] = results[i].Selection, results[i].proba
-			results[i].proba = nil
+		var values [][]selection.Value
+		var probas []*mat.Dense
+		for _, i := range rows {
+			if scored(results[i].Method) {
+				values, probas = append(values, results[i].Selection), append(probas, results[i].proba)
+				results[i].proba = nil
+			}
 		}
-		selection.Pool(values, probas, scorers)
+		if len(probas) > 0 {
+			selection.Pool(values, probas, scorers)
+		}
 	}
 }
 

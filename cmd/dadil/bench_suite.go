@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/gmm"
 	"github.com/dadil/dadil/internal/clip"
+	"github.com/dadil/dadil/selection"
 )
 
 // suiteCommand holds the flags of dadil bench suite.
@@ -24,6 +26,7 @@ type suiteCommand struct {
 	dict                              dictFlags
 	gmm                               gmmFlags
 	data, sets, methods, json, choose string
+	among                             string
 	scale                             string
 	from                              string
 	workers, maxRows, seeds           int
@@ -45,9 +48,10 @@ func parseSuite(args []string, e *env) (*suiteCommand, error) {
 	fs.StringVar(&c.scale, "scale", "standard", "feature scaling over all domains of a problem together, as dadil adapt's: `standard` or minmax (--paper: minmax unless given)")
 	fs.IntVar(&c.maxRows, "max-rows", 2000, "rows of every domain for the transport-based methods, as dadil adapt")
 	fs.StringVar(&c.choose, "select", "", selectUsage+"; prints each scorer's pick against the best method of every experiment")
+	fs.StringVar(&c.among, "select-among", "", "with --select, score and pick among these methods only (comma-separated `LIST`, as dadil adapt --methods LIST --select would), the oracle staying the best of all methods")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
 	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: dadil bench suite --data DIR [--sets LIST] [--methods LIST] [--select LIST] [--json FILE]")
+		fmt.Fprintln(fs.Output(), "usage: dadil bench suite --data DIR [--sets LIST] [--methods LIST] [--select LIST [--select-among LIST]] [--json FILE]")
 		fmt.Fprintln(fs.Output(), "\nRuns every method on every target of every data set of the development suite, each domain in")
 		fmt.Fprintln(fs.Output(), "turn the target and the others its sources, prepared as dadil adapt prepares files by default,")
 		fmt.Fprintln(fs.Output(), "and prints each method's mean score per data set (balanced accuracy where classes are")
@@ -104,6 +108,9 @@ func runBenchSuite(args []string, e *env) error {
 	if err != nil {
 		return usageError{err}
 	}
+	if err := c.checkAmong(methods, scorers); err != nil {
+		return err
+	}
 	if slices.Contains(methods, "dadil-r") || slices.Contains(methods, "dadil-e") {
 		if err := c.dict.checkEarly(1); err != nil {
 			return err
@@ -128,6 +135,27 @@ func runBenchSuite(args []string, e *env) error {
 		return err
 	}
 	return c.report(e, sets, methods, scorerNames(scorers), trainer, results, time.Since(start))
+}
+
+// checkAmong checks --select-among: methods among those run, with
+// --select.
+func (c *suiteCommand) checkAmong(methods []string, scorers []selection.Scorer) error {
+	if c.among == "" {
+		return nil
+	}
+	if len(scorers) == 0 {
+		return usageError{errors.New("--select-among needs --select")}
+	}
+	among, err := listFlag("--select-among", "method", c.among, adapt.Names())
+	if err != nil {
+		return usageError{err}
+	}
+	for _, m := range among {
+		if !slices.Contains(methods, m) {
+			return usageError{fmt.Errorf("--select-among: %s is not among the methods run (--methods)", m)}
+		}
+	}
+	return nil
 }
 
 // report prints the sets, the summary of the results and, with scorers,
@@ -202,6 +230,9 @@ func (c *suiteCommand) run(e *env, methods []string, first bool) ([]bench.SuiteR
 	}
 	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: seed, MaxRows: c.maxRows, Classifier: trainer, Dictionary: &set,
 		GMM: c.gmm.template(0, gmm.DefaultDictionaryPlateauTol)}, Workers: c.workers, Scorers: scorers, Standard: c.scale == "standard"}
+	if c.among != "" {
+		opt.SelectAmong, _ = listFlag("--select-among", "method", c.among, adapt.Names()) // checked
+	}
 	if c.dict.autoAtoms {
 		opt.ExtraAtoms = autoExtraAtoms
 	}

@@ -74,3 +74,22 @@ func TestBenchSuiteFromSeeds(t *testing.T) {
 		t.Errorf("--seeds 0: exit %d, %s", code, stderr)
 	}
 }
+
+// TestBenchSuiteSelectAmongUsage: --select-among needs --select and
+// methods that run; both are usage errors before anything is read.
+func TestBenchSuiteSelectAmongUsage(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--select-among", "dadil-r"}, "--select-among needs --select"},
+		{[]string{"--select", "ensv", "--methods", "source-only,sa", "--select-among", "sa,dadil-r"}, "--select-among: dadil-r is not among the methods run"},
+		{[]string{"--select", "ensv", "--select-among", "dadil"}, `--select-among: unknown method "dadil"`},
+	} {
+		code, _, stderr := runCLI(append([]string{"bench", "suite", "--data", dir}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %s; want %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
