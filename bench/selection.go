@@ -38,8 +38,10 @@ type SelectionSummary struct {
 	// Among lists the methods the scorers scored when they scored only
 	// some (SuiteOptions.SelectAmong), nil when they scored all: their
 	// picks are among these, the oracle and the best method of the set
-	// among all.
-	Among []string
+	// among all. RandomAmong[j] is then the mean score of those methods
+	// on set j, the expected score of a pick at random among them.
+	Among       []string
+	RandomAmong []float64
 }
 
 // suiteExperiment gathers the results of one target of one set at one
@@ -61,19 +63,26 @@ func SummarizeSelection(results []SuiteResult, sets, scorers []string) *Selectio
 		exps = append(exps, e)
 	}
 	s := &SelectionSummary{Sets: sets, Scorers: scorers}
+	s.Among = scoredMethods(results)
 	s.Oracle, s.Random = make([]float64, len(sets)), make([]float64, len(sets))
+	if s.Among != nil {
+		s.RandomAmong = make([]float64, len(sets))
+	}
 	for j, set := range sets {
-		var oracle, random []float64
+		var oracle, random, among []float64
 		for _, e := range exps {
 			if e.set == set {
 				oracle = append(oracle, e.oracle())
-				random = append(random, e.mean())
+				random = append(random, e.mean(nil))
+				among = append(among, e.mean(s.Among))
 			}
 		}
 		s.Oracle[j], s.Random[j] = meanOf(oracle), meanOf(random)
+		if s.Among != nil {
+			s.RandomAmong[j] = meanOf(among)
+		}
 	}
 	s.Best, s.BestMethod = bestMethods(results, sets)
-	s.Among = scoredMethods(results)
 	// A fixed choice of DaDiL-R, the reference a scorer must beat.
 	if slices.ContainsFunc(results, func(r SuiteResult) bool { return r.Method == "dadil-r" }) {
 		s.Scorers = append(slices.Clip(s.Scorers), alwaysPrefix+"dadil-r")
@@ -205,11 +214,14 @@ func (e *suiteExperiment) oracle() float64 {
 	return best
 }
 
-// mean returns the mean score of the suiteExperiment's methods.
-func (e *suiteExperiment) mean() float64 {
+// mean returns the mean score of the suiteExperiment's methods, or of
+// those among methods when not nil.
+func (e *suiteExperiment) mean(methods []string) float64 {
 	var v []float64
 	for _, r := range e.results {
-		v = append(v, r.Score)
+		if methods == nil || slices.Contains(methods, r.Method) {
+			v = append(v, r.Score)
+		}
 	}
 	return meanOf(v)
 }
@@ -250,6 +262,13 @@ func (s *SelectionSummary) Markdown() string {
 		random[j] = s.Random[j] - s.Oracle[j]
 	}
 	row("at random (expected)", s.Random, random, nil)
+	if s.Among != nil {
+		among := make([]float64, len(s.Sets))
+		for j := range among {
+			among[j] = s.RandomAmong[j] - s.Oracle[j]
+		}
+		row("at random among the scored methods (expected)", s.RandomAmong, among, nil)
+	}
 	b.WriteString("\nBest method of the set: ")
 	for j, set := range s.Sets {
 		if j > 0 {

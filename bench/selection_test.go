@@ -166,6 +166,15 @@ func TestRunSuiteSelectAmong(t *testing.T) {
 	if !slices.Equal(s.Among, among) {
 		t.Errorf("among %v, want %v", s.Among, among)
 	}
+	var sum float64
+	for _, r := range a {
+		if r.Method != "sa" {
+			sum += r.Score
+		}
+	}
+	if want := sum / float64(len(a)*2/3); math.Abs(s.RandomAmong[0]-want) > 1e-9 {
+		t.Errorf("a pick at random among the scored methods %v, want their mean %v", s.RandomAmong, want)
+	}
 	if !strings.Contains(s.Markdown(), "The scorers pick among source-only, otda-emd") {
 		t.Errorf("the summary does not say which methods the scorers pick among:\n%s", s.Markdown())
 	}
