@@ -283,7 +283,8 @@ type Model struct {
 	Reconstruction *barycenter.Result
 	// TrainingR is the weighted labeled set R was trained on: the
 	// reconstruction, moved or beside the sources' moved rows as
-	// Settings.Transport says.
+	// Settings.Transport says. Model files keep neither it nor
+	// Reconstruction.
 	TrainingR *TrainingSet
 	// Penalty is the choice of the classifiers' penalty that FitModel
 	// made on the sources (Settings.ChoosePenalty), nil when it made none.
