@@ -74,6 +74,17 @@ type GMMDaDiL struct {
 	// GMM-DaDiL-E classifier: SamplesPerClass times the number of
 	// classes. Default DefaultGMMSamplesPerClass.
 	SamplesPerClass int
+	// Transport says what GMM-DaDiL-R's classifier trains on besides the
+	// rows drawn from B(α_T; P): nothing (dictionary.TransportNone, or
+	// TransportAuto, the default), or the sources' rows moved along the
+	// dictionary (dictionary.TransportSources, movedSources), half the
+	// weight each, as DaDiL-R's default. MAP ignores it; other values
+	// are errors.
+	Transport dictionary.Transport
+	// TransportRows bounds the rows of every source that Transport moves:
+	// larger sources are subsampled (seeded by Seed). Zero selects
+	// dictionary.DefaultTransportRows; a negative value uses every row.
+	TransportRows int
 	// Dims, when positive, is the number q of principal directions the
 	// mixtures live on: when the domains have more than q features, Fit
 	// projects every domain's rows onto the q leading principal
@@ -158,6 +169,11 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	if m.Dims < 0 {
 		return fmt.Errorf("Dims = %d is negative", m.Dims)
 	}
+	switch m.Transport {
+	case dictionary.TransportAuto, dictionary.TransportNone, dictionary.TransportSources:
+	default:
+		return fmt.Errorf("Transport %v: GMM-DaDiL-R trains on the reconstruction's samples alone (auto, none) or beside the sources' moved rows (sources)", m.Transport)
+	}
 	switch m.EnsembleTransport {
 	case dictionary.TransportAuto, dictionary.TransportBarycenter, dictionary.TransportNone:
 	default:
@@ -190,7 +206,7 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	if m.MAP {
 		return nil
 	}
-	if m.R, err = m.trainOnSamples(d.Target(), p.Classes, rStream, nil); err != nil {
+	if m.R, err = m.trainR(p); err != nil {
 		return err
 	}
 	m.E, err = m.trainEnsemble(p.Classes, set.Workers)
@@ -380,7 +396,9 @@ func (m *GMMDaDiL) drawSamples(B *gmm.Mixture, classes int, stream uint64) (X, T
 // when 0) drawn from the target's reconstruction B(α_T; P) with Seed, in
 // the features' scaled units, their soft labels (each row its component's
 // label, one column per class) and the component each row was drawn
-// from. The draw is the classifier's, row for row, with or without MAP.
+// from. The draw is the classifier's, row for row, with or without MAP
+// (with Transport TransportSources the classifier also trains on the
+// sources' moved rows).
 func (m *GMMDaDiL) ReconstructionSamples() (X, T *mat.Dense, comp []int, err error) {
 	if m.Dict == nil {
 		return nil, nil, nil, fmt.Errorf("adapt: %s: ReconstructionSamples before Fit", m.Name())
@@ -500,6 +518,6 @@ func (m *GMMDaDiL) copySettings(dst *GMMDaDiL) {
 		dst.EM = &e
 	}
 	dst.TargetComponents, dst.MAP, dst.EnsembleTransport, dst.SamplesPerClass = m.TargetComponents, m.MAP, m.EnsembleTransport, m.SamplesPerClass
-	dst.Dims = m.Dims
+	dst.Dims, dst.Transport, dst.TransportRows = m.Dims, m.Transport, m.TransportRows
 	dst.BalancedTarget = m.BalancedTarget
 }

@@ -236,6 +236,7 @@ func TestGMMDaDiLErrors(t *testing.T) {
 		{"negative atoms", &GMMDaDiL{Settings: &gmm.DictionarySettings{Atoms: -2}}, src, tgt, "Atoms = -2"},
 		{"bad EM", &GMMDaDiL{EM: &gmm.Settings{Tol: -1}}, src, tgt, "Tol"},
 		{"ensemble transport", &GMMDaDiL{EnsembleTransport: dictionary.TransportMap}, src, tgt, "EnsembleTransport map"},
+		{"transport", &GMMDaDiL{Transport: dictionary.TransportBarycenter}, src, tgt, "Transport barycenter"},
 	} {
 		err := fit(tc.m, tc.src, tc.tgt, 3)
 		if err == nil || !strings.HasPrefix(err.Error(), "adapt: gmm-dadil: ") || !strings.Contains(err.Error(), tc.want) {
@@ -261,7 +262,8 @@ func TestGMMDaDiLErrors(t *testing.T) {
 // copies, with Config's seed and classifier.
 func TestConfigGMM(t *testing.T) {
 	tmpl := &GMMDaDiL{Settings: &gmm.DictionarySettings{ComponentsPerClass: 2, Epochs: 9, Seed: 77}, EM: &gmm.Settings{VarFloor: 0.3},
-		TargetComponents: 5, SamplesPerClass: 7, MAP: true, EnsembleTransport: dictionary.TransportNone, Seed: 77}
+		TargetComponents: 5, SamplesPerClass: 7, MAP: true, EnsembleTransport: dictionary.TransportNone, Seed: 77,
+		Transport: dictionary.TransportSources, TransportRows: 9}
 	knn := &classify.KNN{}
 	cfg := &Config{Seed: 4, GMM: tmpl, Classifier: knn}
 	for _, name := range []string{"gmm-dadil", "gmm-dadil-e"} {
@@ -274,7 +276,8 @@ func TestConfigGMM(t *testing.T) {
 			t.Fatalf("%s shares the template's settings", name)
 		}
 		if g.Ensemble != (name == "gmm-dadil-e") || g.Settings.ComponentsPerClass != 2 || g.Settings.Epochs != 9 || g.Settings.Seed != 4 || g.Seed != 4 ||
-			g.EM.VarFloor != 0.3 || g.TargetComponents != 5 || g.SamplesPerClass != 7 || !g.MAP || g.EnsembleTransport != dictionary.TransportNone || g.Classifier != knn {
+			g.EM.VarFloor != 0.3 || g.TargetComponents != 5 || g.SamplesPerClass != 7 || !g.MAP || g.EnsembleTransport != dictionary.TransportNone || g.Classifier != knn ||
+			g.Transport != dictionary.TransportSources || g.TransportRows != 9 {
 			t.Errorf("%s: %+v, settings %+v", name, g, g.Settings)
 		}
 	}

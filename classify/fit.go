@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
@@ -99,6 +100,23 @@ func BalancedWeights(y []int, classes int) []float64 {
 	w := make([]float64, len(y))
 	for i, k := range y {
 		w[i] = 1 / n[k]
+	}
+	return w
+}
+
+// HalfWeights returns the sample weights of n points followed by the
+// rows of classes y: half of the total weight to the n points, equally,
+// and half to the rows, every class present weighing the same
+// (BalancedWeights); they sum to 1.
+func HalfWeights(n int, y []int, classes int) []float64 {
+	ws := BalancedWeights(y, classes)
+	sum := floats.Sum(ws)
+	w := make([]float64, n+len(y))
+	for i := range n {
+		w[i] = 0.5 / float64(n)
+	}
+	for i, v := range ws {
+		w[n+i] = 0.5 * v / sum
 	}
 	return w
 }

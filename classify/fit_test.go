@@ -427,3 +427,19 @@ func TestStatusString(t *testing.T) {
 		}
 	}
 }
+
+// TestHalfWeights: half the weight to the points, equally, half to the
+// rows, each class of them weighing the same.
+func TestHalfWeights(t *testing.T) {
+	w := HalfWeights(2, []int{0, 0, 0, 1}, 3)
+	want := []float64{0.25, 0.25, 0.25 / 3, 0.25 / 3, 0.25 / 3, 0.25}
+	if len(w) != len(want) {
+		t.Fatalf("%d weights, want %d", len(w), len(want))
+	}
+	for i := range w {
+		if math.Abs(w[i]-want[i]) > 1e-15 {
+			t.Errorf("weights %v, want %v", w, want)
+			break
+		}
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/barycenter"
@@ -525,15 +524,7 @@ func (d *Dictionary) trainingSetR(rec *barycenter.Result, alpha []float64, rows 
 	}
 	// Half the weight to the reconstruction's points, equal among them, and
 	// half to the moved rows, every class of them weighing equally.
-	ws := classify.BalancedWeights(ys, d.Classes)
-	sum := floats.Sum(ws)
-	w := make([]float64, n+len(ys))
-	for i := range n {
-		w[i] = 0.5 / float64(n)
-	}
-	for i, v := range ws {
-		w[n+i] = 0.5 * v / sum
-	}
+	w := classify.HalfWeights(n, ys, d.Classes)
 	var XX, YY mat.Dense
 	XX.Stack(rec.X, Xs)
 	YY.Stack(normalizeRows(rec.Y), classify.OneHot(ys, d.Classes))

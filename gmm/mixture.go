@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -66,6 +67,43 @@ func (m *Mixture) Mean() []float64 {
 		}
 	}
 	return mu
+}
+
+// ClassMeans sets dst (c×d; an empty dst is resized) to the mean of
+// every class under a labeled mixture, the components weighed by their
+// mass in the class,
+//
+//	μ_c = Σ_k w_k y_kc m_k / Σ_k w_k y_kc,
+//
+// and returns the class masses Σ_k w_k y_kc; a class of mass 0 has a
+// zero row.
+func (m *Mixture) ClassMeans(dst *mat.Dense) ([]float64, error) {
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	if m.Labels == nil {
+		return nil, errf("ClassMeans: the mixture has no labels")
+	}
+	c := m.Classes()
+	if err := reuseAs(dst, c, m.Dim(), "ClassMeans"); err != nil {
+		return nil, err
+	}
+	dst.Zero()
+	mass := make([]float64, c)
+	for k, w := range m.Weights {
+		for j, y := range m.Labels.RawRowView(k) {
+			if a := w * y; a != 0 {
+				mass[j] += a
+				floats.AddScaled(dst.RawRowView(j), a, m.Means.RawRowView(k))
+			}
+		}
+	}
+	for j, a := range mass {
+		if a > 0 {
+			floats.Scale(1/a, dst.RawRowView(j))
+		}
+	}
+	return mass, nil
 }
 
 // LogProb sets dst[i] = log p(x_i) = log Σ_k w_k N(x_i; m_k, σ_k²) for the

@@ -117,6 +117,31 @@ func TestPredictLabeled(t *testing.T) {
 	}
 }
 
+// TestClassMeans: hand-computed class means and masses of a labeled
+// mixture, a zero row for a class without mass, an error without labels.
+func TestClassMeans(t *testing.T) {
+	m := &Mixture{
+		Weights: []float64{0.5, 0.3, 0.2},
+		Means:   mat.NewDense(3, 2, []float64{0, 0, 10, 0, 0, 10}),
+		Std:     mat.NewDense(3, 2, []float64{1, 1, 1, 1, 1, 1}),
+		Labels:  mat.NewDense(3, 3, []float64{1, 0, 0, 0.5, 0.5, 0, 1, 0, 0}),
+	}
+	var M mat.Dense
+	mass, err := m.ClassMeans(&M)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Class 0: 0.5·(0,0) + 0.15·(10,0) + 0.2·(0,10) over 0.85; class 1:
+	// component 1 alone; class 2: no mass.
+	want := mat.NewDense(3, 2, []float64{1.5 / 0.85, 2 / 0.85, 10, 0, 0, 0})
+	if !mat.EqualApprox(&M, want, 1e-12) || !near(mass[0], 0.85, 1e-12) || !near(mass[1], 0.15, 1e-12) || mass[2] != 0 {
+		t.Errorf("class means %v, masses %v", mat.Formatted(&M), mass)
+	}
+	if _, err := separated(2, 2).ClassMeans(&mat.Dense{}); err == nil {
+		t.Error("ClassMeans of an unlabeled mixture: no error")
+	}
+}
+
 func TestValidateErrors(t *testing.T) {
 	base := func() *Mixture {
 		m := separated(2, 2)

@@ -81,7 +81,8 @@
 //	"domains": ["source1", …, "target"], "target": N−1,
 //	"settings": {"dictionary": {…}, "em": {…}, "target_components": …,
 //	             "samples_per_class": …, "seed": …,
-//	             "ensemble_transport": …}   (GMMSettings; absent: auto)
+//	             "ensemble_transport": …, "transport": …,
+//	             "transport_rows": …}       (GMMSettings; absent: defaults)
 //
 // and whose classifier members are GMM-DaDiL-R's (prefix r) and
 // GMM-DaDiL-E's, one per atom (prefix e<k>), as a DaDiL model's. Version 2,
@@ -285,13 +286,18 @@ type GMMSettings struct {
 	// EnsembleTransport is adapt.GMMDaDiL.EnsembleTransport, absent for
 	// its default (auto).
 	EnsembleTransport dictionary.Transport `json:"ensemble_transport,omitempty"`
+	// Transport and TransportRows are adapt.GMMDaDiL's, absent for their
+	// defaults (auto, 0).
+	Transport     dictionary.Transport `json:"transport,omitempty"`
+	TransportRows int                  `json:"transport_rows,omitempty"`
 	// Dims is adapt.GMMDaDiL.Dims, absent for its default.
 	Dims int `json:"dims,omitempty"`
 }
 
 // GMMSettingsOf returns the settings of the fitted model m.
 func GMMSettingsOf(m *adapt.GMMDaDiL) GMMSettings {
-	s := GMMSettings{TargetComponents: m.TargetComponents, SamplesPerClass: m.SamplesPerClass, Seed: m.Seed, EnsembleTransport: m.EnsembleTransport, Dims: m.Dims}
+	s := GMMSettings{TargetComponents: m.TargetComponents, SamplesPerClass: m.SamplesPerClass, Seed: m.Seed, EnsembleTransport: m.EnsembleTransport,
+		Transport: m.Transport, TransportRows: m.TransportRows, Dims: m.Dims}
 	switch {
 	case m.Dict != nil:
 		s.Dictionary = m.Dict.Settings
@@ -310,7 +316,8 @@ func GMMSettingsOf(m *adapt.GMMDaDiL) GMMSettings {
 func (s GMMSettings) model(d *gmm.Dictionary, r classify.Classifier, e []classify.Classifier) *adapt.GMMDaDiL {
 	set, em := s.Dictionary, s.EM
 	return &adapt.GMMDaDiL{Settings: &set, EM: &em, TargetComponents: s.TargetComponents,
-		SamplesPerClass: s.SamplesPerClass, Seed: s.Seed, EnsembleTransport: s.EnsembleTransport, Dims: s.Dims, Dict: d, R: r, E: e}
+		SamplesPerClass: s.SamplesPerClass, Seed: s.Seed, EnsembleTransport: s.EnsembleTransport, Transport: s.Transport,
+		TransportRows: s.TransportRows, Dims: s.Dims, Dict: d, R: r, E: e}
 }
 
 // Bounds of the manifest's sizes beyond which it is not believed.

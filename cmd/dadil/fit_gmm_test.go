@@ -146,10 +146,10 @@ func TestFitGMMFlags(t *testing.T) {
 	dir := t.TempDir()
 	src, tgt := synthFiles(t, dir, false)
 	rep := runFitGMM(t, src, tgt, filepath.Join(dir, "a"), "--gmm-components", "2", "--gmm-target-components", "5", "--gmm-var-floor", "0.2",
-		"--gmm-tol", "0.01", "--gmm-epochs", "7", "--gmm-lr", "0.02", "--gmm-ensemble-transport", "none", "--atoms", "2", "--plateau-tol", "0", "--seed", "5")
+		"--gmm-tol", "0.01", "--gmm-epochs", "7", "--gmm-lr", "0.02", "--gmm-ensemble-transport", "none", "--gmm-transport", "sources", "--atoms", "2", "--plateau-tol", "0", "--seed", "5")
 	s := rep.Settings
 	if s.Dictionary.ComponentsPerClass != 2 || s.TargetComponents != 5 || s.EM.VarFloor != 0.2 || s.EM.Tol != 0.01 || s.Dictionary.Epochs != 7 ||
-		s.Dictionary.LearningRate != 0.02 || s.EnsembleTransport != dictionary.TransportNone || s.Dictionary.Atoms != 2 || s.Dictionary.PlateauTol >= 0 || s.Seed != 5 || s.Dictionary.Seed != 5 {
+		s.Dictionary.LearningRate != 0.02 || s.EnsembleTransport != dictionary.TransportNone || s.Transport != dictionary.TransportSources || s.Dictionary.Atoms != 2 || s.Dictionary.PlateauTol >= 0 || s.Seed != 5 || s.Dictionary.Seed != 5 {
 		t.Errorf("settings %+v", s)
 	}
 	if rep.Epochs != 7 || rep.Stopped != "epochs" || rep.Components[tgt] != 5 || rep.Components[src[1]] != 6 || len(rep.Alpha[tgt]) != 2 {
@@ -255,6 +255,7 @@ func TestFitGMMBadInput(t *testing.T) {
 		{"dims negative", base("--method", "gmm", "--gmm-dims", "-2"), 2, "--gmm-dims -2: need a number of directions, or 0 to keep the features"},
 		{"ensemble transport map", base("--method", "gmm", "--gmm-ensemble-transport", "map"), 2, `--gmm-ensemble-transport "map": want auto, barycenter or none`},
 		{"ensemble transport unknown", base("--method", "gmm", "--gmm-ensemble-transport", "atoms"), 2, `--gmm-ensemble-transport "atoms": want auto, barycenter or none`},
+		{"transport barycenter", base("--method", "gmm", "--gmm-transport", "barycenter"), 2, `--gmm-transport "barycenter": want auto, none or sources`},
 		{"GMM ensemble flag", base("--gmm-ensemble-transport", "none"), 2, "--gmm-ensemble-transport: the --gmm-… flags set --method gmm"},
 		{"DaDiL flag", base("--method", "gmm", "--samples", "30"), 2, "--samples applies to --method dadil"},
 		{"GMM flag", base("--gmm-epochs", "3"), 2, "--gmm-epochs: the --gmm-… flags set --method gmm"},

@@ -25,10 +25,14 @@ type gmmFlags struct {
 	// by check.
 	ensembleTr string
 	ensemble   dictionary.Transport
+	// transportTr is --gmm-transport; transport its value parsed by
+	// check.
+	transportTr string
+	transport   dictionary.Transport
 }
 
 // gmmFlagNames are the names of the GMM-DaDiL flags.
-var gmmFlagNames = []string{"gmm-components", "gmm-target-components", "gmm-var-floor", "gmm-tol", "gmm-epochs", "gmm-lr", "gmm-ensemble-transport", "gmm-dims"}
+var gmmFlagNames = []string{"gmm-components", "gmm-target-components", "gmm-var-floor", "gmm-tol", "gmm-epochs", "gmm-lr", "gmm-ensemble-transport", "gmm-transport", "gmm-dims"}
 
 func (g *gmmFlags) register(fs *flag.FlagSet) {
 	g.fs = fs
@@ -39,6 +43,7 @@ func (g *gmmFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&g.epochs, "gmm-epochs", gmm.DefaultDictionaryEpochs, "GMM-DaDiL: maximal number of epochs `N` (full-batch Adam steps)")
 	fs.Float64Var(&g.lr, "gmm-lr", gmm.DefaultDictionaryLearningRate, "GMM-DaDiL: Adam learning rate `η` (for the means, scaled by the domains' spread)")
 	fs.IntVar(&g.dims, "gmm-dims", 0, "GMM-DaDiL: principal directions `q` of all the domains' rows the mixtures live on, when there are more features (faster, often a little less accurate); 0 keeps the features")
+	fs.StringVar(&g.transportTr, "gmm-transport", "auto", "GMM-DaDiL-R: what its classifier trains on besides the rows drawn from the target's reconstruction: none, sources (also every source's rows moved by their class's shift between the source's and the target's reconstructions, half the weight) or `auto` (none)")
 	fs.StringVar(&g.ensembleTr, "gmm-ensemble-transport", "auto", "GMM-DaDiL-E: what each atom's classifier trains on: barycenter (rows drawn from the atom moved onto the target's reconstruction), none (from the atom as it is) or `auto` (barycenter)")
 }
 
@@ -67,7 +72,12 @@ func (g *gmmFlags) check() error {
 			return usageError{fmt.Errorf("--%s %g: need a positive number", c.name, c.v)}
 		}
 	}
-	err := g.ensemble.UnmarshalText([]byte(g.ensembleTr))
+	err := g.transport.UnmarshalText([]byte(g.transportTr))
+	switch {
+	case err != nil, g.transport != dictionary.TransportAuto && g.transport != dictionary.TransportNone && g.transport != dictionary.TransportSources:
+		return usageError{fmt.Errorf("--gmm-transport %s: want auto, none or sources", clip.Quote(g.transportTr))}
+	}
+	err = g.ensemble.UnmarshalText([]byte(g.ensembleTr))
 	switch {
 	case err != nil, g.ensemble != dictionary.TransportAuto && g.ensemble != dictionary.TransportBarycenter && g.ensemble != dictionary.TransportNone:
 		return usageError{fmt.Errorf("--gmm-ensemble-transport %s: want auto, barycenter or none", clip.Quote(g.ensembleTr))}
@@ -94,7 +104,7 @@ func (g *gmmFlags) template(atoms int, plateau float64) *adapt.GMMDaDiL {
 	if plateau == 0 {
 		set.PlateauTol = -1
 	}
-	return &adapt.GMMDaDiL{Settings: set, TargetComponents: g.target, EM: &gmm.Settings{VarFloor: g.varFloor, Tol: g.tol}, EnsembleTransport: g.ensemble, Dims: g.dims}
+	return &adapt.GMMDaDiL{Settings: set, TargetComponents: g.target, EM: &gmm.Settings{VarFloor: g.varFloor, Tol: g.tol}, EnsembleTransport: g.ensemble, Transport: g.transport, Dims: g.dims}
 }
 
 // method returns the GMM-DaDiL-R method of the flags (template), seeded
