@@ -50,6 +50,9 @@ type adaptReport struct {
 	// highest score), in the order of the scorers; Method is empty when
 	// the scorer failed for every method.
 	Selected []selectedMethod `json:"selected,omitempty"`
+	// SelectAmong lists, with --select-among, the methods the scorers
+	// scored and chose among; the others have no selection.
+	SelectAmong []string `json:"select_among,omitempty"`
 }
 
 // selectedMethod is a scorer's choice.
@@ -107,11 +110,13 @@ type adaptCommand struct {
 	dict                 dictFlags
 	gmm                  gmmFlags
 	methods, out, choose string
+	among                string
 	validate, quiet      bool
 	maxRows              int
 	workers              int
 	want                 []string // the requested methods, in the order of adapt.Names
 	scorers              []selection.Scorer
+	scored               []string // --select-among; nil: every method
 	trainer              classify.Trainer
 }
 
@@ -124,6 +129,7 @@ func parseAdapt(args []string, e *env) (*adaptCommand, error) {
 	fs.StringVar(&c.out, "out", "", "also write predictions.csv and report.json to `DIR`")
 	fs.BoolVar(&c.validate, "validate", false, "also score every method without target labels: each source in turn is held out as the target of the others (one more fit per source and method)")
 	fs.StringVar(&c.choose, "select", "", selectUsage+"; --out also writes selected.csv, the predictions of the method the first scorer chooses")
+	fs.StringVar(&c.among, "select-among", "", "with --select, score and choose among these methods only (comma-separated `LIST`, run with the others); the table still compares them all")
 	fs.IntVar(&c.maxRows, "max-rows", 2000, "fit the transport-based methods (otda-sinkhorn, jcpot, wb, wbt-reg, wjdot, wbr-r, wbr-e) on at most `N` rows of every domain, drawn at random; 0: all rows")
 	fs.IntVar(&c.workers, "workers", 0, "methods fitted at once (0: one per core); results do not depend on it")
 	fs.BoolVar(&c.quiet, "quiet", false, "no progress output")
@@ -176,6 +182,19 @@ func (c *adaptCommand) check() error {
 	}
 	if c.scorers, err = requestedScorers(c.choose, c.dict.seed); err != nil {
 		return usageError{err}
+	}
+	if c.among != "" {
+		if len(c.scorers) == 0 {
+			return usageError{errors.New("--select-among needs --select")}
+		}
+		if c.scored, err = listFlag("--select-among", "method", c.among, adapt.Names()); err != nil {
+			return usageError{err}
+		}
+		for _, m := range c.scored {
+			if !slices.Contains(c.want, m) {
+				return usageError{fmt.Errorf("--select-among: %s is not among the methods run (--methods)", m)}
+			}
+		}
 	}
 	if err := c.data.checkValidate(c.validate); err != nil {
 		return err
@@ -264,8 +283,8 @@ func runAdapt(args []string, e *env) error {
 		}
 		rep.Methods = append(rep.Methods, o.reports...)
 	}
-	poolAdapt(rep.Methods, probas, c.scorers)
-	rep.Selected = choose(rep.Methods, c.scorers, nt.note)
+	poolAdapt(rep.Methods, probas, c.scorers, c.isScored)
+	rep.Selected, rep.SelectAmong = choose(rep.Methods, c.scorers, nt.note), c.scored
 	rep.Notes = nt.notes
 	fmt.Fprint(e.stdout, adaptTable(rep))
 	if c.out == "" {
@@ -317,7 +336,8 @@ func (c *adaptCommand) run(e *env, fits [][]string, p *dataset.Problem, set dict
 	job := func(i int) int { return len(fits) - 1 - i }
 	par.ForEach(len(fits), c.workers, func(i int) {
 		i = job(i)
-		outs[i] = adaptJob(fits[i], c.builder(fits[i][0], set), p, c.validate, c.scorers)
+		outs[i] = adaptJob(fits[i], c.builder(fits[i][0], set), p, c.validate, c.scorersOf(fits[i]))
+		c.unscore(&outs[i])
 	}, func(i int) {
 		done++
 		if !c.quiet {
@@ -325,6 +345,32 @@ func (c *adaptCommand) run(e *env, fits [][]string, p *dataset.Problem, set dict
 		}
 	})
 	return outs
+}
+
+// isScored reports whether the scorers score the method (--select-among).
+func (c *adaptCommand) isScored(method string) bool {
+	return c.scored == nil || slices.Contains(c.scored, method)
+}
+
+// scorersOf returns the scorers of a group of methods sharing a fit: none
+// when they score no method of the group.
+func (c *adaptCommand) scorersOf(group []string) []selection.Scorer {
+	if slices.ContainsFunc(group, c.isScored) {
+		return c.scorers
+	}
+	return nil
+}
+
+// unscore removes the scores of the outcome's methods that the scorers do
+// not score, and gives every method its (possibly nil) probabilities for
+// the pooled scorers, in the reports' order.
+func (c *adaptCommand) unscore(o *adaptOutcome) {
+	o.proba = append(o.proba, make([]*mat.Dense, len(o.reports)-len(o.proba))...)
+	for i := range o.reports {
+		if !c.isScored(o.reports[i].Method) {
+			o.reports[i].Selection, o.proba[i] = nil, nil
+		}
+	}
 }
 
 // adaptOutputs are the files dadil adapt writes in --out, replaced as one
@@ -541,6 +587,10 @@ func adaptTable(rep *adaptReport) string {
 			}
 		}
 		for j, s := range rep.Selected {
+			if m.Selection == nil {
+				b.WriteString(" |") // not scored (--select-among)
+				continue
+			}
 			b.WriteString(selectionCell(m.Selection[j], s.Method == m.Method))
 		}
 		fmt.Fprintf(&b, " %.1f |\n", m.Seconds)
@@ -553,21 +603,28 @@ func adaptTable(rep *adaptReport) string {
 			}
 			picks = append(picks, s.Scorer+" → "+s.Method)
 		}
-		fmt.Fprintf(&b, "\nChosen without target labels (highest score, in bold): %s.\n", strings.Join(picks, ", "))
+		among := ""
+		if rep.SelectAmong != nil {
+			among = " among " + strings.Join(rep.SelectAmong, ", ")
+		}
+		fmt.Fprintf(&b, "\nChosen without target labels%s (highest score, in bold): %s.\n", among, strings.Join(picks, ", "))
 	}
 	return b.String()
 }
 
 // poolAdapt fills in the values of the pooled scorers of the methods'
-// reports, every method scored with the others; probas are the methods'
+// reports, every scored method with the others; probas are the methods'
 // (selection.PoolProba), in the reports' order.
-func poolAdapt(ms []methodReport, probas []*mat.Dense, scorers []selection.Scorer) {
+func poolAdapt(ms []methodReport, probas []*mat.Dense, scorers []selection.Scorer, scored func(string) bool) {
 	if !selection.Pooled(scorers) {
 		return
 	}
-	values := make([][]selection.Value, len(ms))
+	var values [][]selection.Value
+	var ps []*mat.Dense
 	for i := range ms {
-		values[i] = ms[i].Selection
+		if scored(ms[i].Method) {
+			values, ps = append(values, ms[i].Selection), append(ps, probas[i])
+		}
 	}
-	selection.Pool(values, probas, scorers)
+	selection.Pool(values, ps, scorers)
 }

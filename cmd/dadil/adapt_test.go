@@ -356,10 +356,57 @@ func TestAdaptSelect(t *testing.T) {
 		{adaptArgs(src, tgt, "--select", "oracle"), `unknown scorer "oracle"`},
 		{adaptArgs(src, tgt, "--select", "snd,snd"), "snd is given twice"},
 		{adaptArgs(src, tgt, "--select", "all,snd"), `"all" stands alone`},
+		{adaptArgs(src, tgt, "--select-among", "sa"), "--select-among needs --select"},
+		{adaptArgs(src, tgt, "--methods", "sa", "--select", "ensv", "--select-among", "sa,tca"), "--select-among: tca is not among the methods run"},
 	} {
 		if code, _, stderr := runCLI(tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestAdaptSelectAmong: with --select-among, the other methods run and
+// are compared but carry no score; the pooled scorer scores the chosen
+// ones as a run of them alone does, and chooses among them.
+func TestAdaptSelectAmong(t *testing.T) {
+	dir := t.TempDir()
+	src, tgt := synthFiles(t, dir, true)
+	among, alone := filepath.Join(dir, "among"), filepath.Join(dir, "alone")
+	code, stdout, stderr := runCLI(adaptArgs(src, tgt, "--methods", "source-only,sa,otda-emd", "--select", "ensv,entropy", "--select-among", "source-only,otda-emd", "--out", among)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(adaptArgs(src, tgt, "--methods", "source-only,otda-emd", "--select", "ensv,entropy", "--out", alone)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rep, base := readAdaptReport(t, among), readAdaptReport(t, alone)
+	if len(rep.Methods) != 3 || !slices.Equal(rep.SelectAmong, []string{"source-only", "otda-emd"}) || base.SelectAmong != nil {
+		t.Fatalf("%d methods, among %v and %v", len(rep.Methods), rep.SelectAmong, base.SelectAmong)
+	}
+	scored := 0
+	for _, m := range rep.Methods {
+		if m.Method == "sa" {
+			if m.Selection != nil || m.TargetAccuracy == nil {
+				t.Errorf("sa: selection %+v, accuracy %v", m.Selection, m.TargetAccuracy)
+			}
+			continue
+		}
+		for _, b := range base.Methods {
+			if b.Method == m.Method {
+				scored++
+				for j := range m.Selection {
+					if *m.Selection[j].Score != *b.Selection[j].Score {
+						t.Errorf("%s: %s %v, alone %v", m.Method, m.Selection[j].Scorer, *m.Selection[j].Score, *b.Selection[j].Score)
+					}
+				}
+			}
+		}
+	}
+	if scored != 2 || !slices.Equal(rep.Selected, base.Selected) {
+		t.Errorf("choices %+v, alone %+v", rep.Selected, base.Selected)
+	}
+	if !strings.Contains(stdout, "Chosen without target labels among source-only, otda-emd") {
+		t.Errorf("table:\n%s", stdout)
 	}
 }
 

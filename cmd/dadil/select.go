@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -64,6 +65,10 @@ func choose(ms []methodReport, scorers []selection.Scorer, note func(string, ...
 	for j, s := range scorers {
 		scores := make([]float64, len(ms))
 		for i, m := range ms {
+			if m.Selection == nil { // not scored (--select-among)
+				scores[i] = math.NaN()
+				continue
+			}
 			v := m.Selection[j]
 			scores[i] = v.Float()
 			if v.Error != "" {
