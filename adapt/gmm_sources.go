@@ -3,6 +3,7 @@ package adapt
 import (
 	"fmt"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/classify"
@@ -65,11 +66,12 @@ func (m *GMMDaDiL) movedSources(p *dataset.Problem) (*mat.Dense, []int, error) {
 	}
 	var moved []dataset.Domain
 	for l, src := range p.Sources {
-		var ML mat.Dense
-		massL, err := m.Dict.Reconstructions[l].ClassMeans(&ML)
+		var shift mat.Dense // row c: μ_c(B(α_T; P)) − μ_c(B(α_ℓ; P))
+		massL, err := m.Dict.Reconstructions[l].ClassMeans(&shift)
 		if err != nil {
 			return nil, nil, fmt.Errorf("source %d: %w", l, err)
 		}
+		shift.Sub(&MT, &shift)
 		var rows []int
 		for i, c := range src.Y {
 			if massT[c] > 0 && massL[c] > 0 {
@@ -84,11 +86,7 @@ func (m *GMMDaDiL) movedSources(p *dataset.Problem) (*mat.Dense, []int, error) {
 		y := make([]int, len(rows))
 		for n, i := range rows {
 			c := src.Y[i]
-			x := X.RawRowView(n)
-			copy(x, src.X.RawRowView(i))
-			for f := range x {
-				x[f] += MT.At(c, f) - ML.At(c, f)
-			}
+			floats.AddTo(X.RawRowView(n), src.X.RawRowView(i), shift.RawRowView(c))
 			y[n] = c
 		}
 		moved = append(moved, dataset.Domain{X: X, Y: y})

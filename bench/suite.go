@@ -438,9 +438,10 @@ func RunSuite(sets []*SuiteSet, opt SuiteOptions) ([]SuiteResult, error) {
 	done := 0
 	err := par.Run(len(jobs), opt.Workers, func(i int) error {
 		var err error
-		results[i], err = runSuiteJob(jobs[i], &opt.Config, opt.scorersOf(jobs[i].group), opt.ExtraAtoms)
+		among := selection.Among(opt.SelectAmong)
+		results[i], err = runSuiteJob(jobs[i], &opt.Config, among.Scorers(opt.Scorers, jobs[i].group), opt.ExtraAtoms)
 		for n := range results[i] {
-			if r := &results[i][n]; !opt.scored(r.Method) {
+			if r := &results[i][n]; !among.Scores(r.Method) {
 				r.Selection, r.proba = nil, nil
 			}
 		}
@@ -460,41 +461,24 @@ func RunSuite(sets []*SuiteSet, opt SuiteOptions) ([]SuiteResult, error) {
 		out = append(out, r...)
 	}
 	if selection.Pooled(opt.Scorers) {
-		poolSuite(out, opt.Scorers, opt.scored)
+		poolSuite(out, opt.Scorers)
 	}
 	return out, nil
 }
 
-// scored reports whether the scorers score the method (SelectAmong).
-func (opt *SuiteOptions) scored(method string) bool {
-	return len(opt.SelectAmong) == 0 || slices.Contains(opt.SelectAmong, method)
-}
-
-// scorersOf returns the scorers of a group of methods sharing a fit: none
-// when the scorers score no method of the group.
-func (opt *SuiteOptions) scorersOf(group []string) []selection.Scorer {
-	if slices.ContainsFunc(group, opt.scored) {
-		return opt.Scorers
-	}
-	return nil
-}
-
 // poolSuite fills in the values of the pooled scorers, experiment by
-// experiment: every method fitted on the same target that the scorers
-// score (scored) is scored with the others.
-func poolSuite(results []SuiteResult, scorers []selection.Scorer, scored func(method string) bool) {
+// experiment: every method fitted on the same target is scored with the
+// others (but those SuiteOptions.SelectAmong leaves out, whose values
+// are nil).
+func poolSuite(results []SuiteResult, scorers []selection.Scorer) {
 	for _, rows := range experimentRows(results) {
-		var values [][]selection.Value
-		var probas []*mat.Dense
-		for _, i := range rows {
-			if scored(results[i].Method) {
-				values, probas = append(values, results[i].Selection), append(probas, results[i].proba)
-				results[i].proba = nil
-			}
+		values := make([][]selection.Value, len(rows))
+		probas := make([]*mat.Dense, len(rows))
+		for n, i := range rows {
+			values[n], probas[n] = results[i].Selection, results[i].proba
+			results[i].proba = nil
 		}
-		if len(probas) > 0 {
-			selection.Pool(values, probas, scorers)
-		}
+		selection.Pool(values, probas, scorers)
 	}
 }
 

@@ -245,11 +245,32 @@ func Pooled(scorers []Scorer) bool {
 	return false
 }
 
+// Among restricts the scorers to some methods, by name; empty, they
+// score every method. The others are neither scored nor in a pooled
+// scorer's ensemble: their values and probabilities stay nil (Pool).
+type Among []string
+
+// Scores reports whether the scorers score the method.
+func (a Among) Scores(method string) bool {
+	return len(a) == 0 || slices.Contains(a, method)
+}
+
+// Scorers returns the scorers of a group of methods sharing a fit: none
+// when no method of the group is scored.
+func (a Among) Scorers(scorers []Scorer, group []string) []Scorer {
+	if slices.ContainsFunc(group, a.Scores) {
+		return scorers
+	}
+	return nil
+}
+
 // Pool fills in the values of the pooled scorers among scorers, left
 // pending by Values: values[i] are predictor i's values (Values' rows, in
 // the order of scorers), probas[i] its class probabilities of the target
 // rows (PoolProba), nil when they are unknown. A scorer that fails, or a
-// predictor without probabilities, gets the error in its value.
+// predictor without probabilities, gets the error in its value. A
+// predictor with nil values and probabilities is not scored (Among): it
+// takes no part in the ensemble and gets no value.
 func Pool(values [][]Value, probas []*mat.Dense, scorers []Scorer) {
 	var known []int
 	var ps []*mat.Dense
@@ -270,6 +291,9 @@ func Pool(values [][]Value, probas []*mat.Dense, scorers []Scorer) {
 		}
 		secs := time.Since(t0).Seconds()
 		for i := range values {
+			if values[i] == nil {
+				continue
+			}
 			v := Value{Scorer: s.Name(), Seconds: secs}
 			k := slices.Index(known, i)
 			switch {

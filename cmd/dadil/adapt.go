@@ -116,7 +116,7 @@ type adaptCommand struct {
 	workers              int
 	want                 []string // the requested methods, in the order of adapt.Names
 	scorers              []selection.Scorer
-	scored               []string // --select-among; nil: every method
+	scored               selection.Among // --select-among; nil: every method
 	trainer              classify.Trainer
 }
 
@@ -283,7 +283,7 @@ func runAdapt(args []string, e *env) error {
 		}
 		rep.Methods = append(rep.Methods, o.reports...)
 	}
-	poolAdapt(rep.Methods, probas, c.scorers, c.isScored)
+	poolAdapt(rep.Methods, probas, c.scorers)
 	rep.Selected, rep.SelectAmong = choose(rep.Methods, c.scorers, nt.note), c.scored
 	rep.Notes = nt.notes
 	fmt.Fprint(e.stdout, adaptTable(rep))
@@ -336,7 +336,7 @@ func (c *adaptCommand) run(e *env, fits [][]string, p *dataset.Problem, set dict
 	job := func(i int) int { return len(fits) - 1 - i }
 	par.ForEach(len(fits), c.workers, func(i int) {
 		i = job(i)
-		outs[i] = adaptJob(fits[i], c.builder(fits[i][0], set), p, c.validate, c.scorersOf(fits[i]))
+		outs[i] = adaptJob(fits[i], c.builder(fits[i][0], set), p, c.validate, c.scored.Scorers(c.scorers, fits[i]))
 		c.unscore(&outs[i])
 	}, func(i int) {
 		done++
@@ -347,27 +347,13 @@ func (c *adaptCommand) run(e *env, fits [][]string, p *dataset.Problem, set dict
 	return outs
 }
 
-// isScored reports whether the scorers score the method (--select-among).
-func (c *adaptCommand) isScored(method string) bool {
-	return c.scored == nil || slices.Contains(c.scored, method)
-}
-
-// scorersOf returns the scorers of a group of methods sharing a fit: none
-// when they score no method of the group.
-func (c *adaptCommand) scorersOf(group []string) []selection.Scorer {
-	if slices.ContainsFunc(group, c.isScored) {
-		return c.scorers
-	}
-	return nil
-}
-
 // unscore removes the scores of the outcome's methods that the scorers do
 // not score, and gives every method its (possibly nil) probabilities for
 // the pooled scorers, in the reports' order.
 func (c *adaptCommand) unscore(o *adaptOutcome) {
 	o.proba = append(o.proba, make([]*mat.Dense, len(o.reports)-len(o.proba))...)
 	for i := range o.reports {
-		if !c.isScored(o.reports[i].Method) {
+		if !c.scored.Scores(o.reports[i].Method) {
 			o.reports[i].Selection, o.proba[i] = nil, nil
 		}
 	}
@@ -613,18 +599,16 @@ func adaptTable(rep *adaptReport) string {
 }
 
 // poolAdapt fills in the values of the pooled scorers of the methods'
-// reports, every scored method with the others; probas are the methods'
+// reports, every method scored with the others (but those --select-among
+// leaves out, whose values are nil); probas are the methods'
 // (selection.PoolProba), in the reports' order.
-func poolAdapt(ms []methodReport, probas []*mat.Dense, scorers []selection.Scorer, scored func(string) bool) {
+func poolAdapt(ms []methodReport, probas []*mat.Dense, scorers []selection.Scorer) {
 	if !selection.Pooled(scorers) {
 		return
 	}
-	var values [][]selection.Value
-	var ps []*mat.Dense
+	values := make([][]selection.Value, len(ms))
 	for i := range ms {
-		if scored(ms[i].Method) {
-			values, ps = append(values, ms[i].Selection), append(ps, probas[i])
-		}
+		values[i] = ms[i].Selection
 	}
-	selection.Pool(values, ps, scorers)
+	selection.Pool(values, probas, scorers)
 }
