@@ -75,15 +75,16 @@ type GMMDaDiL struct {
 	// classes. Default DefaultGMMSamplesPerClass.
 	SamplesPerClass int
 	// Transport says what GMM-DaDiL-R's classifier trains on besides the
-	// rows drawn from B(α_T; P): nothing (dictionary.TransportNone, or
-	// TransportAuto, the default), or the sources' rows moved along the
-	// dictionary (dictionary.TransportSources, movedSources), half the
-	// weight each, as DaDiL-R's default. MAP ignores it; other values
-	// are errors.
+	// rows drawn from B(α_T; P): the sources' rows moved along the
+	// dictionary (dictionary.TransportSources, or TransportAuto, the
+	// default; movedSources), half the weight each, as DaDiL-R's default,
+	// or nothing (dictionary.TransportNone, the paper's GMM-DaDiL-R). MAP
+	// ignores it; other values are errors.
 	Transport dictionary.Transport
 	// TransportRows bounds the rows of every source that Transport moves:
-	// larger sources are subsampled (seeded by Seed). Zero selects
-	// dictionary.DefaultTransportRows; a negative value uses every row.
+	// larger sources are subsampled (seeded by Seed). Zero selects as
+	// many as are drawn from B(α_T; P), SamplesPerClass times the number
+	// of classes; a negative value uses every row.
 	TransportRows int
 	// Dims, when positive, is the number q of principal directions the
 	// mixtures live on: when the domains have more than q features, Fit
@@ -117,6 +118,12 @@ type GMMDaDiL struct {
 	// E holds GMM-DaDiL-E's classifiers, one per atom, trained by Fit
 	// unless MAP; when nil, GMM-DaDiL-E weighs the atoms' MAP rules.
 	E []classify.Classifier
+	// TrainingR is the weighted labeled set R was trained on, set by Fit
+	// (nil with MAP or from a model file), in the coordinates the
+	// mixtures live in: the rows drawn from B(α_T; P) (Source −1), then
+	// the sources' moved rows (Source ℓ) unless Transport is
+	// TransportNone.
+	TrainingR *dictionary.TrainingSet
 }
 
 // Name returns "gmm-dadil" or "gmm-dadil-e".
@@ -202,7 +209,7 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	if err != nil {
 		return err
 	}
-	m.Projection, m.Sources, m.Target, m.Dict, m.R, m.E = proj, src, tgt, d, nil, nil
+	m.Projection, m.Sources, m.Target, m.Dict, m.R, m.E, m.TrainingR = proj, src, tgt, d, nil, nil, nil
 	if m.MAP {
 		return nil
 	}
@@ -374,11 +381,7 @@ func (m *GMMDaDiL) trainOnSamples(B *gmm.Mixture, classes int, stream uint64, st
 // by Seed, PCG stream stream), their soft labels T (each row its
 // component's label) and their components.
 func (m *GMMDaDiL) drawSamples(B *gmm.Mixture, classes int, stream uint64) (X, T *mat.Dense, comp []int, err error) {
-	n := m.SamplesPerClass
-	if n == 0 {
-		n = DefaultGMMSamplesPerClass
-	}
-	n *= classes
+	n := m.samplesPerClass() * classes
 	X = mat.NewDense(n, B.Dim(), nil)
 	comp, err = B.Sample(X, rand.New(rand.NewPCG(m.Seed, stream)))
 	if err != nil {
@@ -391,13 +394,21 @@ func (m *GMMDaDiL) drawSamples(B *gmm.Mixture, classes int, stream uint64) (X, T
 	return X, T, comp, nil
 }
 
+// samplesPerClass returns SamplesPerClass, DefaultGMMSamplesPerClass when 0.
+func (m *GMMDaDiL) samplesPerClass() int {
+	if m.SamplesPerClass == 0 {
+		return DefaultGMMSamplesPerClass
+	}
+	return m.SamplesPerClass
+}
+
 // ReconstructionSamples returns the training set of GMM-DaDiL-R's
 // classifier: SamplesPerClass rows per class (DefaultGMMSamplesPerClass
 // when 0) drawn from the target's reconstruction B(α_T; P) with Seed, in
 // the features' scaled units, their soft labels (each row its component's
 // label, one column per class) and the component each row was drawn
 // from. The draw is the classifier's, row for row, with or without MAP
-// (with Transport TransportSources the classifier also trains on the
+// (unless Transport is TransportNone the classifier also trains on the
 // sources' moved rows).
 func (m *GMMDaDiL) ReconstructionSamples() (X, T *mat.Dense, comp []int, err error) {
 	if m.Dict == nil {

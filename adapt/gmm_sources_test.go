@@ -13,8 +13,8 @@ import (
 	"github.com/dadil/dadil/gmm"
 )
 
-// TestGMMDaDiLSources: with Transport TransportSources GMM-DaDiL-R's
-// classifier changes, still classifies the demo's target well, is the
+// TestGMMDaDiLSources: with Transport TransportSources (the default)
+// GMM-DaDiL-R's classifier changes, still classifies the demo's target well, is the
 // same for any GOMAXPROCS, and, as a k-nearest-neighbour classifier,
 // keeps the drawn rows and TransportRows rows of every source, each half
 // of the weight; every moved row of class c is its source row shifted by
@@ -32,6 +32,18 @@ func TestGMMDaDiLSources(t *testing.T) {
 	wantPredictorsAbove(t, m, tgt, truth, 0.85)
 	if mat.Equal(m.R.(*classify.Softmax).W, base.R.(*classify.Softmax).W) {
 		t.Error("the moved sources do not change GMM-DaDiL-R's classifier")
+	}
+	if def := build(dictionary.TransportAuto, nil, 0); !mat.Equal(def.R.(*classify.Softmax).W, m.R.(*classify.Softmax).W) {
+		t.Error("the default GMM-DaDiL-R is not the one beside the moved sources")
+	}
+	// By default every source gives as many rows as are drawn from the
+	// reconstruction, SamplesPerClass per class.
+	few := &GMMDaDiL{Settings: &gmm.DictionarySettings{Seed: 1}, Seed: 1, SamplesPerClass: 50, Classifier: &classify.KNN{}}
+	if err := fit(few, src, tgt, 3); err != nil {
+		t.Fatal(err)
+	}
+	if rows := few.R.(*classify.Neighbours).X.RawMatrix().Rows; rows != 150*(1+len(src)) {
+		t.Errorf("GMM-DaDiL-R with 50 rows per class keeps %d points, want 150 drawn + 150 of each of %d sources", rows, len(src))
 	}
 	prev := runtime.GOMAXPROCS(1)
 	m1 := build(dictionary.TransportSources, nil, 0)

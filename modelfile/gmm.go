@@ -10,6 +10,7 @@ import (
 
 	"github.com/dadil/dadil/adapt"
 	"github.com/dadil/dadil/classify"
+	"github.com/dadil/dadil/dictionary"
 	"github.com/dadil/dadil/gmm"
 	"github.com/dadil/dadil/internal/linalg"
 )
@@ -60,8 +61,9 @@ func checkGMM(m *adapt.GMMDaDiL, classes int) error {
 // against the manifest: α (N×K), every atom's and every reconstruction's
 // mixture (Components components), and the classifiers of GMM-DaDiL-R and
 // (from version 3) GMM-DaDiL-E, whose points, if they keep any, may not
-// outnumber the rows they train on, SamplesPerClass (default
-// adapt.DefaultGMMSamplesPerClass) per class.
+// outnumber the rows they train on: SamplesPerClass (default
+// adapt.DefaultGMMSamplesPerClass) per class, and for GMM-DaDiL-R the
+// sources' moved rows (gmmRRows).
 func gmmHeaders(a *archive, man *manifest) error {
 	K, N := man.Atoms, len(man.Domains)
 	if err := a.header("alpha", N, K); err != nil {
@@ -84,12 +86,38 @@ func gmmHeaders(a *archive, man *manifest) error {
 	if per == 0 {
 		per = adapt.DefaultGMMSamplesPerClass
 	}
+	drawn := min(per, math.MaxInt/man.Classes) * man.Classes
 	for _, p := range man.classifierPrefixes() {
-		if err := a.classifierHeaders(man, p, min(per, math.MaxInt/man.Classes)*man.Classes); err != nil {
+		limit := drawn
+		if p == "r" {
+			limit = gmmRRows(man.GMM, drawn, N-1)
+		}
+		if err := a.classifierHeaders(man, p, limit); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// gmmRRows returns the most rows GMM-DaDiL-R's classifier trains on: the
+// drawn rows and, unless its Transport is dictionary.TransportNone, at
+// most TransportRows of each of the sources (as many as drawn for 0,
+// maxLabeledRows for all).
+func gmmRRows(s GMMSettings, drawn, sources int) int {
+	if s.Transport == dictionary.TransportNone {
+		return drawn
+	}
+	rows := s.TransportRows
+	switch {
+	case rows == 0:
+		rows = drawn
+	case rows < 0:
+		rows = maxLabeledRows
+	}
+	if sources > 0 && rows > (math.MaxInt-drawn)/sources {
+		return math.MaxInt
+	}
+	return drawn + max(sources, 0)*rows
 }
 
 // gmmMixtures returns the member prefixes of the mixtures of a GMM-DaDiL

@@ -168,7 +168,9 @@ func TestGMMCorrupted(t *testing.T) {
 		{"missing e classifier", rewrite(t, good, "e1_b.npy", nil), "member e1_b.npy is missing"},
 		{"e shape", rewrite(t, good, "e2_W.npy", npyOf(t, []int{3, 3}, make([]float64, 9))), "e2_W.npy has shape [3 3], want (3, 2)"},
 		{"knn e points", rewrite(t, knn, "e0_X.npy", npyOf(t, []int{61, 2}, make([]float64, 122))), "e0_X.npy declares 61 points, more than the 60 a classifier of this model trains on"},
-		{"knn points", rewrite(t, knn, "r_X.npy", npyOf(t, []int{61, 2}, make([]float64, 122))), "r_X.npy declares 61 points, more than the 60 a classifier of this model trains on"},
+		// GMM-DaDiL-R trains on 60 drawn rows and 60 of each of the 3 sources.
+		{"knn points", rewrite(t, knn, "r_X.npy", npyOf(t, []int{241, 2}, make([]float64, 482))), "r_X.npy declares 241 points, more than the 240 a classifier of this model trains on"},
+		{"knn points without sources", rewrite(t, withManifest(t, knn, func(v map[string]any) { v["settings"].(map[string]any)["transport"] = "none" }), "r_X.npy", npyOf(t, []int{61, 2}, make([]float64, 122))), "r_X.npy declares 61 points, more than the 60 a classifier of this model trains on"},
 		{"knn k", rewrite(t, knn, "r_k.npy", npyOf(t, []int{}, []float64{float64(kn + 1)})), fmt.Sprintf("r_k.npy: entry 0 is %d, not an integer in [1, %d]", kn+1, kn)},
 		{"hidden of version 2", withManifest(t, mlpFile, func(v map[string]any) { v["version"] = 2 }), "hidden_layers for 4 networks, want 1 (r)"},
 		{"hidden missing", withManifest(t, mlpFile, func(v map[string]any) { delete(v["hidden_layers"].(map[string]any), "e2") }), "hidden_layers for 3 networks, want 4 (r, e0, …)"},
@@ -224,7 +226,7 @@ func TestGMMBomb(t *testing.T) {
 		want string
 	}{
 		{"means", bomb, fmt.Sprintf("atom0_means.npy has shape [%d 2], want (%d, 2)", rows, n)},
-		{"knn points", knn, fmt.Sprintf("r_X.npy declares %d points, more than the 60 a classifier of this model trains on", rows)},
+		{"knn points", knn, fmt.Sprintf("r_X.npy declares %d points, more than the 240 a classifier of this model trains on", rows)},
 		{"declared beyond memory", huge, "the arrays of the model file declare 7.0 MiB in all, more than the limit of 1.0 MiB (test)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -237,7 +237,10 @@ func (c *fitCommand) writeGMM(ld *dataset.Loaded, m *adapt.GMMDaDiL, preds [][]i
 // mixture_P (K×classes, the components' soft labels) and mixture_y (their
 // argmax as label values); reconstruction.csv the rows as DaDiL's, with a
 // last column component, and reconstruction_mixture.csv a row per
-// component: weight, mean_<feature>…, std_<feature>…, p_<label>…, label.
+// component: weight, mean_<feature>…, std_<feature>…, p_<label>…, label;
+// and training.npz and training.csv, GMM-DaDiL-R's whole training set
+// (adapt.GMMDaDiL.TrainingR: the drawn rows, then the sources' moved
+// rows), as DaDiL's (addTraining).
 func addGMMReconstruction(files map[string]func(string) error, ld *dataset.Loaded, m *adapt.GMMDaDiL) error {
 	Xs, T, comp, err := m.ReconstructionSamples()
 	if err != nil {
@@ -296,7 +299,14 @@ func addGMMReconstruction(files map[string]func(string) error, ld *dataset.Loade
 	files["reconstruction.npz"] = func(p string) error { return npy.WriteNPZ(p, arrays) }
 	files["reconstruction.csv"] = func(p string) error { return os.WriteFile(p, rows, 0o644) }
 	files["reconstruction_mixture.csv"] = func(p string) error { return os.WriteFile(p, csv.Bytes(), 0o644) }
-	return nil
+	if m.TrainingR == nil { // the MAP rule trains no classifier
+		return nil
+	}
+	ts := *m.TrainingR
+	if m.Projection != nil {
+		ts.X = m.Projection.Inverse(ts.X)
+	}
+	return addTraining(files, ld, &ts)
 }
 
 // checkGMMMemory refuses, once the problem is read, a GMM-DaDiL fit whose

@@ -146,10 +146,10 @@ func TestFitGMMFlags(t *testing.T) {
 	dir := t.TempDir()
 	src, tgt := synthFiles(t, dir, false)
 	rep := runFitGMM(t, src, tgt, filepath.Join(dir, "a"), "--gmm-components", "2", "--gmm-target-components", "5", "--gmm-var-floor", "0.2",
-		"--gmm-tol", "0.01", "--gmm-epochs", "7", "--gmm-lr", "0.02", "--gmm-ensemble-transport", "none", "--gmm-transport", "sources", "--atoms", "2", "--plateau-tol", "0", "--seed", "5")
+		"--gmm-tol", "0.01", "--gmm-epochs", "7", "--gmm-lr", "0.02", "--gmm-ensemble-transport", "none", "--gmm-transport", "none", "--atoms", "2", "--plateau-tol", "0", "--seed", "5")
 	s := rep.Settings
 	if s.Dictionary.ComponentsPerClass != 2 || s.TargetComponents != 5 || s.EM.VarFloor != 0.2 || s.EM.Tol != 0.01 || s.Dictionary.Epochs != 7 ||
-		s.Dictionary.LearningRate != 0.02 || s.EnsembleTransport != dictionary.TransportNone || s.Transport != dictionary.TransportSources || s.Dictionary.Atoms != 2 || s.Dictionary.PlateauTol >= 0 || s.Seed != 5 || s.Dictionary.Seed != 5 {
+		s.Dictionary.LearningRate != 0.02 || s.EnsembleTransport != dictionary.TransportNone || s.Transport != dictionary.TransportNone || s.Dictionary.Atoms != 2 || s.Dictionary.PlateauTol >= 0 || s.Seed != 5 || s.Dictionary.Seed != 5 {
 		t.Errorf("settings %+v", s)
 	}
 	if rep.Epochs != 7 || rep.Stopped != "epochs" || rep.Components[tgt] != 5 || rep.Components[src[1]] != 6 || len(rep.Alpha[tgt]) != 2 {
@@ -175,12 +175,14 @@ func TestFitGMMFlags(t *testing.T) {
 	if code, out, stderr := runCLI("predict", "--model", filepath.Join(dir, "p", "model.dadil"), "--data", tgt); code != 0 || len(readLines(t, out)) < 2 {
 		t.Errorf("predict with a projected model: exit %d, %d lines: %s", code, len(readLines(t, out)), stderr)
 	}
-	rep = runFitGMM(t, src, tgt, filepath.Join(dir, "v"), "--validate", "--gmm-epochs", "30")
+	rep = runFitGMM(t, src, tgt, filepath.Join(dir, "v"), "--validate", "--gmm-epochs", "30", "--gmm-transport", "none")
 	if len(rep.HeldOutSources) != 3 || rep.HeldOutSources[0].Source != src[0] || rep.Seconds["validation"] <= 0 {
 		t.Fatalf("held-out scores %+v", rep.HeldOutSources)
 	}
 	// Sources 1 and 2 differ only by a shift along which the classes do
-	// not vary (see TestFitValidate).
+	// not vary (see TestFitValidate). GMM-DaDiL-R on the reconstruction
+	// alone: source 0, rotated, moved by its classes' shifts (the default)
+	// would cost it about 10 points here.
 	for _, sc := range rep.HeldOutSources[:2] {
 		if sc.R < 80 || sc.RBalanced < 80 || sc.RBalanced > 100 {
 			t.Errorf("%s held out: R %.2f%% (balanced %.2f%%), E %.2f%%; want R ≥ 80", sc.Source, sc.R, sc.RBalanced, sc.E)
@@ -317,11 +319,12 @@ func TestAdaptGMMFlags(t *testing.T) {
 }
 
 // TestFitGMMExportReconstruction: --method gmm --export-reconstruction
-// writes the target's reconstructed mixture and GMM-DaDiL-R's training
-// set drawn from it, both in the files' units: the rows drawn from every
-// component have about its mean and standard deviation, and they span the
-// files' range, not the scaled [0, 1]. A later run without the flag
-// removes the files.
+// writes the target's reconstructed mixture and the rows drawn from it,
+// both in the files' units: the rows drawn from every component have
+// about its mean and standard deviation, and they span the files' range,
+// not the scaled [0, 1]; and GMM-DaDiL-R's whole training set, those rows
+// then the sources' moved rows (checkTraining). A later run without the
+// flag removes the files.
 func TestFitGMMExportReconstruction(t *testing.T) {
 	dir := t.TempDir()
 	src, tgt := synthFiles(t, dir, false)
@@ -386,8 +389,9 @@ func TestFitGMMExportReconstruction(t *testing.T) {
 	if lines := readLines(t, string(b)); lines[0] != "weight,mean_x1,mean_x2,std_x1,std_x2,p_10,p_20,p_30,label" || len(lines) != K+1 {
 		t.Errorf("reconstruction_mixture.csv: header %q, %d lines", lines[0], len(lines))
 	}
+	checkTraining(t, out, X, len(src))
 	runFitGMM(t, src, tgt, out)
-	for _, f := range []string{"reconstruction.npz", "reconstruction.csv", "reconstruction_mixture.csv"} {
+	for _, f := range []string{"reconstruction.npz", "reconstruction.csv", "reconstruction_mixture.csv", "training.npz", "training.csv"} {
 		if _, err := os.Stat(filepath.Join(out, f)); !os.IsNotExist(err) {
 			t.Errorf("%s after a run without --export-reconstruction: %v", f, err)
 		}

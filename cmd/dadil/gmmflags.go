@@ -43,7 +43,7 @@ func (g *gmmFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&g.epochs, "gmm-epochs", gmm.DefaultDictionaryEpochs, "GMM-DaDiL: maximal number of epochs `N` (full-batch Adam steps)")
 	fs.Float64Var(&g.lr, "gmm-lr", gmm.DefaultDictionaryLearningRate, "GMM-DaDiL: Adam learning rate `η` (for the means, scaled by the domains' spread)")
 	fs.IntVar(&g.dims, "gmm-dims", 0, "GMM-DaDiL: principal directions `q` of all the domains' rows the mixtures live on, when there are more features (faster, often a little less accurate); 0 keeps the features")
-	fs.StringVar(&g.transportTr, "gmm-transport", "auto", "GMM-DaDiL-R: what its classifier trains on besides the rows drawn from the target's reconstruction: none, sources (also every source's rows moved by their class's shift between the source's and the target's reconstructions, half the weight) or `auto` (none)")
+	fs.StringVar(&g.transportTr, "gmm-transport", "auto", "GMM-DaDiL-R: what its classifier trains on besides the rows drawn from the target's reconstruction: none, sources (also as many rows of every source, moved by their class's shift between the source's and the target's reconstructions, half the weight) or `auto` (sources)")
 	fs.StringVar(&g.ensembleTr, "gmm-ensemble-transport", "auto", "GMM-DaDiL-E: what each atom's classifier trains on: barycenter (rows drawn from the atom moved onto the target's reconstruction), none (from the atom as it is) or `auto` (barycenter)")
 }
 
