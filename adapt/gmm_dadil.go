@@ -24,8 +24,9 @@ import (
 // GMM-DaDiL-R (Ensemble false, the method "gmm-dadil") classifies target
 // rows with the target's reconstruction B(α_T; P), a labeled mixture: by
 // default it trains Classifier on rows drawn from it, each with the
-// (soft) label of its component, as DaDiL-R trains on its reconstruction;
-// with MAP it uses the mixture's own rule, p(y | x) = Σ_j γ_j(x) y_j, γ
+// (soft) label of its component, and on the sources' rows moved along the
+// dictionary (Transport), as DaDiL-R trains on its reconstruction and the
+// sources' moved rows; with MAP it uses the mixture's own rule, p(y | x) = Σ_j γ_j(x) y_j, γ
 // the posterior over its components (gmm.Mixture.Proba). GMM-DaDiL-E
 // (Ensemble true, "gmm-dadil-e") weighs one classifier per atom by α_T,
 // p(y | x) = Σ_k α_T,k h_k(x), as DaDiL-E: by default h_k is Classifier
