@@ -52,9 +52,10 @@ func (m *GMMDaDiL) trainingR(p *dataset.Problem) (*dictionary.TrainingSet, error
 // each, by default as many as drawn from B(α_T; P), drawn with Seed)
 // moved along the dictionary towards the target, their classes and the
 // index of the source of each; nil when no row has a class of the
-// target's reconstruction. Source ℓ is reconstructed by B(α_ℓ; P) and the target
-// by B(α_T; P), both labeled mixtures; a row of class c moves by the
-// difference of the class's means in the two (gmm.Mixture.ClassMeans),
+// target's reconstruction. Source ℓ is reconstructed by B(α_ℓ; P) and
+// the target by B(α_T; P), both labeled mixtures; a row of class c moves
+// by the difference of the class's means in the two
+// (gmm.Mixture.ClassMeans),
 //
 //	x ↦ x + μ_c(B(α_T; P)) − μ_c(B(α_ℓ; P)),
 //
