@@ -73,13 +73,31 @@ func scaleProblem() *dataset.Problem {
 // accuracy of the fitted method (accuracy%). The data are generated once,
 // outside the timer.
 func BenchmarkGMMDaDiLScale(b *testing.B) {
+	benchScale(b, func() Method { return &GMMDaDiL{Seed: 1} })
+}
+
+// BenchmarkDaDiLScale fits DaDiL-R with its defaults (New("dadil-r", 1))
+// to the same problem, reporting the same metrics.
+func BenchmarkDaDiLScale(b *testing.B) {
+	benchScale(b, func() Method {
+		m, err := New("dadil-r", 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return m
+	})
+}
+
+// benchScale times fits of the methods newMethod returns to the problem
+// of scaleProblem and reports peak-RSS-MiB, data-MiB and accuracy%.
+func benchScale(b *testing.B, newMethod func() Method) {
 	p := scaleProblem()
 	data := float64((scaleSources+1)*scaleRows*scaleDim*8) / (1 << 20)
 	runtime.GC()
 	resetPeakRSS(b)
-	var m *GMMDaDiL
+	var m Method
 	for b.Loop() {
-		m = &GMMDaDiL{Seed: 1}
+		m = newMethod()
 		if err := m.Fit(p); err != nil {
 			b.Fatal(err)
 		}
