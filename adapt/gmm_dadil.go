@@ -26,8 +26,9 @@ import (
 // default it trains Classifier on rows drawn from it, each with the
 // (soft) label of its component, and on the sources' rows moved along the
 // dictionary (Transport), as DaDiL-R trains on its reconstruction and the
-// sources' moved rows; with MAP it uses the mixture's own rule, p(y | x) = Σ_j γ_j(x) y_j, γ
-// the posterior over its components (gmm.Mixture.Proba). GMM-DaDiL-E
+// sources' moved rows; with MAP it uses the mixture's own rule,
+// p(y | x) = Σ_j γ_j(x) y_j, γ the posterior over its components
+// (gmm.Mixture.Proba). GMM-DaDiL-E
 // (Ensemble true, "gmm-dadil-e") weighs one classifier per atom by α_T,
 // p(y | x) = Σ_k α_T,k h_k(x), as DaDiL-E: by default h_k is Classifier
 // trained on rows drawn from atom k moved onto B(α_T; P), each with its
@@ -180,7 +181,7 @@ func (m *GMMDaDiL) fit(p *dataset.Problem) error {
 	switch m.Transport {
 	case dictionary.TransportAuto, dictionary.TransportNone, dictionary.TransportSources:
 	default:
-		return fmt.Errorf("Transport %v: GMM-DaDiL-R trains on the reconstruction's samples alone (auto, none) or beside the sources' moved rows (sources)", m.Transport)
+		return fmt.Errorf("Transport %v: GMM-DaDiL-R trains on the reconstruction's samples beside the sources' moved rows (auto, sources) or alone (none)", m.Transport)
 	}
 	switch m.EnsembleTransport {
 	case dictionary.TransportAuto, dictionary.TransportBarycenter, dictionary.TransportNone:

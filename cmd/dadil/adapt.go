@@ -183,18 +183,8 @@ func (c *adaptCommand) check() error {
 	if c.scorers, err = requestedScorers(c.choose, c.dict.seed); err != nil {
 		return usageError{err}
 	}
-	if c.among != "" {
-		if len(c.scorers) == 0 {
-			return usageError{errors.New("--select-among needs --select")}
-		}
-		if c.scored, err = listFlag("--select-among", "method", c.among, adapt.Names()); err != nil {
-			return usageError{err}
-		}
-		for _, m := range c.scored {
-			if !slices.Contains(c.want, m) {
-				return usageError{fmt.Errorf("--select-among: %s is not among the methods run (--methods)", m)}
-			}
-		}
+	if c.scored, err = parseAmong(c.among, c.scorers, c.want); err != nil {
+		return err
 	}
 	if err := c.data.checkValidate(c.validate); err != nil {
 		return err

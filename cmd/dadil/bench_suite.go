@@ -27,6 +27,7 @@ type suiteCommand struct {
 	gmm                               gmmFlags
 	data, sets, methods, json, choose string
 	among                             string
+	scored                            selection.Among // --select-among parsed; nil: every method
 	scale                             string
 	from                              string
 	workers, maxRows, seeds           int
@@ -108,7 +109,7 @@ func runBenchSuite(args []string, e *env) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if err := c.checkAmong(methods, scorers); err != nil {
+	if c.scored, err = parseAmong(c.among, scorers, methods); err != nil {
 		return err
 	}
 	if slices.Contains(methods, "dadil-r") || slices.Contains(methods, "dadil-e") {
@@ -137,25 +138,26 @@ func runBenchSuite(args []string, e *env) error {
 	return c.report(e, sets, methods, scorerNames(scorers), trainer, results, time.Since(start))
 }
 
-// checkAmong checks --select-among: methods among those run, with
-// --select.
-func (c *suiteCommand) checkAmong(methods []string, scorers []selection.Scorer) error {
-	if c.among == "" {
-		return nil
+// parseAmong parses --select-among: methods among those run, with
+// scorers (--select); nil when the flag is empty (every method scored).
+// dadil adapt and dadil bench suite share it.
+func parseAmong(among string, scorers []selection.Scorer, methods []string) (selection.Among, error) {
+	if among == "" {
+		return nil, nil
 	}
 	if len(scorers) == 0 {
-		return usageError{errors.New("--select-among needs --select")}
+		return nil, usageError{errors.New("--select-among needs --select")}
 	}
-	among, err := listFlag("--select-among", "method", c.among, adapt.Names())
+	list, err := listFlag("--select-among", "method", among, adapt.Names())
 	if err != nil {
-		return usageError{err}
+		return nil, usageError{err}
 	}
-	for _, m := range among {
+	for _, m := range list {
 		if !slices.Contains(methods, m) {
-			return usageError{fmt.Errorf("--select-among: %s is not among the methods run (--methods)", m)}
+			return nil, usageError{fmt.Errorf("--select-among: %s is not among the methods run (--methods)", m)}
 		}
 	}
-	return nil
+	return list, nil
 }
 
 // report prints the sets, the summary of the results and, with scorers,
@@ -230,9 +232,7 @@ func (c *suiteCommand) run(e *env, methods []string, first bool) ([]bench.SuiteR
 	}
 	opt := bench.SuiteOptions{Methods: methods, Config: adapt.Config{Seed: seed, MaxRows: c.maxRows, Classifier: trainer, Dictionary: &set,
 		GMM: c.gmm.template(0, gmm.DefaultDictionaryPlateauTol)}, Workers: c.workers, Scorers: scorers, Standard: c.scale == "standard"}
-	if c.among != "" {
-		opt.SelectAmong, _ = listFlag("--select-among", "method", c.among, adapt.Names()) // checked
-	}
+	opt.SelectAmong = c.scored
 	if c.dict.autoAtoms {
 		opt.ExtraAtoms = autoExtraAtoms
 	}
