@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/ot"
@@ -19,7 +20,8 @@ type Aggregation int
 const (
 	// Average takes the element-wise mean of the answering sites' atoms
 	// (features and label logits), summed in site-id order:
-	// x̄ = (1/m) Σ_i x_i.
+	// x̄ = (1/m) Σ_i x_i; with Config.SourceLogits the logits' mean is
+	// over the answering sources alone (x's logits if none answered).
 	Average Aggregation = iota
 	// Random keeps one answering site's atoms, chosen by the seeded
 	// generator.
@@ -194,11 +196,14 @@ func (s Server) moments() int {
 // aggregator merges the sites' updates and steps the atoms; it keeps the
 // server optimiser's state from round to round.
 type aggregator struct {
-	agg    Aggregation
-	srv    Server // resolved
-	shape  Shape
-	merged []float64   // x̄, the round's aggregate
-	mom    [][]float64 // the optimiser's state: m, then v
+	agg   Aggregation
+	srv   Server // resolved
+	shape Shape
+	// sourceLogits averages the label logits over the labeled sites'
+	// updates alone (Config.SourceLogits).
+	sourceLogits bool
+	merged       []float64   // x̄, the round's aggregate
+	mom          [][]float64 // the optimiser's state: m, then v
 	// WBary's buffers.
 	aligned   []float64
 	cost      mat.Dense
@@ -206,7 +211,7 @@ type aggregator struct {
 	assignRes ot.AssignmentResult
 }
 
-func newAggregator(a Aggregation, srv Server, sh Shape) (*aggregator, error) {
+func newAggregator(a Aggregation, srv Server, sh Shape, sourceLogits bool) (*aggregator, error) {
 	srv = srv.resolved()
 	if err := srv.check(); err != nil {
 		return nil, err
@@ -218,7 +223,7 @@ func newAggregator(a Aggregation, srv Server, sh Shape) (*aggregator, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &aggregator{agg: a, srv: srv, shape: sh, merged: make([]float64, v)}
+	g := &aggregator{agg: a, srv: srv, shape: sh, sourceLogits: sourceLogits, merged: make([]float64, v)}
 	for range srv.moments() {
 		g.mom = append(g.mom, make([]float64, v))
 	}
@@ -226,66 +231,84 @@ func newAggregator(a Aggregation, srv Server, sh Shape) (*aggregator, error) {
 }
 
 // apply merges the updates, given in site-id order, into the round's
-// candidate x̄ and steps x towards it with the server optimiser. rng
-// draws Random's site.
-func (g *aggregator) apply(x []float64, updates [][]float64, rng *rand.Rand) error {
+// candidate x̄ and steps x towards it with the server optimiser. labeled
+// tells which updates come from labeled sites (sources), whose loss moves
+// the label logits; nil: all of them. rng draws Random's site.
+func (g *aggregator) apply(x []float64, updates [][]float64, labeled []bool, rng *rand.Rand) error {
 	if len(updates) == 0 {
 		return errors.New("federate: no update to aggregate")
+	}
+	if labeled != nil && len(labeled) != len(updates) {
+		return fmt.Errorf("federate: %d labeled flags for %d updates", len(labeled), len(updates))
 	}
 	for _, u := range updates {
 		if len(u) != len(x) || len(x) != len(g.merged) {
 			return fmt.Errorf("federate: an update of %d values for atoms of %d", len(u), len(x))
 		}
 	}
-	switch g.agg {
-	case Random:
+	if g.agg == Random {
 		copy(g.merged, updates[rng.IntN(len(updates))])
-	case WBary:
-		if err := g.wbary(x, updates); err != nil {
-			return err
-		}
-	default:
-		mean(g.merged, updates)
+	} else if err := g.mean(x, updates, labeled); err != nil {
+		return err
 	}
 	g.step(x)
 	return nil
 }
 
-// mean writes the element-wise mean of the updates into dst, summing them
-// in order.
-func mean(dst []float64, updates [][]float64) {
-	clear(dst)
-	for _, u := range updates {
-		for i, v := range u {
-			dst[i] += v
-		}
-	}
-	inv := 1 / float64(len(updates))
-	for i := range dst {
-		dst[i] *= inv
-	}
-}
-
-// wbary writes into g.merged the mean of the updates with every atom's
-// points matched to those of the reference x (WBary).
-func (g *aggregator) wbary(x []float64, updates [][]float64) error {
-	if g.aligned == nil {
+// mean writes into g.merged the element-wise mean of the updates, summed
+// in order (Average), or of the updates with every atom's points matched
+// to those of x (WBary). With sourceLogits the label logits are the mean
+// of the labeled updates' alone, and x's when none is labeled: an
+// unlabeled site's loss gives them no gradient, so its update holds them
+// as they were and would only slow their learning.
+func (g *aggregator) mean(x []float64, updates [][]float64, labeled []bool) error {
+	if g.agg == WBary && g.aligned == nil {
 		g.aligned = make([]float64, len(x))
 	}
 	clear(g.merged)
-	for _, u := range updates {
-		if err := g.align(g.aligned, x, u); err != nil {
-			return err
+	nl := 0 // updates counted in the logits' mean
+	for i, u := range updates {
+		if g.agg == WBary {
+			if err := g.align(g.aligned, x, u); err != nil {
+				return err
+			}
+			u = g.aligned
 		}
-		for i, v := range g.aligned {
-			g.merged[i] += v
+		logits := !g.sourceLogits || labeled == nil || labeled[i]
+		if logits {
+			nl++
 		}
+		g.forParts(func(lo, hi int, isLogits bool) {
+			if logits || !isLogits {
+				for j := lo; j < hi; j++ {
+					g.merged[j] += u[j]
+				}
+			}
+		})
 	}
-	inv := 1 / float64(len(updates))
-	for i := range g.merged {
-		g.merged[i] *= inv
-	}
+	inv, invl := 1/float64(len(updates)), 1/float64(max(nl, 1))
+	g.forParts(func(lo, hi int, isLogits bool) {
+		switch {
+		case !isLogits:
+			floats.Scale(inv, g.merged[lo:hi])
+		case nl == 0:
+			copy(g.merged[lo:hi], x[lo:hi])
+		default:
+			floats.Scale(invl, g.merged[lo:hi])
+		}
+	})
 	return nil
+}
+
+// forParts calls f on the value range of every atom's features, then of
+// its label logits, atom by atom.
+func (g *aggregator) forParts(f func(lo, hi int, isLogits bool)) {
+	n, d, c := g.shape.N, g.shape.D, g.shape.C
+	for k := range g.shape.K {
+		off := k * n * (d + c)
+		f(off, off+n*d, false)
+		f(off+n*d, off+n*(d+c), true)
+	}
 }
 
 // align writes into dst the values of u with the points of every atom k

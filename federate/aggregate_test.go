@@ -58,12 +58,12 @@ func TestWBaryPermuted(t *testing.T) {
 			plain = append(plain, m)
 			moved = append(moved, permuted(rng, m, sh))
 		}
-		g, err := newAggregator(WBary, Server{}, sh)
+		g, err := newAggregator(WBary, Server{}, sh, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := slices.Clone(x)
-		if err := g.apply(got, same, nil); err != nil {
+		if err := g.apply(got, same, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		for i := range x {
@@ -75,18 +75,18 @@ func TestWBaryPermuted(t *testing.T) {
 			t.Errorf("4 sites: the aggregate of permuted copies is not the atoms")
 		}
 		got, want := slices.Clone(x), slices.Clone(x)
-		avg, _ := newAggregator(Average, Server{}, sh)
-		if err := g.apply(got, moved, nil); err != nil {
+		avg, _ := newAggregator(Average, Server{}, sh, false)
+		if err := g.apply(got, moved, nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := avg.apply(want, plain, nil); err != nil {
+		if err := avg.apply(want, plain, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%d sites: wbary of permuted moves differs from the mean of the moves", sites)
 		}
 		// The plain mean of permuted atoms mixes unrelated points.
-		if err := avg.apply(want, moved, nil); err != nil {
+		if err := avg.apply(want, moved, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		if sites > 1 && slices.Equal(got, want) {
@@ -122,15 +122,15 @@ func TestServerOptimizers(t *testing.T) {
 		{Server{Optimizer: ServerMomentum}, []float64{1 + 2 + (0.5*2 + 1), 0 + 2 + (0.5*2 + 1)}}, // η_s = 1, β₁ = 0.5
 		{Server{Optimizer: ServerAdam, LR: 0.1}, adam(0.1, 0.9, 0.99, 1e-3)},
 	} {
-		g, err := newAggregator(Average, c.srv, sh)
+		g, err := newAggregator(Average, c.srv, sh, false)
 		if err != nil {
 			t.Fatal(err)
 		}
 		x := []float64{1, 0}
-		if err := g.apply(x, [][]float64{{2, 1}, {4, 3}}, nil); err != nil {
+		if err := g.apply(x, [][]float64{{2, 1}, {4, 3}}, nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := g.apply(x, [][]float64{{x[0] + 1, x[1] + 1}}, nil); err != nil {
+		if err := g.apply(x, [][]float64{{x[0] + 1, x[1] + 1}}, nil, nil); err != nil {
 			t.Fatal(err)
 		}
 		for i := range x {
@@ -156,16 +156,16 @@ func TestAggregatorErrors(t *testing.T) {
 		{Average, Server{Optimizer: 7}, "server optimiser"},
 		{Aggregation(9), Server{}, "aggregation"},
 	} {
-		if _, err := newAggregator(c.agg, c.srv, sh); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := newAggregator(c.agg, c.srv, sh, false); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v %+v: %v, want %q", c.agg, c.srv, err, c.want)
 		}
 	}
-	g, _ := newAggregator(WBary, Server{}, sh)
+	g, _ := newAggregator(WBary, Server{}, sh, false)
 	x := []float64{0, 1, 0, 0}
-	if err := g.apply(x, nil, nil); err == nil {
+	if err := g.apply(x, nil, nil, nil); err == nil {
 		t.Error("no update aggregated")
 	}
-	if err := g.apply(x, [][]float64{{1, 2, 3}}, nil); err == nil || !strings.Contains(err.Error(), "3 values") {
+	if err := g.apply(x, [][]float64{{1, 2, 3}}, nil, nil); err == nil || !strings.Contains(err.Error(), "3 values") {
 		t.Errorf("an update of another length: %v", err)
 	}
 	for _, s := range []string{"avg", "random", "wbary"} {
@@ -225,7 +225,7 @@ func BenchmarkWBary(b *testing.B) {
 		}
 		ups = append(ups, permuted(rng, u, sh))
 	}
-	g, err := newAggregator(WBary, Server{}, sh)
+	g, err := newAggregator(WBary, Server{}, sh, false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -233,8 +233,89 @@ func BenchmarkWBary(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		copy(dst, x)
-		if err := g.apply(dst, ups, nil); err != nil {
+		if err := g.apply(dst, ups, nil, nil); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSourceLogits: with sourceLogits, Average and WBary take the features'
+// mean over every update and the label logits' over the labeled ones (the
+// round's logits when none is), and change nothing when every update is
+// labeled; Random takes one update whole.
+func TestSourceLogits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	sh := Shape{K: 2, N: 3, D: 2, C: 2}
+	n, d, c := sh.N, sh.D, sh.C
+	x := randomAtoms(rng, sh)
+	var ups [][]float64
+	for range 3 {
+		u := slices.Clone(x)
+		for i := range u {
+			u[i] += 1e-3 * rng.NormFloat64()
+		}
+		ups = append(ups, u)
+	}
+	// Site 1 is a target: its logits are the round's.
+	for k := range sh.K {
+		zo := k*n*(d+c) + n*d
+		copy(ups[1][zo:zo+n*c], x[zo:zo+n*c])
+	}
+	isLogit := func(i int) bool { return i%(n*(d+c)) >= n*d }
+	meanOf := func(i int, us ...[]float64) float64 {
+		var s float64
+		for _, u := range us {
+			s += u[i]
+		}
+		return s / float64(len(us))
+	}
+	for _, tc := range []struct {
+		name    string
+		agg     Aggregation
+		src     bool
+		ups     [][]float64
+		labeled []bool
+		want    func(i int) float64
+	}{
+		{"avg", Average, true, ups, []bool{true, false, true}, func(i int) float64 {
+			if isLogit(i) {
+				return meanOf(i, ups[0], ups[2])
+			}
+			return meanOf(i, ups...)
+		}},
+		{"wbary", WBary, true, ups, []bool{true, false, true}, func(i int) float64 {
+			if isLogit(i) {
+				return meanOf(i, ups[0], ups[2])
+			}
+			return meanOf(i, ups...)
+		}},
+		{"avg, all sites", Average, false, ups, []bool{true, false, true}, func(i int) float64 { return meanOf(i, ups...) }},
+		{"avg, no source", Average, true, ups[1:2], []bool{false}, func(i int) float64 { return ups[1][i] }},
+		{"avg, sources only", Average, true, ups, nil, func(i int) float64 { return meanOf(i, ups...) }},
+	} {
+		g, err := newAggregator(tc.agg, Server{}, sh, tc.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := slices.Clone(x)
+		if err := g.apply(got, tc.ups, tc.labeled, nil); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for i, v := range got {
+			if w := tc.want(i); math.Abs(v-w) > 1e-14 {
+				t.Fatalf("%s: value %d (logit %v): %g, want %g", tc.name, i, isLogit(i), v, w)
+			}
+		}
+	}
+	g, _ := newAggregator(Random, Server{}, sh, true)
+	got := slices.Clone(x)
+	if err := g.apply(got, ups, []bool{true, false, true}, rand.New(rand.NewPCG(1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, ups[0]) && !slices.Equal(got, ups[1]) && !slices.Equal(got, ups[2]) {
+		t.Errorf("random with source logits is not one site's atoms")
+	}
+	if err := g.apply(got, ups, []bool{true}, nil); err == nil || !strings.Contains(err.Error(), "1 labeled flags for 3 updates") {
+		t.Errorf("labeled flags of the wrong length: %v", err)
 	}
 }

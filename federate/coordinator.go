@@ -46,6 +46,13 @@ type Config struct {
 	// fit, a domain pulls an atom in proportion to its weight in that
 	// domain's barycenter.
 	WeighMoves bool
+	// SourceLogits makes Average and WBary take the atoms' label logits
+	// as the mean of the answering sources' alone. A target's loss gives
+	// the logits no gradient, so its update holds them as they were: in
+	// the mean of all the sites it would slow their learning by the
+	// target's share, which the centralised fit, whose logits' gradient
+	// is the sources' alone, does not. Random is unaffected.
+	SourceLogits bool
 	// RoundTimeout bounds the wait for the chosen sites' updates: a site
 	// that has not answered by then misses the round. JoinTimeout bounds
 	// the wait for the Sites sites to join.
@@ -490,7 +497,7 @@ func (c *coordinator) shapeUp() error {
 		return err
 	}
 	c.atoms = make([]float64, v)
-	c.agg, err = newAggregator(c.cfg.Aggregation, c.cfg.Server, c.shape)
+	c.agg, err = newAggregator(c.cfg.Aggregation, c.cfg.Server, c.shape, c.cfg.SourceLogits)
 	return err
 }
 
@@ -506,6 +513,7 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 		return st, err
 	}
 	var updates [][]float64
+	var labeled []bool
 	st.Loss = 0
 	base := HashValues(c.atoms)
 	for _, id := range st.Chosen {
@@ -514,6 +522,7 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 		} else if m != nil {
 			st.Answered = append(st.Answered, id)
 			updates = append(updates, m.Data)
+			labeled = append(labeled, c.sites[id].Role == RoleSource)
 			st.Loss += math.Float64frombits(m.Aux)
 		}
 	}
@@ -522,7 +531,7 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 		c.cfg.Log("round %d: no site answered; the atoms stay", r)
 	} else {
 		st.Loss /= float64(len(updates))
-		if err := c.agg.apply(c.atoms, updates, roundRand(c.cfg.Seed, r, 0xa99)); err != nil {
+		if err := c.agg.apply(c.atoms, updates, labeled, roundRand(c.cfg.Seed, r, 0xa99)); err != nil {
 			return st, err
 		}
 	}

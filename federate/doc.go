@@ -40,7 +40,9 @@
 //     order whatever their order of arrival, into a candidate x̄: their
 //     element-wise mean (Average), their mean after matching every atom's
 //     points by optimal assignment (WBary) or one of them chosen by the
-//     seeded generator (Random). Its server optimiser (Config.Server:
+//     seeded generator (Random); with Config.SourceLogits the label
+//     logits of the means are the sources' alone, the target's loss
+//     giving them no gradient. Its server optimiser (Config.Server:
 //     plain, FedAvgM momentum or FedAdam) then steps the atoms x on the
 //     pseudo-gradient x̄ − x. Given the seed, the atoms depend only on
 //     which sites answered.

@@ -201,3 +201,44 @@ func TestTestRowsErrors(t *testing.T) {
 		t.Errorf("3 test rows for a target of 4 rows: %v", err)
 	}
 }
+
+// TestRunProblemSourceLogits: in one round from the same start, the
+// target's update leaves the label logits as they were, so the sources'
+// mean (Config.SourceLogits) moves them 4/3 as far as the mean of the four
+// sites, and the features alike.
+func TestRunProblemSourceLogits(t *testing.T) {
+	url := startServer(t, "secret")
+	p := synth.Generate(synth.Default(), 1)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	run := func(src bool) *Result {
+		cfg := testConfig(1)
+		cfg.SourceLogits, cfg.WeighMoves = src, true
+		res, _, err := RunProblem(ctx, url, "secret", p, cfg, SiteConfig{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	all, src := run(false), run(true)
+	if !atomsEqual(all.Start, src.Start) {
+		t.Fatal("the two runs started from different atoms")
+	}
+	var moved float64
+	for k, a := range src.Atoms {
+		if !mat.EqualApprox(a.X, all.Atoms[k].X, 1e-12) {
+			t.Errorf("atom %d: the features differ", k)
+		}
+		var dSrc, dAll mat.Dense
+		dSrc.Sub(a.Logits, src.Start[k].Logits)
+		dAll.Sub(all.Atoms[k].Logits, all.Start[k].Logits)
+		dAll.Scale(4.0/3, &dAll)
+		if !mat.EqualApprox(&dSrc, &dAll, 1e-9) {
+			t.Errorf("atom %d: the logits' move is not 4/3 of the four sites' mean move", k)
+		}
+		moved += mat.Norm(&dSrc, 1)
+	}
+	if moved == 0 {
+		t.Error("the logits did not move")
+	}
+}

@@ -40,21 +40,22 @@ var validBucket = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // savedState describes a saved coordinator: the federation as formed and
 // the last completed round (0: the atoms started, no round yet).
 type savedState struct {
-	Version     int                 `json:"version"`
-	Round       int                 `json:"round"`
-	Sites       int                 `json:"sites"`
-	Seed        uint64              `json:"seed"`
-	LocalEpochs int                 `json:"local_epochs"`
-	Fraction    float64             `json:"fraction"`
-	Aggregation string              `json:"aggregation"`
-	Server      string              `json:"server,omitempty"`
-	Moments     int                 `json:"moments,omitempty"`
-	Members     []hello             `json:"members"`
-	Labels      []int               `json:"labels"`
-	Shape       Shape               `json:"shape"`
-	Settings    dictionary.Settings `json:"settings"`
-	Offset      []float64           `json:"offset,omitempty"`
-	Scale       []float64           `json:"scale,omitempty"`
+	Version      int                 `json:"version"`
+	Round        int                 `json:"round"`
+	Sites        int                 `json:"sites"`
+	Seed         uint64              `json:"seed"`
+	LocalEpochs  int                 `json:"local_epochs"`
+	Fraction     float64             `json:"fraction"`
+	Aggregation  string              `json:"aggregation"`
+	SourceLogits bool                `json:"source_logits,omitempty"`
+	Server       string              `json:"server,omitempty"`
+	Moments      int                 `json:"moments,omitempty"`
+	Members      []hello             `json:"members"`
+	Labels       []int               `json:"labels"`
+	Shape        Shape               `json:"shape"`
+	Settings     dictionary.Settings `json:"settings"`
+	Offset       []float64           `json:"offset,omitempty"`
+	Scale        []float64           `json:"scale,omitempty"`
 }
 
 // stateStore saves and loads a coordinator's state.
@@ -181,7 +182,7 @@ func parseState(b []byte) (*savedState, []float64, error) {
 // snapshot returns the coordinator's state after round r.
 func (c *coordinator) snapshot(r int) *savedState {
 	s := &savedState{Version: Version, Round: r, Sites: c.cfg.Sites, Seed: c.cfg.Seed, LocalEpochs: c.cfg.LocalEpochs,
-		Fraction: c.cfg.Fraction, Aggregation: c.cfg.Aggregation.String(), Labels: c.labels, Shape: c.shape, Settings: c.local,
+		Fraction: c.cfg.Fraction, Aggregation: c.cfg.Aggregation.String(), SourceLogits: c.cfg.SourceLogits, Labels: c.labels, Shape: c.shape, Settings: c.local,
 		Server: c.cfg.Server.resolved().describe(), Moments: c.cfg.Server.moments()}
 	for _, m := range c.sites {
 		s.Members = append(s.Members, m.hello)
@@ -196,8 +197,8 @@ func (c *coordinator) snapshot(r int) *savedState {
 // settings, the scaling, the atoms and the server optimiser's moments
 // (values holds the atoms, then the moments). The saved federation must
 // be the configured one (sites, seed, local epochs, fraction,
-// aggregation, server optimiser) and must not have run more rounds than
-// configured.
+// aggregation, source logits, server optimiser) and must not have run
+// more rounds than configured.
 func (c *coordinator) resume(s *savedState, values []float64) error {
 	cfg := &c.cfg
 	srv := cfg.Server.resolved()
@@ -207,6 +208,8 @@ func (c *coordinator) resume(s *savedState, values []float64) error {
 	case s.Sites != cfg.Sites || s.Seed != cfg.Seed || s.LocalEpochs != cfg.LocalEpochs || s.Fraction != cfg.Fraction || s.Aggregation != cfg.Aggregation.String():
 		return protocolErr("the saved state %s is of another federation (%d sites, seed %d, %d local epochs, C = %g, %s), not of this one (%d, %d, %d, %g, %v)",
 			cfg.Subject, s.Sites, s.Seed, s.LocalEpochs, s.Fraction, s.Aggregation, cfg.Sites, cfg.Seed, cfg.LocalEpochs, cfg.Fraction, cfg.Aggregation)
+	case s.SourceLogits != cfg.SourceLogits:
+		return protocolErr("the saved state %s averages the label logits over %s, this coordinator over %s", cfg.Subject, logitsMean(s.SourceLogits), logitsMean(cfg.SourceLogits))
 	case (s.Offset != nil) != (cfg.Scaling != dataset.ScaleNone):
 		return protocolErr("the saved state %s was scaled %v, not %v", cfg.Subject, map[bool]string{true: "minmax", false: "none"}[s.Offset != nil], cfg.Scaling)
 	case s.Round > cfg.Rounds:
@@ -219,7 +222,7 @@ func (c *coordinator) resume(s *savedState, values []float64) error {
 		c.sites = append(c.sites, &site{hello: h})
 		c.byName[h.Name] = id
 	}
-	agg, err := newAggregator(cfg.Aggregation, cfg.Server, s.Shape)
+	agg, err := newAggregator(cfg.Aggregation, cfg.Server, s.Shape, cfg.SourceLogits)
 	if err != nil {
 		return err
 	}
@@ -233,4 +236,12 @@ func (c *coordinator) resume(s *savedState, values []float64) error {
 		c.scaler = &dataset.Scaler{Kind: dataset.ScaleMinMax, Offset: s.Offset, Scale: s.Scale}
 	}
 	return nil
+}
+
+// logitsMean names the sites the label logits are averaged over.
+func logitsMean(sourceLogits bool) string {
+	if sourceLogits {
+		return "the sources"
+	}
+	return "all sites"
 }

@@ -156,6 +156,7 @@ func TestStateErrors(t *testing.T) {
 		{"rounds", func(c *Config) { c.Rounds = 1 }, "has run 2 rounds, more than the 1 asked"},
 		{"bucket", func(c *Config) { c.State = "a.b" }, "state bucket"},
 		{"server", func(c *Config) { c.Server.Optimizer = ServerAdam }, "has the server optimiser"},
+		{"source logits", func(c *Config) { c.SourceLogits = !c.SourceLogits }, "averages the label logits over"},
 	} {
 		cc := cfg
 		c.edit(&cc)

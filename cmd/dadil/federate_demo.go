@@ -198,8 +198,12 @@ func (d *demoRunner) describe(w io.Writer, r *demoResult) {
 	if cfg.WeighMoves {
 		moves = "weighed by K·α"
 	}
-	fmt.Fprintf(w, "federated DaDiL: %d sites, %d rounds of %d local epochs, C = %g, %v aggregation, %v server step, sites' Adam state %s, moves %s\n",
-		r.sites, cfg.Rounds, cfg.LocalEpochs, cfg.Fraction, cfg.Aggregation, cfg.Server.Optimizer, kept, moves)
+	logits := ""
+	if cfg.SourceLogits && cfg.Aggregation != federate.Random {
+		logits = ", label logits the sources' mean"
+	}
+	fmt.Fprintf(w, "federated DaDiL: %d sites, %d rounds of %d local epochs, C = %g, %v aggregation, %v server step, sites' Adam state %s, moves %s%s\n",
+		r.sites, cfg.Rounds, cfg.LocalEpochs, cfg.Fraction, cfg.Aggregation, cfg.Server.Optimizer, kept, moves, logits)
 }
 
 // centralised fits DaDiL on the whole problem, scaled over all its

@@ -379,7 +379,7 @@ func TestFederateDemoBench(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	t.Log(stdout)
-	for _, want := range []string{"federated DaDiL: 4 sites, 3 rounds of 2 local epochs", "mean ± std over folds 2; centralised: 6 epochs",
+	for _, want := range []string{"federated DaDiL: 4 sites, 3 rounds of 2 local epochs", "label logits the sources' mean", "mean ± std over folds 2; centralised: 6 epochs",
 		"| Method | D | Avg |", "| federated DaDiL-R |", "| federated DaDiL-E |", "| centralised DaDiL-R |", "| centralised DaDiL-E |",
 		"| centralised DaDiL-R, federation's start |", "| centralised DaDiL-E, federation's start |"} {
 		if !strings.Contains(stdout, want) {
@@ -412,8 +412,9 @@ func TestFederateDemoBench(t *testing.T) {
 	}
 	var rep struct {
 		Federation struct {
-			Rounds      int `json:"rounds"`
-			LocalEpochs int `json:"local_epochs"`
+			Rounds       int  `json:"rounds"`
+			LocalEpochs  int  `json:"local_epochs"`
+			SourceLogits bool `json:"source_logits"`
 		} `json:"federation"`
 		Bytes   map[string]int64 `json:"bytes_per_round"`
 		Results []struct {
@@ -426,7 +427,7 @@ func TestFederateDemoBench(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Federation.Rounds != 3 || rep.Federation.LocalEpochs != 2 || rep.Bytes["to_sites"] <= 0 || rep.Bytes["from_sites"] <= 0 || len(rep.Results) != 6 {
+	if rep.Federation.Rounds != 3 || rep.Federation.LocalEpochs != 2 || !rep.Federation.SourceLogits || rep.Bytes["to_sites"] <= 0 || rep.Bytes["from_sites"] <= 0 || len(rep.Results) != 6 {
 		t.Fatalf("JSON %s", b)
 	}
 	for i, want := range []float64{fr, fe, cr, ce, sr, se} {
