@@ -280,9 +280,7 @@ func (g *aggregator) mean(x []float64, updates [][]float64, labeled []bool) erro
 		}
 		g.forParts(func(lo, hi int, isLogits bool) {
 			if logits || !isLogits {
-				for j := lo; j < hi; j++ {
-					g.merged[j] += u[j]
-				}
+				floats.Add(g.merged[lo:hi], u[lo:hi])
 			}
 		})
 	}
