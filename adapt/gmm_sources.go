@@ -34,18 +34,21 @@ func (m *GMMDaDiL) trainingR(p *dataset.Problem) (*dictionary.TrainingSet, error
 		return nil, err
 	}
 	n, _ := Xb.Dims()
-	own := slices.Repeat([]int{-1}, n)
+	drawn := &dictionary.TrainingSet{X: Xb, Y: Tb, Source: slices.Repeat([]int{-1}, n)}
 	if m.Transport == dictionary.TransportNone {
-		return &dictionary.TrainingSet{X: Xb, Y: Tb, Source: own}, nil
+		return drawn, nil
 	}
 	Xs, ys, from, err := m.movedSources(p)
-	if err != nil || Xs == nil {
-		return &dictionary.TrainingSet{X: Xb, Y: Tb, Source: own}, err
+	if err != nil {
+		return nil, err
+	}
+	if Xs == nil {
+		return drawn, nil
 	}
 	var X, T mat.Dense
 	X.Stack(Xb, Xs)
 	T.Stack(Tb, classify.OneHot(ys, p.Classes))
-	return &dictionary.TrainingSet{X: &X, Y: &T, Weights: classify.HalfWeights(n, ys, p.Classes), Source: append(own, from...)}, nil
+	return &dictionary.TrainingSet{X: &X, Y: &T, Weights: classify.HalfWeights(n, ys, p.Classes), Source: append(drawn.Source, from...)}, nil
 }
 
 // movedSources returns the rows of p's sources (at most TransportRows of
