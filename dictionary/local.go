@@ -41,6 +41,23 @@ type LocalState struct {
 	optA adam
 }
 
+// SecondMoments returns views of the atoms' Adam second moments v (see
+// adam), the running means of the squared gradients that divide every
+// step: for atom k, X[k] holds n·d values laid out as its features and
+// Z[k] n·c values laid out as its label logits, row-major. They are nil
+// for an empty state. Writing them changes the state: a federated site
+// whose coordinator shares the sites' mean second moments
+// (federate.Config.ShareMoments) replaces its own with the mean before
+// its local epochs, so that every site divides its gradients by the same
+// v, as the centralised fit's single Adam does.
+func (s *LocalState) SecondMoments() (X, Z [][]float64) {
+	for k := range s.optX {
+		X = append(X, s.optX[k].v)
+		Z = append(Z, s.optZ[k].v)
+	}
+	return X, Z
+}
+
 // fits reports whether s holds optimisers for K atoms of n×d points and
 // n×c logits and one domain's α.
 func (s *LocalState) fits(K, n, d, c int) bool {

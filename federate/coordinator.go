@@ -53,6 +53,16 @@ type Config struct {
 	// target's share, which the centralised fit, whose logits' gradient
 	// is the sources' alone, does not. Random is unaffected.
 	SourceLogits bool
+	// ShareMoments makes the sites divide their gradients by the same
+	// Adam second moments, as the centralised fit's single Adam does
+	// (moments.go): every site sends, after its atoms, its atoms'
+	// second moments; the coordinator sends their mean over the sites
+	// that answered the last round with the next round's atoms, and
+	// every site that keeps its state replaces its own by it before its
+	// local epochs. It doubles the bytes of every round. It needs
+	// KeepLocalState and excludes WeighMoves (the gradients keep α's
+	// factor).
+	ShareMoments bool
 	// RoundTimeout bounds the wait for the chosen sites' updates: a site
 	// that has not answered by then misses the round. JoinTimeout bounds
 	// the wait for the Sites sites to join.
@@ -148,6 +158,8 @@ type coordinator struct {
 	local      dictionary.Settings
 	atoms      []float64
 	agg        *aggregator     // the aggregation and the server optimiser's state
+	moments    []float64       // the sites' mean second moments (ShareMoments), nil before the first round
+	sent       []float64       // the round's message: the atoms, then moments if not nil
 	started    bool            // the atoms have started (after the summaries)
 	scaler     *dataset.Scaler // the federation's scaling, nil for none
 	maxPayload int
@@ -290,7 +302,11 @@ func (c *coordinator) save(ctx context.Context, store *stateStore, r int) {
 	if store == nil {
 		return
 	}
-	if err := store.save(ctx, c.snapshot(r), append([][]float64{c.atoms}, c.agg.mom...)...); err != nil {
+	values := append([][]float64{c.atoms}, c.agg.mom...)
+	if c.moments != nil {
+		values = append(values, c.moments)
+	}
+	if err := store.save(ctx, c.snapshot(r), values...); err != nil {
 		c.cfg.Log("%v", err)
 	}
 }
@@ -316,6 +332,8 @@ func newCoordinator(nc *nats.Conn, cfg Config) (*coordinator, error) {
 		return nil, protocolErr("start %v", cfg.Start)
 	case cfg.Aggregation < Average || cfg.Aggregation > WBary:
 		return nil, protocolErr("aggregation %d", int(cfg.Aggregation))
+	case cfg.ShareMoments && (!cfg.KeepLocalState || cfg.WeighMoves):
+		return nil, protocolErr("shared second moments need the sites' kept state and moves not weighed (KeepLocalState %v, WeighMoves %v)", cfg.KeepLocalState, cfg.WeighMoves)
 	}
 	if err := cfg.Server.resolved().check(); err != nil {
 		return nil, err
@@ -434,7 +452,8 @@ func (c *coordinator) join(m *nats.Msg) {
 // scaling.
 func (c *coordinator) welcome(m *nats.Msg, id int) {
 	w := welcome{Instance: c.instance, ID: id, Rounds: c.cfg.Rounds, Labels: c.labels, Shape: c.shape, Settings: c.local, KeepState: c.cfg.KeepLocalState, WeighMoves: c.cfg.WeighMoves,
-		Scaled: c.scaler != nil || (!c.started && c.cfg.Scaling != dataset.ScaleNone)}
+		ShareMoments: c.cfg.ShareMoments,
+		Scaled:       c.scaler != nil || (!c.started && c.cfg.Scaling != dataset.ScaleNone)}
 	if !c.started {
 		w.Ranges = w.Scaled
 		w.Classes = c.cfg.Start == StartSummary && c.sites[id].Role == RoleSource
@@ -506,25 +525,40 @@ func (c *coordinator) shapeUp() error {
 func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 	start := time.Now()
 	st := RoundStats{Round: int(r), Rounds: c.cfg.Rounds, Chosen: choose(c.cfg.Seed, r, len(c.sites), c.cfg.Fraction), Loss: math.NaN()}
+	c.prepare()
 	st.BytesOut = c.sendRound(r, st.Chosen)
-	got, in, err := c.gather(ctx, KindUpdate, r, st.Chosen, c.shape)
+	up := c.shape
+	if c.cfg.ShareMoments {
+		up = up.withMoments()
+	}
+	got, in, err := c.gather(ctx, KindUpdate, r, st.Chosen, up)
 	st.BytesIn = in
 	if err != nil {
 		return st, err
 	}
-	var updates [][]float64
+	var updates, moments [][]float64
 	var labeled []bool
 	st.Loss = 0
-	base := HashValues(c.atoms)
+	base, v := HashValues(c.sent), len(c.atoms)
 	for _, id := range st.Chosen {
-		if m := got[id]; m != nil && m.Base != base {
+		m := got[id]
+		switch {
+		case m == nil:
+			continue
+		case m.Base != base:
 			c.cfg.Log("round %d: site %s: rejected an update computed from other atoms", r, c.sites[id].Name)
-		} else if m != nil {
-			st.Answered = append(st.Answered, id)
-			updates = append(updates, m.Data)
-			labeled = append(labeled, c.sites[id].Role == RoleSource)
-			st.Loss += math.Float64frombits(m.Aux)
+			continue
+		case c.cfg.ShareMoments:
+			if err := checkMoments(m.Data[v:]); err != nil {
+				c.cfg.Log("round %d: site %s: rejected its update: %v", r, c.sites[id].Name, err)
+				continue
+			}
+			moments = append(moments, m.Data[v:])
 		}
+		st.Answered = append(st.Answered, id)
+		updates = append(updates, m.Data[:v:v])
+		labeled = append(labeled, c.sites[id].Role == RoleSource)
+		st.Loss += math.Float64frombits(m.Aux)
 	}
 	if len(updates) == 0 {
 		st.Loss = math.NaN()
@@ -534,9 +568,23 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 		if err := c.agg.apply(c.atoms, updates, labeled, roundRand(c.cfg.Seed, r, 0xa99)); err != nil {
 			return st, err
 		}
+		if c.cfg.ShareMoments {
+			if c.moments, err = meanMoments(c.moments, moments); err != nil {
+				return st, err
+			}
+		}
 	}
 	st.Elapsed = time.Since(start)
 	return st, nil
+}
+
+// prepare sets the round's message: the atoms, then the sites' mean
+// second moments once there are any (ShareMoments).
+func (c *coordinator) prepare() {
+	c.sent = append(c.sent[:0], c.atoms...)
+	if c.moments != nil {
+		c.sent = append(c.sent, c.moments...)
+	}
 }
 
 // sendRound sends the atoms of round r to the sites ids and returns the
@@ -582,10 +630,14 @@ func (c *coordinator) reach(ctx context.Context, ids []int) []int {
 	return ok
 }
 
-// send sends the atoms to site id in a message of kind k and round r, and
-// returns the bytes sent.
+// send sends the atoms to site id in a message of kind k and round r (a
+// KindRound message the round's, prepare), and returns the bytes sent.
 func (c *coordinator) send(k Kind, r uint32, id int, aux uint64) (int64, error) {
-	return c.sendMessage(id, &Message{Kind: k, Round: r, Client: uint32(id), Shape: c.shape, Aux: aux, Data: c.atoms})
+	sh, data := c.shape, c.atoms
+	if k == KindRound && len(c.sent) > len(c.atoms) {
+		sh, data = sh.withMoments(), c.sent
+	}
+	return c.sendMessage(id, &Message{Kind: k, Round: r, Client: uint32(id), Shape: sh, Aux: aux, Data: data})
 }
 
 // sendMessage sends m to site id and returns the bytes sent.

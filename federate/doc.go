@@ -34,7 +34,9 @@
 //     P.up.N), its move of atom k scaled by K·α_k with Config.WeighMoves
 //     (WeighMoves). Its Adam moments start afresh, or carry on from the
 //     last round it trained in (Config.KeepLocalState,
-//     dictionary.LocalState).
+//     dictionary.LocalState); with Config.ShareMoments it first takes
+//     the sites' mean second moments the round's message carries and
+//     sends its own after the atoms (moments.go).
 //  5. The coordinator waits for the chosen sites' updates at most
 //     Config.RoundTimeout, then aggregates those that arrived, in site-id
 //     order whatever their order of arrival, into a candidate x̄: their
@@ -44,7 +46,8 @@
 //     logits of the means are the sources' alone, the target's loss
 //     giving them no gradient. Its server optimiser (Config.Server:
 //     plain, FedAvgM momentum or FedAdam) then steps the atoms x on the
-//     pseudo-gradient x̄ − x. Given the seed, the atoms depend only on
+//     pseudo-gradient x̄ − x; with Config.ShareMoments it averages the
+//     sites' second moments too. Given the seed, the atoms depend only on
 //     which sites answered.
 //  6. After the last round the coordinator sends the final atoms
 //     (KindFinal) to every site; a site acknowledges them on P.ack.N. The
@@ -73,9 +76,10 @@
 // What leaves a site: its name, role, number of features and (a source)
 // its set of label values at join; its summary once before round 1 (the
 // ranges of its features, a source's per-class feature means and
-// deviations); the atoms after its local epochs and its mean local loss,
-// every round it is chosen. What never does: its rows, its labels, its α,
-// its predictions.
+// deviations); the atoms after its local epochs, its mean local loss and,
+// with Config.ShareMoments, its atoms' Adam second moments, every round it
+// is chosen. What never does: its rows, its labels, its α, its
+// predictions.
 //
 // Every subject a site speaks on names it; the coordinator takes a
 // message's site from its subject and drops a hello or frame that claims

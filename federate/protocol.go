@@ -113,6 +113,10 @@ type welcome struct {
 	// WeighMoves asks the site to scale its move of every atom by K·α_ℓk
 	// before sending it (Config.WeighMoves).
 	WeighMoves bool `json:"weigh_moves,omitempty"`
+	// ShareMoments asks the site to send its atoms' second moments with
+	// its atoms and to take the mean the coordinator sends
+	// (Config.ShareMoments).
+	ShareMoments bool `json:"share_moments,omitempty"`
 }
 
 // announce is what a coordinator that starts a new federation (not one

@@ -419,6 +419,8 @@ func (s *siteRun) frame(b []byte) *Message {
 		return nil
 	case h.Kind == KindScale:
 		shape = ScaleShape(s.w.Shape.D)
+	case h.Kind == KindRound && s.w.ShareMoments && h.Shape == shape.withMoments():
+		shape = h.Shape // the atoms and the sites' mean second moments
 	}
 	// A round's atoms sent again (by a restarted coordinator) after the
 	// site trained on them are assembled again.
@@ -445,15 +447,19 @@ func (s *siteRun) frame(b []byte) *Message {
 
 // train runs the local epochs of round m and sends the atoms back.
 func (s *siteRun) train(m *Message) error {
-	atoms, err := Unpack(m.Data, m.Shape)
+	all, err := Unpack(m.Data, m.Shape)
 	if err != nil {
 		return err
 	}
+	atoms := all[:s.w.Shape.K]
 	set := s.w.Settings
 	set.Seed, set.Workers = m.Aux, s.cfg.Workers
 	start := dictionary.LocalStart{Atoms: atoms, Alpha: s.res.Alpha}
 	if s.w.KeepState {
 		start.State = &s.opt
+		if s.w.ShareMoments {
+			shareMoments(&s.opt, all[s.w.Shape.K:])
+		}
 	}
 	d, err := dictionary.FitLocal(s.dom, m.Shape.C, start, &set)
 	if err != nil {
@@ -464,12 +470,18 @@ func (s *siteRun) train(m *Message) error {
 	if s.w.WeighMoves {
 		WeighMoves(d.Atoms, atoms, s.res.Alpha)
 	}
-	data, _, err := Pack(d.Atoms)
+	data, sh, err := Pack(d.Atoms)
 	if err != nil {
 		return err
 	}
+	if s.w.ShareMoments {
+		v := len(data)
+		if data, sh = appendMoments(data, &s.opt), sh.withMoments(); len(data) != 2*v {
+			return fmt.Errorf("federate: site %s: no second moments to share (does it keep its state?)", s.cfg.Name)
+		}
+	}
 	base := HashValues(m.Data)
-	frames, err := Encode(&Message{Kind: KindUpdate, Round: m.Round, Client: m.Client, Shape: m.Shape, Aux: math.Float64bits(loss), Base: base, Data: data}, int(s.nc.MaxPayload()))
+	frames, err := Encode(&Message{Kind: KindUpdate, Round: m.Round, Client: m.Client, Shape: sh, Aux: math.Float64bits(loss), Base: base, Data: data}, int(s.nc.MaxPayload()))
 	if err != nil {
 		return err
 	}

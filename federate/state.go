@@ -28,7 +28,9 @@ import (
 //	    12     L  the description: round, settings, sites, scaling
 //	  12+L     …  the atoms' values, float64 little-endian (Pack's order),
 //	              then the server optimiser's moments m and v, as many
-//	              values each, when it keeps them (savedState.Moments)
+//	              values each, when it keeps them (savedState.Moments),
+//	              then the sites' mean second moments, as many values,
+//	              when there are any (savedState.SiteMoments)
 //
 // An object is written whole or not at all, so a restarted coordinator
 // finds the atoms of exactly one completed round.
@@ -50,6 +52,8 @@ type savedState struct {
 	SourceLogits bool                `json:"source_logits,omitempty"`
 	Server       string              `json:"server,omitempty"`
 	Moments      int                 `json:"moments,omitempty"`
+	ShareMoments bool                `json:"share_moments,omitempty"`
+	SiteMoments  bool                `json:"site_moments,omitempty"`
 	Members      []hello             `json:"members"`
 	Labels       []int               `json:"labels"`
 	Shape        Shape               `json:"shape"`
@@ -137,7 +141,8 @@ func (st *stateStore) load(ctx context.Context) (*savedState, []float64, error) 
 
 // parseState decodes a saved state and checks it: the format, the atoms'
 // shape and values, the sites. It returns the atoms' values followed by
-// the server optimiser's savedState.Moments vectors of as many values.
+// the server optimiser's savedState.Moments vectors of as many values and
+// the sites' mean second moments if savedState.SiteMoments.
 func parseState(b []byte) (*savedState, []float64, error) {
 	bad := func(f string, a ...any) error { return protocolErr("saved state: "+f, a...) }
 	if len(b) < 12 || string(b[:8]) != stateMagic {
@@ -162,28 +167,43 @@ func parseState(b []byte) (*savedState, []float64, error) {
 		return nil, nil, bad("version %d (this program writes %d)", s.Version, Version)
 	case s.Moments < 0 || s.Moments > 2:
 		return nil, nil, bad("%d moment vectors of the server optimiser (at most 2)", s.Moments)
-	case len(b)-12-n != 8*v*(1+s.Moments):
-		return nil, nil, bad("%d bytes of atoms and %d moment vectors for shape %v", len(b)-12-n, s.Moments, s.Shape)
+	case s.SiteMoments && !s.ShareMoments:
+		return nil, nil, bad("the sites' second moments without shared moments")
+	case len(b)-12-n != 8*v*(1+s.Moments+s.siteMoments()):
+		return nil, nil, bad("%d bytes of atoms and %d moment vectors for shape %v", len(b)-12-n, s.Moments+s.siteMoments(), s.Shape)
 	case len(s.Members) != s.Sites || s.Round < 0:
 		return nil, nil, bad("%d sites of %d, round %d", len(s.Members), s.Sites, s.Round)
 	case len(s.Offset) != len(s.Scale) || (s.Offset != nil && len(s.Offset) != s.Shape.D):
 		return nil, nil, bad("a scaling of %d offsets and %d factors", len(s.Offset), len(s.Scale))
 	}
-	atoms := make([]float64, v*(1+s.Moments))
+	atoms := make([]float64, v*(1+s.Moments+s.siteMoments()))
 	for i := range atoms {
 		atoms[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[12+n+8*i:]))
 		if math.IsNaN(atoms[i]) || math.IsInf(atoms[i], 0) {
 			return nil, nil, bad("value %d is %g", i, atoms[i])
 		}
 	}
+	if s.SiteMoments {
+		if err := checkMoments(atoms[v*(1+s.Moments):]); err != nil {
+			return nil, nil, bad("the sites' %v", err)
+		}
+	}
 	return &s, atoms, nil
+}
+
+// siteMoments counts the vectors of the sites' second moments saved: 0 or 1.
+func (s *savedState) siteMoments() int {
+	if s.SiteMoments {
+		return 1
+	}
+	return 0
 }
 
 // snapshot returns the coordinator's state after round r.
 func (c *coordinator) snapshot(r int) *savedState {
 	s := &savedState{Version: Version, Round: r, Sites: c.cfg.Sites, Seed: c.cfg.Seed, LocalEpochs: c.cfg.LocalEpochs,
 		Fraction: c.cfg.Fraction, Aggregation: c.cfg.Aggregation.String(), SourceLogits: c.cfg.SourceLogits, Labels: c.labels, Shape: c.shape, Settings: c.local,
-		Server: c.cfg.Server.resolved().describe(), Moments: c.cfg.Server.moments()}
+		Server: c.cfg.Server.resolved().describe(), Moments: c.cfg.Server.moments(), ShareMoments: c.cfg.ShareMoments, SiteMoments: c.moments != nil}
 	for _, m := range c.sites {
 		s.Members = append(s.Members, m.hello)
 	}
@@ -210,6 +230,8 @@ func (c *coordinator) resume(s *savedState, values []float64) error {
 			cfg.Subject, s.Sites, s.Seed, s.LocalEpochs, s.Fraction, s.Aggregation, cfg.Sites, cfg.Seed, cfg.LocalEpochs, cfg.Fraction, cfg.Aggregation)
 	case s.SourceLogits != cfg.SourceLogits:
 		return protocolErr("the saved state %s averages the label logits over %s, this coordinator over %s", cfg.Subject, logitsMean(s.SourceLogits), logitsMean(cfg.SourceLogits))
+	case s.ShareMoments != cfg.ShareMoments:
+		return protocolErr("the saved state %s has shared second moments %v, this coordinator %v", cfg.Subject, s.ShareMoments, cfg.ShareMoments)
 	case (s.Offset != nil) != (cfg.Scaling != dataset.ScaleNone):
 		return protocolErr("the saved state %s was scaled %v, not %v", cfg.Subject, map[bool]string{true: "minmax", false: "none"}[s.Offset != nil], cfg.Scaling)
 	case s.Round > cfg.Rounds:
@@ -226,9 +248,12 @@ func (c *coordinator) resume(s *savedState, values []float64) error {
 	if err != nil {
 		return err
 	}
-	v := len(values) / (1 + s.Moments)
+	v := len(values) / (1 + s.Moments + s.siteMoments())
 	for i := range agg.mom {
 		copy(agg.mom[i], values[(i+1)*v:(i+2)*v])
+	}
+	if s.SiteMoments {
+		c.moments = values[(1+s.Moments)*v:]
 	}
 	c.labels, c.shape, c.local, c.atoms, c.agg, c.started = s.Labels, s.Shape, s.Settings, values[:v:v], agg, true
 	c.local.Epochs = cfg.LocalEpochs

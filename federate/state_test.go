@@ -87,6 +87,9 @@ func TestCoordinatorResumes(t *testing.T) {
 	adam := cfg
 	adam.Server, adam.Aggregation = Server{Optimizer: ServerAdam, LR: 0.05}, WBary
 	resumeAndCompare(t, ctx, url, adam, "test.adam")
+	shared := cfg
+	shared.KeepLocalState, shared.ShareMoments = true, true
+	resumeAndCompare(t, ctx, url, shared, "test.shared")
 	resumeAndCompare(t, ctx, url, cfg, "test")
 	// The finished federation's state is gone: a new coordinator waits
 	// for sites again.
@@ -157,6 +160,7 @@ func TestStateErrors(t *testing.T) {
 		{"bucket", func(c *Config) { c.State = "a.b" }, "state bucket"},
 		{"server", func(c *Config) { c.Server.Optimizer = ServerAdam }, "has the server optimiser"},
 		{"source logits", func(c *Config) { c.SourceLogits = !c.SourceLogits }, "averages the label logits over"},
+		{"shared moments", func(c *Config) { c.KeepLocalState, c.ShareMoments = true, true }, "has shared second moments false, this coordinator true"},
 	} {
 		cc := cfg
 		c.edit(&cc)
@@ -199,6 +203,24 @@ func TestParseStateMoments(t *testing.T) {
 	if _, _, err := parseState(encodeState(meta, atoms, m, v)); err == nil || !strings.Contains(err.Error(), "is +Inf") {
 		t.Errorf("an infinite moment: %v", err)
 	}
+	// The sites' mean second moments follow the server optimiser's.
+	v[3] = 10
+	c.cfg.ShareMoments, c.moments = true, []float64{1, 0, 2, 3, 4, 5}
+	meta = c.snapshot(2)
+	s, got, err = parseState(encodeState(meta, atoms, m, v, c.moments))
+	if err != nil || !s.ShareMoments || !s.SiteMoments || !slices.Equal(got, slices.Concat(atoms, m, v, c.moments)) {
+		t.Fatalf("shared moments: %+v %v %v", s, got, err)
+	}
+	if _, _, err := parseState(encodeState(meta, atoms, m, v)); err == nil || !strings.Contains(err.Error(), "3 moment vectors") {
+		t.Errorf("the sites' moments missing: %v", err)
+	}
+	if _, _, err := parseState(encodeState(meta, atoms, m, v, []float64{1, -1, 2, 3, 4, 5})); err == nil || !strings.Contains(err.Error(), "second moment 1 is -1") {
+		t.Errorf("a negative second moment: %v", err)
+	}
+	meta.ShareMoments = false
+	if _, _, err := parseState(encodeState(meta, atoms, m, v, c.moments)); err == nil || !strings.Contains(err.Error(), "without shared moments") {
+		t.Errorf("the sites' moments without sharing: %v", err)
+	}
 }
 
 func FuzzParseState(f *testing.F) {
@@ -217,7 +239,7 @@ func FuzzParseState(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if v, _ := s.Shape.Values(); len(atoms) != v*(1+s.Moments) || len(s.Members) != s.Sites {
+		if v, _ := s.Shape.Values(); len(atoms) != v*(1+s.Moments+s.siteMoments()) || len(s.Members) != s.Sites {
 			t.Fatalf("accepted %d values for shape %v", len(atoms), s.Shape)
 		}
 	})

@@ -85,7 +85,7 @@ type roundFlags struct {
 	serverOpt                 string
 	serverLR, serverBeta1     float64
 	keepState, weigh          bool
-	sourceLogits              bool
+	sourceLogits, share       bool
 	roundTimeout, joinTimeout time.Duration
 	seed                      uint64
 	atoms, samples, batch     int
@@ -96,12 +96,13 @@ func (r *roundFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.rounds, "rounds", 20, "number of rounds")
 	fs.IntVar(&r.epochs, "local-epochs", 5, "epochs of DaDiL every chosen site runs per round")
 	fs.Float64Var(&r.fraction, "fraction", 1, "fraction `C` of the sites chosen every round (0 < C ≤ 1)")
-	fs.StringVar(&r.aggregation, "aggregation", "avg", "`avg` (element-wise mean of the atoms), wbary (mean of the atoms' points matched by optimal assignment to the round's) or random (one site's atoms; with --server-optimizer sgd, --keep-local-state=false and --weigh-moves=false unless given)")
+	fs.StringVar(&r.aggregation, "aggregation", "avg", "`avg` (element-wise mean of the atoms), wbary (mean of the atoms' points matched by optimal assignment to the round's) or random (one site's atoms; with --server-optimizer sgd, --keep-local-state=false, --weigh-moves=false and --share-moments=false unless given)")
 	fs.StringVar(&r.serverOpt, "server-optimizer", "sgd", "the coordinator's step on the sites' mean move Δ: `sgd` (x + η_s·Δ; η_s = 1 is plain FedAvg), momentum (FedAvgM) or adam (FedAdam)")
 	fs.Float64Var(&r.serverLR, "server-lr", 0, "server learning rate `η_s` (default 1 for sgd and momentum, 0.01 for adam)")
 	fs.BoolVar(&r.keepState, "keep-local-state", true, "sites keep their Adam moments from round to round (false: afresh every round)")
-	fs.BoolVar(&r.weigh, "weigh-moves", true, "every site scales its move of atom k by K·α_k before sending it, so that a domain pulls an atom in proportion to its weight, as in the centralised fit (false: the moves as they are)")
-	fs.BoolVar(&r.sourceLogits, "source-logits", true, "avg and wbary take the atoms' label logits as the mean of the answering sources' alone, whose loss moves them (false: the mean of all the sites, the target's unchanged logits too)")
+	fs.BoolVar(&r.share, "share-moments", true, "sites divide their gradients by the same Adam second moments, the mean of theirs, sent with the atoms, as the centralised fit's one Adam does (doubles the bytes; needs --keep-local-state; --weigh-moves and --source-logits default to false with it)")
+	fs.BoolVar(&r.weigh, "weigh-moves", true, "every site scales its move of atom k by K·α_k before sending it, so that a domain pulls an atom in proportion to its weight, as in the centralised fit (false: the moves as they are; false unless given with --share-moments)")
+	fs.BoolVar(&r.sourceLogits, "source-logits", true, "avg and wbary take the atoms' label logits as the mean of the answering sources' alone, whose loss moves them (false: the mean of all the sites, the target's unchanged logits too; false unless given with --share-moments)")
 	fs.Float64Var(&r.serverBeta1, "server-beta1", 0, "server momentum `β₁` (default 0.5 for momentum, 0.9 for adam)")
 	fs.StringVar(&r.scale, "scale", "minmax", "feature scaling every site applies: `minmax` (over all sites, from each site's per-feature minimum and maximum) or none")
 	fs.StringVar(&r.start, "start", "summary", "atoms' start: `summary` (drawn from the sources' per-class feature means and deviations) or gaussian (N(0, I), no statistic leaves a site)")
@@ -129,7 +130,7 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 	if err != nil {
 		return cfg, usageError{err}
 	}
-	keep, weigh := r.keepState, r.weigh
+	keep, weigh, share, srcLogits := r.keepState, r.weigh, r.share, r.sourceLogits
 	if agg == federate.Random {
 		// One site's atoms a round is a baseline: the paper's, unless
 		// asked otherwise. Momentum over moves towards a different site
@@ -144,6 +145,27 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 		}
 		if !flagSet(fs, "weigh-moves") {
 			weigh = false
+		}
+		if !flagSet(fs, "share-moments") {
+			share = false
+		}
+	}
+	if (!keep || (weigh && flagSet(fs, "weigh-moves"))) && !flagSet(fs, "share-moments") {
+		share = false
+	}
+	if share {
+		// The shared moments leave α's factor in the moves and balance
+		// the sites' pulls as the centralised fit does (federate's
+		// moments.go): weighing and the sources' logits mean are off
+		// unless asked for.
+		if !flagSet(fs, "weigh-moves") {
+			weigh = false
+		}
+		if !flagSet(fs, "source-logits") {
+			srcLogits = false
+		}
+		if !keep || weigh {
+			return cfg, usageError{errors.New("--share-moments needs --keep-local-state and --weigh-moves=false")}
 		}
 	}
 	scale, err := dataset.ParseScaling(r.scale)
@@ -181,7 +203,7 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 	return federate.Config{
 		Rounds: r.rounds, LocalEpochs: r.epochs, Fraction: r.fraction, Aggregation: agg,
 		Server: federate.Server{Optimizer: opt, LR: r.serverLR, Beta1: r.serverBeta1}, KeepLocalState: keep, WeighMoves: weigh,
-		SourceLogits: r.sourceLogits,
+		SourceLogits: srcLogits, ShareMoments: share,
 		RoundTimeout: r.roundTimeout, JoinTimeout: r.joinTimeout, Seed: r.seed, Start: start, Scaling: scale,
 		Settings: dictionary.Settings{Atoms: r.atoms, Samples: r.samples, Batch: r.batch, LearningRate: r.lr},
 	}, nil

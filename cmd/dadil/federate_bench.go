@@ -147,7 +147,7 @@ func federationJSON(cfg federate.Config) map[string]any {
 	return map[string]any{
 		"rounds": cfg.Rounds, "local_epochs": cfg.LocalEpochs, "fraction": cfg.Fraction,
 		"aggregation": cfg.Aggregation.String(), "server_optimizer": cfg.Server.Optimizer.String(),
-		"keep_local_state": cfg.KeepLocalState, "weigh_moves": cfg.WeighMoves, "source_logits": cfg.SourceLogits, "seed": cfg.Seed,
+		"keep_local_state": cfg.KeepLocalState, "weigh_moves": cfg.WeighMoves, "source_logits": cfg.SourceLogits, "share_moments": cfg.ShareMoments, "seed": cfg.Seed,
 		"start": cfg.Start.String(), "scaling": cfg.Scaling.String(),
 		"atoms": cfg.Settings.Atoms, "samples": cfg.Settings.Samples, "batch": cfg.Settings.Batch, "learning_rate": cfg.Settings.LearningRate,
 	}

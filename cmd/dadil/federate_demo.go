@@ -191,7 +191,10 @@ func (d *demoRunner) run(p *dataset.Problem) (*demoResult, error) {
 func (d *demoRunner) describe(w io.Writer, r *demoResult) {
 	cfg := d.cfg
 	kept := "restarted"
-	if cfg.KeepLocalState {
+	switch {
+	case cfg.ShareMoments:
+		kept = "kept, second moments shared"
+	case cfg.KeepLocalState:
 		kept = "kept"
 	}
 	moves := "as they are"

@@ -14,17 +14,20 @@ import (
 	"github.com/dadil/dadil/federate"
 )
 
-// TestFederateSourceLogitsSweep prints, for every target of the
-// development suite's sets, federated DaDiL-R's score (balanced accuracy
-// on the sets scored so, accuracy otherwise) with the defaults of dadil
-// federate serve, with and without --source-logits: the comparison behind
-// that default beside Caltech-Office (docs/federate.md). Every domain is a
-// site, goroutines on one embedded server. It runs only when DADIL_SUITE
-// names the folder of the suite's data; DADIL_FED_SETS lists the sets
-// (default heart-disease,landmine), DADIL_FED_SEED the seed (default 1):
+// TestFederateSuiteSweep prints, for every target of the development
+// suite's sets, federated DaDiL-R's score (balanced accuracy on the sets
+// scored so, accuracy otherwise) under variants of the flags of dadil
+// federate serve: the comparison behind its defaults beside Caltech-Office
+// (docs/federate.md). Every domain is a site, goroutines on one embedded
+// server. It runs only when DADIL_SUITE names the folder of the suite's
+// data; DADIL_FED_SETS lists the sets (default heart-disease,landmine),
+// DADIL_FED_SEED the seed (default 1), DADIL_FED_VARIANTS the variants,
+// separated by ';', each a list of flags ("" the defaults; default: the
+// defaults, --share-moments=false, and --share-moments=false
+// --source-logits=false):
 //
-//	DADIL_SUITE=$PWD/../shared/data go test ./cmd/dadil -run FederateSourceLogitsSweep -v -timeout 1h
-func TestFederateSourceLogitsSweep(t *testing.T) {
+//	DADIL_SUITE=$PWD/../shared/data go test ./cmd/dadil -run FederateSuiteSweep -v -timeout 1h
+func TestFederateSuiteSweep(t *testing.T) {
 	dir := os.Getenv("DADIL_SUITE")
 	if dir == "" {
 		t.Skip("DADIL_SUITE does not name the development suite's folder (../shared/data)")
@@ -33,11 +36,30 @@ func TestFederateSourceLogitsSweep(t *testing.T) {
 	if v := os.Getenv("DADIL_FED_SETS"); v != "" {
 		names = strings.Split(v, ",")
 	}
+	variants := []string{"", "--share-moments=false", "--share-moments=false --source-logits=false"}
+	if v, ok := os.LookupEnv("DADIL_FED_VARIANTS"); ok {
+		variants = strings.Split(v, ";")
+	}
 	var seed uint64 = 1
 	if v := os.Getenv("DADIL_FED_SEED"); v != "" {
 		if _, err := fmt.Sscan(v, &seed); err != nil {
 			t.Fatalf("DADIL_FED_SEED %q: %v", v, err)
 		}
+	}
+	cfgs := make([]federate.Config, len(variants))
+	for i, v := range variants {
+		var r roundFlags
+		fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		r.register(fs)
+		var err error
+		if err = fs.Parse(strings.Fields(v)); err == nil {
+			cfgs[i], err = r.config(fs)
+		}
+		if err != nil {
+			t.Fatalf("variant %q: %v", v, err)
+		}
+		cfgs[i].Seed = seed
 	}
 	sets, notes, err := bench.LoadSuite(dir, names, 1)
 	if err != nil {
@@ -52,41 +74,37 @@ func TestFederateSourceLogitsSweep(t *testing.T) {
 	}
 	defer srv.Shutdown()
 	for _, s := range sets {
-		var sum [2]float64
+		sum := make([]float64, len(variants))
 		for ti := range s.Domains {
 			ld, err := s.Problem(ti)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var score [2]float64
-			for i, src := range []bool{false, true} {
-				var r roundFlags
-				fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-				fs.SetOutput(io.Discard)
-				r.register(fs)
-				cfg, err := r.config(fs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				cfg.SourceLogits, cfg.Seed, cfg.Subject = src, seed, fmt.Sprintf("sweep.%d.%d", ti, i)
+			var line []string
+			for i, cfg := range cfgs {
+				cfg.Subject = fmt.Sprintf("sweep.%d.%d", ti, i)
 				_, sites, err := federate.RunProblem(context.Background(), srv.ClientURL(), "sweep", ld.Problem, cfg, federate.SiteConfig{Workers: 1})
 				if err != nil {
 					t.Fatal(err)
 				}
 				tg := sites[len(sites)-1]
-				score[i] = 100 * tg.AccuracyR
+				score := 100 * tg.AccuracyR
 				if s.Balanced {
 					b, err := classify.BalancedAccuracy(tg.PredictR, ld.Problem.Test.Y)
 					if err != nil {
 						t.Fatal(err)
 					}
-					score[i] = 100 * b
+					score = 100 * b
 				}
-				sum[i] += score[i]
+				sum[i] += score
+				line = append(line, fmt.Sprintf("[%s] %.2f", variants[i], score))
 			}
-			t.Logf("%s, target %s: all sites %.2f, sources %.2f", s.Name, s.Domains[ti].Name, score[0], score[1])
+			t.Logf("%s, target %s: %s", s.Name, s.Domains[ti].Name, strings.Join(line, ", "))
 		}
-		n := float64(len(s.Domains))
-		t.Logf("%s, seed %d, mean over %d targets: logits' mean over all sites %.2f, over the sources %.2f", s.Name, seed, len(s.Domains), sum[0]/n, sum[1]/n)
+		var line []string
+		for i, v := range variants {
+			line = append(line, fmt.Sprintf("[%s] %.2f", v, sum[i]/float64(len(s.Domains))))
+		}
+		t.Logf("%s, seed %d, mean over %d targets: %s", s.Name, seed, len(s.Domains), strings.Join(line, ", "))
 	}
 }

@@ -339,20 +339,31 @@ func TestFederateUsageErrors(t *testing.T) {
 }
 
 // TestRoundFlagsDefaults: the coordinator's defaults (FedAvg over the
-// mean, sites keeping their Adam state and weighing their moves by K·α),
-// and the paper's setting with --aggregation random unless its flags are
-// given.
+// mean, sites keeping their Adam state and sharing their second moments,
+// moves as they are, logits over all sites), the weighed moves and the
+// sources' logits mean without shared moments, and the paper's setting
+// with --aggregation random unless its flags are given.
 func TestRoundFlagsDefaults(t *testing.T) {
+	type want struct {
+		agg                       federate.Aggregation
+		opt                       federate.ServerOptimizer
+		keep, weigh, share, logit bool
+	}
 	for _, c := range []struct {
-		args        []string
-		agg         federate.Aggregation
-		opt         federate.ServerOptimizer
-		keep, weigh bool
+		args []string
+		want want
+		err  string
 	}{
-		{nil, federate.Average, federate.ServerSGD, true, true},
-		{[]string{"--aggregation", "wbary", "--server-optimizer", "adam", "--keep-local-state=false", "--weigh-moves=false"}, federate.WBary, federate.ServerAdam, false, false},
-		{[]string{"--aggregation", "random"}, federate.Random, federate.ServerSGD, false, false},
-		{[]string{"--aggregation", "random", "--server-optimizer", "momentum", "--keep-local-state", "--weigh-moves"}, federate.Random, federate.ServerMomentum, true, true},
+		{nil, want{federate.Average, federate.ServerSGD, true, false, true, false}, ""},
+		{[]string{"--share-moments=false"}, want{federate.Average, federate.ServerSGD, true, true, false, true}, ""},
+		{[]string{"--weigh-moves"}, want{federate.Average, federate.ServerSGD, true, true, false, true}, ""},
+		{[]string{"--keep-local-state=false"}, want{federate.Average, federate.ServerSGD, false, true, false, true}, ""},
+		{[]string{"--source-logits"}, want{federate.Average, federate.ServerSGD, true, false, true, true}, ""},
+		{[]string{"--aggregation", "wbary", "--server-optimizer", "adam", "--keep-local-state=false", "--weigh-moves=false"}, want{federate.WBary, federate.ServerAdam, false, false, false, true}, ""},
+		{[]string{"--aggregation", "random"}, want{federate.Random, federate.ServerSGD, false, false, false, true}, ""},
+		{[]string{"--aggregation", "random", "--server-optimizer", "momentum", "--keep-local-state", "--weigh-moves"}, want{federate.Random, federate.ServerMomentum, true, true, false, true}, ""},
+		{[]string{"--share-moments", "--weigh-moves"}, want{}, "--share-moments needs --keep-local-state and --weigh-moves=false"},
+		{[]string{"--share-moments", "--keep-local-state=false"}, want{}, "--share-moments needs"},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		var rf roundFlags
@@ -361,8 +372,15 @@ func TestRoundFlagsDefaults(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg, err := rf.config(fs)
-		if err != nil || cfg.Aggregation != c.agg || cfg.Server.Optimizer != c.opt || cfg.KeepLocalState != c.keep || cfg.WeighMoves != c.weigh {
-			t.Errorf("%v: %v %v %v %v, %v; want %v %v %v %v", c.args, cfg.Aggregation, cfg.Server.Optimizer, cfg.KeepLocalState, cfg.WeighMoves, err, c.agg, c.opt, c.keep, c.weigh)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%v: error %v, want %q", c.args, err, c.err)
+			}
+			continue
+		}
+		got := want{cfg.Aggregation, cfg.Server.Optimizer, cfg.KeepLocalState, cfg.WeighMoves, cfg.ShareMoments, cfg.SourceLogits}
+		if err != nil || got != c.want {
+			t.Errorf("%v: %+v, %v; want %+v", c.args, got, err, c.want)
 		}
 	}
 }
@@ -379,7 +397,7 @@ func TestFederateDemoBench(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	t.Log(stdout)
-	for _, want := range []string{"federated DaDiL: 4 sites, 3 rounds of 2 local epochs", "label logits the sources' mean", "mean ± std over folds 2; centralised: 6 epochs",
+	for _, want := range []string{"federated DaDiL: 4 sites, 3 rounds of 2 local epochs", "second moments shared", "mean ± std over folds 2; centralised: 6 epochs",
 		"| Method | D | Avg |", "| federated DaDiL-R |", "| federated DaDiL-E |", "| centralised DaDiL-R |", "| centralised DaDiL-E |",
 		"| centralised DaDiL-R, federation's start |", "| centralised DaDiL-E, federation's start |"} {
 		if !strings.Contains(stdout, want) {
@@ -415,6 +433,7 @@ func TestFederateDemoBench(t *testing.T) {
 			Rounds       int  `json:"rounds"`
 			LocalEpochs  int  `json:"local_epochs"`
 			SourceLogits bool `json:"source_logits"`
+			ShareMoments bool `json:"share_moments"`
 		} `json:"federation"`
 		Bytes   map[string]int64 `json:"bytes_per_round"`
 		Results []struct {
@@ -427,7 +446,7 @@ func TestFederateDemoBench(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Federation.Rounds != 3 || rep.Federation.LocalEpochs != 2 || !rep.Federation.SourceLogits || rep.Bytes["to_sites"] <= 0 || rep.Bytes["from_sites"] <= 0 || len(rep.Results) != 6 {
+	if rep.Federation.Rounds != 3 || rep.Federation.LocalEpochs != 2 || rep.Federation.SourceLogits || !rep.Federation.ShareMoments || rep.Bytes["to_sites"] <= 0 || rep.Bytes["from_sites"] <= 0 || len(rep.Results) != 6 {
 		t.Fatalf("JSON %s", b)
 	}
 	for i, want := range []float64{fr, fe, cr, ce, sr, se} {
