@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/dataset"
@@ -111,18 +112,27 @@ func TestSiteMissesRounds(t *testing.T) {
 	}
 }
 
-func TestHostileFrames(t *testing.T) {
-	url := startServer(t, "secret")
-	p := synth.Generate(synth.Default(), 1)
-	cfg := testConfig(3)
+// hostileSetup starts a server for a federation of three rounds of the
+// generated problem with short round timeouts, its remarks recorded, and
+// connects a hostile client to it.
+func hostileSetup(t *testing.T) (url string, p *dataset.Problem, cfg Config, rec *logRecorder, nc *nats.Conn) {
+	t.Helper()
+	url = startServer(t, "secret")
+	p = synth.Generate(synth.Default(), 1)
+	cfg = testConfig(3)
 	cfg.RoundTimeout = 2 * time.Second
-	rec := &logRecorder{}
+	rec = &logRecorder{}
 	cfg.Log = rec.log
 	nc, err := Connect(url, "secret", "hostile")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc.Close()
+	t.Cleanup(nc.Close)
+	return url, p, cfg, rec, nc
+}
+
+func TestHostileFrames(t *testing.T) {
+	url, p, cfg, rec, nc := hostileSetup(t)
 	// The hostile site sends a summary with a negative deviation, then
 	// answers every round in its name with a frame claiming a huge shape,
 	// a truncated frame, garbage, NaN atoms of the right shape, and a
@@ -163,6 +173,21 @@ func TestHostileFrames(t *testing.T) {
 		nc.Flush()
 	})
 	cfg.Sites = 5
+	runBesideHostile(t, url, p, cfg, rec)
+	for _, want := range []string{"shorter than the 64-byte header", "bad magic", "more than", "unsupported message version 9", "site a-hostile: rejected its update: federate: chunk 0: value 7 is NaN",
+		"site a-hostile: rejected its summary: federate: class 0: feature 1 has deviation -1", "summaries from 4 of 5 sites",
+		"rejected a frame on test.fed.up.a-hostile claiming site id 1"} {
+		if !rec.has(want) {
+			t.Errorf("no remark %q in %q", want, rec.lines)
+		}
+	}
+}
+
+// runBesideHostile runs the federation cfg of p with a hostile site (id 0)
+// beside its domains and checks that every round aggregated the four
+// others and that the target trained its model.
+func runBesideHostile(t *testing.T, url string, p *dataset.Problem, cfg Config, rec *logRecorder) {
+	t.Helper()
 	res, sites, err := runWithExtra(t, url, p, cfg, 1)
 	if err != nil {
 		t.Fatal(err, rec.lines)
@@ -170,13 +195,6 @@ func TestHostileFrames(t *testing.T) {
 	for _, st := range res.Rounds {
 		if len(st.Answered) != 4 || st.Answered[0] != 1 {
 			t.Errorf("round %d: answered %v", st.Round, st.Answered)
-		}
-	}
-	for _, want := range []string{"shorter than the 64-byte header", "bad magic", "more than", "unsupported message version 9", "site a-hostile: rejected its update: federate: chunk 0: value 7 is NaN",
-		"site a-hostile: rejected its summary: federate: class 0: feature 1 has deviation -1", "summaries from 4 of 5 sites",
-		"rejected a frame on test.fed.up.a-hostile claiming site id 1"} {
-		if !rec.has(want) {
-			t.Errorf("no remark %q in %q", want, rec.lines)
 		}
 	}
 	if sites[3].Model == nil {

@@ -149,18 +149,8 @@ func TestShareMomentsConfig(t *testing.T) {
 // TestHostileMoments: a site whose update carries a negative second moment
 // loses the round; the others' updates and moments make it.
 func TestHostileMoments(t *testing.T) {
-	url := startServer(t, "secret")
-	p := synth.Generate(synth.Default(), 1)
-	cfg := testConfig(3)
+	url, p, cfg, rec, nc := hostileSetup(t)
 	cfg.KeepLocalState, cfg.ShareMoments, cfg.Sites = true, true, 5
-	cfg.RoundTimeout = 2 * time.Second
-	rec := &logRecorder{}
-	cfg.Log = rec.log
-	nc, err := Connect(url, "secret", "hostile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
 	var K atomic.Int64
 	silentSite(t, url, cfg.Subject, "a-hostile", func(w welcome) { K.Store(int64(w.Shape.K)) }, func(b []byte) {
 		h, data, err := ParseFrame(b)
@@ -185,19 +175,8 @@ func TestHostileMoments(t *testing.T) {
 		}
 		nc.Flush()
 	})
-	res, sites, err := runWithExtra(t, url, p, cfg, 1)
-	if err != nil {
-		t.Fatal(err, rec.lines)
-	}
-	for _, st := range res.Rounds {
-		if len(st.Answered) != 4 || st.Answered[0] != 1 {
-			t.Errorf("round %d: answered %v", st.Round, st.Answered)
-		}
-	}
+	runBesideHostile(t, url, p, cfg, rec)
 	if !rec.has("site a-hostile: rejected its update: second moment 4 is -1") || rec.has("rejected its update: federate") {
 		t.Errorf("remarks %q", rec.lines)
-	}
-	if sites[3].Model == nil {
-		t.Error("no model")
 	}
 }
