@@ -130,43 +130,16 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 	if err != nil {
 		return cfg, usageError{err}
 	}
-	keep, weigh, share, srcLogits := r.keepState, r.weigh, r.share, r.sourceLogits
-	if agg == federate.Random {
+	sites, err := r.siteOptions(fs, agg)
+	if err != nil {
+		return cfg, err
+	}
+	if agg == federate.Random && !flagSet(fs, "server-optimizer") {
 		// One site's atoms a round is a baseline: the paper's, unless
-		// asked otherwise. Momentum over moves towards a different site
-		// every round, with the sites' own moments kept, diverges.
-		// (sgd is the default of every aggregation; the check keeps
-		// random's whole setting in one place.)
-		if !flagSet(fs, "server-optimizer") {
-			opt = federate.ServerSGD
-		}
-		if !flagSet(fs, "keep-local-state") {
-			keep = false
-		}
-		if !flagSet(fs, "weigh-moves") {
-			weigh = false
-		}
-		if !flagSet(fs, "share-moments") {
-			share = false
-		}
-	}
-	if (!keep || (weigh && flagSet(fs, "weigh-moves"))) && !flagSet(fs, "share-moments") {
-		share = false
-	}
-	if share {
-		// The shared moments leave α's factor in the moves and balance
-		// the sites' pulls as the centralised fit does (federate's
-		// moments.go): weighing and the sources' logits mean are off
-		// unless asked for.
-		if !flagSet(fs, "weigh-moves") {
-			weigh = false
-		}
-		if !flagSet(fs, "source-logits") {
-			srcLogits = false
-		}
-		if !keep || weigh {
-			return cfg, usageError{errors.New("--share-moments needs --keep-local-state and --weigh-moves=false")}
-		}
+		// asked otherwise (siteOptions). sgd is the default of every
+		// aggregation; the check keeps random's whole setting in one
+		// place.
+		opt = federate.ServerSGD
 	}
 	scale, err := dataset.ParseScaling(r.scale)
 	if err != nil || scale == dataset.ScaleStandard {
@@ -202,11 +175,44 @@ func (r *roundFlags) config(fs *flag.FlagSet) (federate.Config, error) {
 	}
 	return federate.Config{
 		Rounds: r.rounds, LocalEpochs: r.epochs, Fraction: r.fraction, Aggregation: agg,
-		Server: federate.Server{Optimizer: opt, LR: r.serverLR, Beta1: r.serverBeta1}, KeepLocalState: keep, WeighMoves: weigh,
-		SourceLogits: srcLogits, ShareMoments: share,
+		Server: federate.Server{Optimizer: opt, LR: r.serverLR, Beta1: r.serverBeta1}, KeepLocalState: sites.keep, WeighMoves: sites.weigh,
+		SourceLogits: sites.sourceLogits, ShareMoments: sites.share,
 		RoundTimeout: r.roundTimeout, JoinTimeout: r.joinTimeout, Seed: r.seed, Start: start, Scaling: scale,
 		Settings: dictionary.Settings{Atoms: r.atoms, Samples: r.samples, Batch: r.batch, LearningRate: r.lr},
 	}, nil
+}
+
+// siteOptions are the options of the sites' updates and their means.
+type siteOptions struct{ keep, weigh, share, sourceLogits bool }
+
+// siteOptions resolves --keep-local-state, --weigh-moves, --share-moments
+// and --source-logits, each given or defaulted by the others.
+func (r *roundFlags) siteOptions(fs *flag.FlagSet, agg federate.Aggregation) (siteOptions, error) {
+	o := siteOptions{r.keepState, r.weigh, r.share, r.sourceLogits}
+	given := func(name string) bool { return flagSet(fs, name) }
+	if agg == federate.Random {
+		// The paper's setting unless asked otherwise: momentum over moves
+		// towards a different site every round, with the sites' own
+		// moments kept, diverges.
+		o.keep = o.keep && given("keep-local-state")
+		o.weigh = o.weigh && given("weigh-moves")
+		o.share = o.share && given("share-moments")
+	}
+	if (!o.keep || (o.weigh && given("weigh-moves"))) && !given("share-moments") {
+		o.share = false
+	}
+	if !o.share {
+		return o, nil
+	}
+	// The shared moments leave α's factor in the moves and balance the
+	// sites' pulls as the centralised fit does (federate's moments.go):
+	// weighing and the sources' logits mean are off unless asked for.
+	o.weigh = o.weigh && given("weigh-moves")
+	o.sourceLogits = o.sourceLogits && given("source-logits")
+	if !o.keep || o.weigh {
+		return o, usageError{errors.New("--share-moments needs --keep-local-state and --weigh-moves=false")}
+	}
+	return o, nil
 }
 
 // roundLine is the coordinator's progress line of a round.
