@@ -111,7 +111,7 @@ type RoundStats struct {
 	// as they were).
 	Loss float64
 	// BytesOut and BytesIn count the frames' bytes sent and received in
-	// the round.
+	// the round, those sent again after a reconnection too.
 	BytesOut, BytesIn int64
 	Elapsed           time.Duration
 }
@@ -164,6 +164,7 @@ type coordinator struct {
 	scaler     *dataset.Scaler // the federation's scaling, nil for none
 	maxPayload int
 	reconnects uint64 // the connection's reconnections seen so far
+	resent     int64  // bytes of atoms sent again in the round under way (gather)
 	instance   string // this coordinator process, named in its welcomes and announcements
 	joins, ups chan *nats.Msg
 	acks       chan *nats.Msg
@@ -532,7 +533,7 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 		up = up.withMoments()
 	}
 	got, in, err := c.gather(ctx, KindUpdate, r, st.Chosen, up)
-	st.BytesIn = in
+	st.BytesIn, st.BytesOut, c.resent = in, st.BytesOut+c.resent, 0
 	if err != nil {
 		return st, err
 	}
@@ -685,7 +686,7 @@ func (c *coordinator) gather(ctx context.Context, k Kind, r uint32, chosen []int
 					}
 				}
 				c.cfg.Log("round %d: reconnected to the NATS server; sending the atoms again to %d sites", r, len(waiting))
-				c.sendRound(r, c.reach(ctx, waiting))
+				c.resent += c.sendRound(r, c.reach(ctx, waiting))
 			}
 		case m := <-c.ups:
 			in += int64(len(m.Data))
