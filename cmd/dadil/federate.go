@@ -96,11 +96,11 @@ func (r *roundFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&r.rounds, "rounds", 20, "number of rounds")
 	fs.IntVar(&r.epochs, "local-epochs", 5, "epochs of DaDiL every chosen site runs per round")
 	fs.Float64Var(&r.fraction, "fraction", 1, "fraction `C` of the sites chosen every round (0 < C ≤ 1)")
-	fs.StringVar(&r.aggregation, "aggregation", "avg", "`avg` (element-wise mean of the atoms), wbary (mean of the atoms' points matched by optimal assignment to the round's) or random (one site's atoms; with --server-optimizer sgd, --keep-local-state=false, --weigh-moves=false and --share-moments=false unless given)")
+	fs.StringVar(&r.aggregation, "aggregation", "avg", "`avg` (element-wise mean of the atoms), wbary (mean of the atoms' points matched by optimal assignment to the round's) or random (one site's atoms; with --server-optimizer sgd, --keep-local-state=false and --weigh-moves=false unless given)")
 	fs.StringVar(&r.serverOpt, "server-optimizer", "sgd", "the coordinator's step on the sites' mean move Δ: `sgd` (x + η_s·Δ; η_s = 1 is plain FedAvg), momentum (FedAvgM) or adam (FedAdam)")
 	fs.Float64Var(&r.serverLR, "server-lr", 0, "server learning rate `η_s` (default 1 for sgd and momentum, 0.01 for adam)")
 	fs.BoolVar(&r.keepState, "keep-local-state", true, "sites keep their Adam moments from round to round (false: afresh every round)")
-	fs.BoolVar(&r.share, "share-moments", true, "sites divide their gradients by the same Adam second moments, the mean of theirs, sent with the atoms, as the centralised fit's one Adam does (doubles the bytes; needs --keep-local-state; --weigh-moves and --source-logits default to false with it)")
+	fs.BoolVar(&r.share, "share-moments", false, "sites divide their gradients by the same Adam second moments, the mean of theirs, sent with the atoms, as the centralised fit's one Adam does (doubles the bytes; needs --keep-local-state; --weigh-moves and --source-logits default to false with it)")
 	fs.BoolVar(&r.weigh, "weigh-moves", true, "every site scales its move of atom k by K·α_k before sending it, so that a domain pulls an atom in proportion to its weight, as in the centralised fit (false: the moves as they are; false unless given with --share-moments)")
 	fs.BoolVar(&r.sourceLogits, "source-logits", true, "avg and wbary take the atoms' label logits as the mean of the answering sources' alone, whose loss moves them (false: the mean of all the sites, the target's unchanged logits too; false unless given with --share-moments)")
 	fs.Float64Var(&r.serverBeta1, "server-beta1", 0, "server momentum `β₁` (default 0.5 for momentum, 0.9 for adam)")
@@ -196,10 +196,6 @@ func (r *roundFlags) siteOptions(fs *flag.FlagSet, agg federate.Aggregation) (si
 		// moments kept, diverges.
 		o.keep = o.keep && given("keep-local-state")
 		o.weigh = o.weigh && given("weigh-moves")
-		o.share = o.share && given("share-moments")
-	}
-	if (!o.keep || (o.weigh && given("weigh-moves"))) && !given("share-moments") {
-		o.share = false
 	}
 	if !o.share {
 		return o, nil

@@ -23,8 +23,7 @@ import (
 // data; DADIL_FED_SETS lists the sets (default heart-disease,landmine),
 // DADIL_FED_SEED the seed (default 1), DADIL_FED_VARIANTS the variants,
 // separated by ';', each a list of flags ("" the defaults; default: the
-// defaults, --share-moments=false, and --share-moments=false
-// --source-logits=false):
+// defaults, --share-moments, and --source-logits=false):
 //
 //	DADIL_SUITE=$PWD/../shared/data go test ./cmd/dadil -run FederateSuiteSweep -v -timeout 1h
 func TestFederateSuiteSweep(t *testing.T) {
@@ -36,7 +35,7 @@ func TestFederateSuiteSweep(t *testing.T) {
 	if v := os.Getenv("DADIL_FED_SETS"); v != "" {
 		names = strings.Split(v, ",")
 	}
-	variants := []string{"", "--share-moments=false", "--share-moments=false --source-logits=false"}
+	variants := []string{"", "--share-moments", "--source-logits=false"}
 	if v, ok := os.LookupEnv("DADIL_FED_VARIANTS"); ok {
 		variants = strings.Split(v, ";")
 	}

@@ -339,10 +339,10 @@ func TestFederateUsageErrors(t *testing.T) {
 }
 
 // TestRoundFlagsDefaults: the coordinator's defaults (FedAvg over the
-// mean, sites keeping their Adam state and sharing their second moments,
-// moves as they are, logits over all sites), the weighed moves and the
-// sources' logits mean without shared moments, and the paper's setting
-// with --aggregation random unless its flags are given.
+// mean, sites keeping their Adam state and weighing their moves by K·α,
+// logits over the sources), the shared second moments with unweighed moves
+// and logits over all sites unless given, and the paper's setting with
+// --aggregation random unless its flags are given.
 func TestRoundFlagsDefaults(t *testing.T) {
 	type want struct {
 		agg                       federate.Aggregation
@@ -354,11 +354,10 @@ func TestRoundFlagsDefaults(t *testing.T) {
 		want want
 		err  string
 	}{
-		{nil, want{federate.Average, federate.ServerSGD, true, false, true, false}, ""},
-		{[]string{"--share-moments=false"}, want{federate.Average, federate.ServerSGD, true, true, false, true}, ""},
-		{[]string{"--weigh-moves"}, want{federate.Average, federate.ServerSGD, true, true, false, true}, ""},
+		{nil, want{federate.Average, federate.ServerSGD, true, true, false, true}, ""},
+		{[]string{"--share-moments"}, want{federate.Average, federate.ServerSGD, true, false, true, false}, ""},
+		{[]string{"--share-moments", "--source-logits"}, want{federate.Average, federate.ServerSGD, true, false, true, true}, ""},
 		{[]string{"--keep-local-state=false"}, want{federate.Average, federate.ServerSGD, false, true, false, true}, ""},
-		{[]string{"--source-logits"}, want{federate.Average, federate.ServerSGD, true, false, true, true}, ""},
 		{[]string{"--aggregation", "wbary", "--server-optimizer", "adam", "--keep-local-state=false", "--weigh-moves=false"}, want{federate.WBary, federate.ServerAdam, false, false, false, true}, ""},
 		{[]string{"--aggregation", "random"}, want{federate.Random, federate.ServerSGD, false, false, false, true}, ""},
 		{[]string{"--aggregation", "random", "--server-optimizer", "momentum", "--keep-local-state", "--weigh-moves"}, want{federate.Random, federate.ServerMomentum, true, true, false, true}, ""},
@@ -397,7 +396,7 @@ func TestFederateDemoBench(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	t.Log(stdout)
-	for _, want := range []string{"federated DaDiL: 4 sites, 3 rounds of 2 local epochs", "second moments shared", "mean ± std over folds 2; centralised: 6 epochs",
+	for _, want := range []string{"federated DaDiL: 4 sites, 3 rounds of 2 local epochs", "label logits the sources' mean", "mean ± std over folds 2; centralised: 6 epochs",
 		"| Method | D | Avg |", "| federated DaDiL-R |", "| federated DaDiL-E |", "| centralised DaDiL-R |", "| centralised DaDiL-E |",
 		"| centralised DaDiL-R, federation's start |", "| centralised DaDiL-E, federation's start |"} {
 		if !strings.Contains(stdout, want) {
@@ -446,7 +445,7 @@ func TestFederateDemoBench(t *testing.T) {
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Federation.Rounds != 3 || rep.Federation.LocalEpochs != 2 || rep.Federation.SourceLogits || !rep.Federation.ShareMoments || rep.Bytes["to_sites"] <= 0 || rep.Bytes["from_sites"] <= 0 || len(rep.Results) != 6 {
+	if rep.Federation.Rounds != 3 || rep.Federation.LocalEpochs != 2 || !rep.Federation.SourceLogits || rep.Federation.ShareMoments || rep.Bytes["to_sites"] <= 0 || rep.Bytes["from_sites"] <= 0 || len(rep.Results) != 6 {
 		t.Fatalf("JSON %s", b)
 	}
 	for i, want := range []float64{fr, fe, cr, ce, sr, se} {
