@@ -77,19 +77,19 @@ func shareMoments(st *dictionary.LocalState, mean []dictionary.Atom) {
 	if len(X) != len(mean) {
 		return
 	}
+	var pairs [][2][]float64 // the site's moments, the mean's
 	for k, a := range mean {
-		for _, p := range [][2][]float64{{X[k], a.X.RawMatrix().Data}, {Z[k], a.Logits.RawMatrix().Data}} {
-			if len(p[0]) != len(p[1]) {
-				return
-			}
+		pairs = append(pairs, [2][]float64{X[k], a.X.RawMatrix().Data}, [2][]float64{Z[k], a.Logits.RawMatrix().Data})
+	}
+	for _, p := range pairs {
+		if len(p[0]) != len(p[1]) {
+			return
 		}
 	}
-	for k, a := range mean {
-		for _, p := range [][2][]float64{{X[k], a.X.RawMatrix().Data}, {Z[k], a.Logits.RawMatrix().Data}} {
-			for i, v := range p[1] {
-				if v > 0 {
-					p[0][i] = v
-				}
+	for _, p := range pairs {
+		for i, v := range p[1] {
+			if v > 0 {
+				p[0][i] = v
 			}
 		}
 	}
