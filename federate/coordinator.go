@@ -159,7 +159,8 @@ type coordinator struct {
 	atoms      []float64
 	agg        *aggregator     // the aggregation and the server optimiser's state
 	moments    []float64       // the sites' mean second moments (ShareMoments), nil before the first round
-	sent       []float64       // the round's message: the atoms, then moments if not nil
+	sent       []float64       // the round's message: the atoms, or wire
+	wire       []float64       // the atoms followed by moments, once there are any
 	started    bool            // the atoms have started (after the summaries)
 	scaler     *dataset.Scaler // the federation's scaling, nil for none
 	maxPayload int
@@ -579,13 +580,16 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 	return st, nil
 }
 
-// prepare sets the round's message: the atoms, then the sites' mean
-// second moments once there are any (ShareMoments).
+// prepare sets the round's message: the atoms themselves, or, once there
+// are the sites' mean second moments (ShareMoments), a copy of the atoms
+// followed by them.
 func (c *coordinator) prepare() {
-	c.sent = append(c.sent[:0], c.atoms...)
-	if c.moments != nil {
-		c.sent = append(c.sent, c.moments...)
+	if c.moments == nil {
+		c.sent = c.atoms
+		return
 	}
+	c.wire = append(append(c.wire[:0], c.atoms...), c.moments...)
+	c.sent = c.wire
 }
 
 // sendRound sends the atoms of round r to the sites ids and returns the
