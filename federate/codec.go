@@ -4,10 +4,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
+	"slices"
 	"strings"
 
+	"github.com/cespare/xxhash/v2"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dadil/dadil/dictionary"
@@ -42,7 +43,7 @@ import (
 // of the shapes SummaryShape and ScaleShape give.
 const (
 	Magic      = "DDLF"
-	Version    = 4
+	Version    = 5
 	HeaderSize = 64
 )
 
@@ -135,6 +136,23 @@ type Header struct {
 
 // Encode cuts m into frames of at most maxPayload bytes each.
 func Encode(m *Message, maxPayload int) ([][]byte, error) {
+	var e Encoder
+	return e.Encode(m, maxPayload)
+}
+
+// Encoder cuts messages into frames as Encode does, reusing the frames'
+// memory from one call to the next: the frames it returns are valid until
+// its next call. A coordinator that sends one round's atoms to several
+// sites encodes them once and readdresses the frames to each (Address).
+// Its zero value is ready to use.
+type Encoder struct {
+	buf    []byte
+	frames [][]byte
+}
+
+// Encode cuts m into frames of at most maxPayload bytes each, in memory
+// the Encoder owns.
+func (e *Encoder) Encode(m *Message, maxPayload int) ([][]byte, error) {
 	v, err := m.Shape.Values()
 	if err != nil {
 		return nil, err
@@ -151,19 +169,31 @@ func Encode(m *Message, maxPayload int) ([][]byte, error) {
 		return nil, fmt.Errorf("federate: %d chunks", chunks)
 	}
 	per = (v + chunks - 1) / chunks
-	frames := make([][]byte, 0, chunks)
+	e.buf = slices.Grow(e.buf[:0], HeaderSize*chunks+8*v)[:HeaderSize*chunks+8*v]
+	e.frames = e.frames[:0]
+	b := e.buf
 	for i := range chunks {
 		lo, hi := i*per, min((i+1)*per, v)
 		h := Header{Kind: m.Kind, Round: m.Round, Client: m.Client, Shape: m.Shape,
 			Chunk: uint32(i), Chunks: uint32(chunks), Offset: uint64(lo), Aux: m.Aux, Base: m.Base}
-		b := make([]byte, HeaderSize+8*(hi-lo))
-		putHeader(b, &h)
+		n := HeaderSize + 8*(hi-lo)
+		f := b[:n:n]
+		putHeader(f, &h)
 		for j, x := range m.Data[lo:hi] {
-			binary.LittleEndian.PutUint64(b[HeaderSize+8*j:], math.Float64bits(x))
+			binary.LittleEndian.PutUint64(f[HeaderSize+8*j:], math.Float64bits(x))
 		}
-		frames = append(frames, b)
+		e.frames, b = append(e.frames, f), b[n:]
 	}
-	return frames, nil
+	return e.frames, nil
+}
+
+// Address rewrites the client id and the aux field of the frames last
+// encoded.
+func (e *Encoder) Address(client uint32, aux uint64) {
+	for _, f := range e.frames {
+		binary.LittleEndian.PutUint32(f[12:], client)
+		binary.LittleEndian.PutUint64(f[48:], aux)
+	}
 }
 
 func putHeader(b []byte, h *Header) {
@@ -235,13 +265,14 @@ func ParseFrame(b []byte) (Header, []byte, error) {
 
 // Assembler puts one message together from its frames, in any order. It
 // accepts only frames of the kind, round, client and shape it was made
-// for, allocating the message's values once, when the first frame is
-// accepted.
+// for, allocating the message's values (or taking those Recycle gave it)
+// when the first frame is accepted.
 type Assembler struct {
-	want Header // kind, round, client and shape
-	msg  Message
-	got  []bool
-	left int
+	want  Header // kind, round, client and shape
+	msg   Message
+	got   []bool
+	left  int
+	spare []float64
 }
 
 // NewAssembler returns an assembler of the message of kind k, round r and
@@ -262,7 +293,11 @@ func (a *Assembler) Add(h Header, data []byte) (bool, error) {
 	}
 	if a.got == nil {
 		v, _ := h.Shape.Values() // checked by ParseFrame
-		a.msg = Message{Kind: h.Kind, Round: h.Round, Client: h.Client, Shape: h.Shape, Aux: h.Aux, Base: h.Base, Data: make([]float64, v)}
+		data := a.spare[:0]
+		if cap(data) < v {
+			data = make([]float64, v)
+		}
+		a.msg = Message{Kind: h.Kind, Round: h.Round, Client: h.Client, Shape: h.Shape, Aux: h.Aux, Base: h.Base, Data: data[:v]}
 		a.got, a.left, w.Chunks = make([]bool, h.Chunks), int(h.Chunks), h.Chunks
 	}
 	if h.Chunks != w.Chunks || h.Aux != a.msg.Aux || h.Base != a.msg.Base {
@@ -283,6 +318,11 @@ func (a *Assembler) Add(h Header, data []byte) (bool, error) {
 	a.left--
 	return a.left == 0, nil
 }
+
+// Recycle gives the assembler the memory of a message no longer in use
+// (its Data) to assemble into instead of allocating it, if it is large
+// enough; it must come before the first frame.
+func (a *Assembler) Recycle(buf []float64) { a.spare = buf }
 
 // Message returns the assembled message; nil until it is complete.
 func (a *Assembler) Message() *Message {
@@ -358,14 +398,20 @@ func Unpack(data []float64, s Shape) ([]dictionary.Atom, error) {
 	return atoms, nil
 }
 
-// HashValues returns the FNV-1a hash of the values' bits: an update names
-// by it the atoms it was computed from.
+// HashValues returns the 64-bit xxHash (XXH64, seed 0) of the values'
+// bits, little-endian: an update names by it the atoms it was computed
+// from.
 func HashValues(v []float64) uint64 {
-	h := fnv.New64a()
-	var b [8]byte
-	for _, x := range v {
-		binary.LittleEndian.PutUint64(b[:], math.Float64bits(x))
-		h.Write(b[:])
+	var h xxhash.Digest
+	h.Reset()
+	var buf [4096]byte
+	for len(v) > 0 {
+		n := min(len(v), len(buf)/8)
+		for j, x := range v[:n] {
+			binary.LittleEndian.PutUint64(buf[8*j:], math.Float64bits(x))
+		}
+		h.Write(buf[:8*n])
+		v = v[n:]
 	}
 	return h.Sum64()
 }

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // testMessage returns a message of shape s with distinct values.
@@ -232,4 +235,75 @@ func FuzzParseFrame(f *testing.F) {
 		a := NewAssembler(m.Kind, m.Round, m.Client, m.Shape)
 		a.Add(h, data)
 	})
+}
+
+// TestEncoderReuse encodes messages of several shapes with one Encoder,
+// addresses every encoding to two clients and assembles each into the
+// memory of the message before it: the values, client and aux arrive
+// as sent, and memory large enough is reused.
+func TestEncoderReuse(t *testing.T) {
+	var enc Encoder
+	var spare []float64
+	for i, sh := range []Shape{{3, 30, 2, 3}, {1, 2, 1, 1}, {2, 40, 5, 3}, {2, 40, 5, 3}} {
+		m := testMessage(sh)
+		m.Kind, m.Round = KindRound, uint32(i)
+		for j := range m.Data {
+			m.Data[j] += float64(i)
+		}
+		frames, err := enc.Encode(m, HeaderSize+8*37)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, client := range []uint32{5, 2} {
+			aux := uint64(100*i) + uint64(client)
+			enc.Address(client, aux)
+			a := NewAssembler(KindRound, uint32(i), client, sh)
+			a.Recycle(spare)
+			for _, f := range frames {
+				h, data, err := ParseFrame(f)
+				if err != nil {
+					t.Fatalf("shape %v: %v", sh, err)
+				}
+				if h.Aux != aux {
+					t.Fatalf("shape %v, client %d: aux %d, want %d", sh, client, h.Aux, aux)
+				}
+				if _, err := a.Add(h, data); err != nil {
+					t.Fatalf("shape %v, client %d: %v", sh, client, err)
+				}
+			}
+			got := a.Message()
+			if got == nil || !slices.Equal(got.Data, m.Data) {
+				t.Fatalf("shape %v, client %d: the values differ from those sent", sh, client)
+			}
+			fits := cap(spare) >= len(m.Data)
+			if reused := fits && &spare[:1][0] == &got.Data[0]; reused != fits {
+				t.Errorf("shape %v: %d values assembled into %d spare: reused %v", sh, len(m.Data), cap(spare), reused)
+			}
+			spare = got.Data
+		}
+	}
+}
+
+// TestHashValues checks HashValues against XXH64 of the values'
+// little-endian bytes, at lengths around its buffer's, and that one bit
+// changes it.
+func TestHashValues(t *testing.T) {
+	for _, n := range []int{0, 1, 511, 512, 513, 1500} {
+		v := make([]float64, n)
+		b := make([]byte, 8*n)
+		for i := range v {
+			v[i] = math.Sqrt(float64(i)) - 3
+			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v[i]))
+		}
+		h := HashValues(v)
+		if want := xxhash.Sum64(b); h != want {
+			t.Errorf("%d values: hash %#x, want %#x", n, h, want)
+		}
+		if n > 0 {
+			v[n-1] = math.Float64frombits(math.Float64bits(v[n-1]) ^ 1)
+			if HashValues(v) == h {
+				t.Errorf("%d values: the hash ignores the last value's lowest bit", n)
+			}
+		}
+	}
 }

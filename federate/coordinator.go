@@ -166,7 +166,9 @@ type coordinator struct {
 	maxPayload int
 	reconnects uint64 // the connection's reconnections seen so far
 	resent     int64  // bytes of atoms sent again in the round under way (gather)
-	instance   string // this coordinator process, named in its welcomes and announcements
+	enc        Encoder
+	spare      map[int][]float64 // the last round's updates' memory, by site id
+	instance   string            // this coordinator process, named in its welcomes and announcements
 	joins, ups chan *nats.Msg
 	acks       chan *nats.Msg
 }
@@ -540,6 +542,7 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 	}
 	var updates, moments [][]float64
 	var labeled []bool
+	defer c.recycle(got)
 	st.Loss = 0
 	base, v := HashValues(c.sent), len(c.atoms)
 	for _, id := range st.Chosen {
@@ -580,6 +583,18 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 	return st, nil
 }
 
+// recycle keeps the memory of the round's updates for the next round's.
+func (c *coordinator) recycle(got map[int]*Message) {
+	if c.spare == nil {
+		c.spare = map[int][]float64{}
+	}
+	for id, m := range got {
+		if m != nil {
+			c.spare[id] = m.Data
+		}
+	}
+}
+
 // prepare sets the round's message: the atoms themselves, or, once there
 // are the sites' mean second moments (ShareMoments), a copy of the atoms
 // followed by them.
@@ -592,18 +607,11 @@ func (c *coordinator) prepare() {
 	c.sent = c.wire
 }
 
-// sendRound sends the atoms of round r to the sites ids and returns the
-// bytes sent.
+// sendRound sends the atoms of round r to the sites ids, each with its
+// seed, and returns the bytes sent.
 func (c *coordinator) sendRound(r uint32, ids []int) int64 {
-	var out int64
-	for _, id := range ids {
-		n, err := c.send(KindRound, r, id, siteSeed(c.cfg.Seed, r, id))
-		out += n
-		if err != nil {
-			c.cfg.Log("round %d: site %s: %v", r, c.sites[id].Name, err)
-		}
-	}
-	if err := c.nc.Flush(); err != nil {
+	out, err := c.sendAll(KindRound, r, ids, func(id int) uint64 { return siteSeed(c.cfg.Seed, r, id) })
+	if err != nil {
 		c.cfg.Log("round %d: %v", r, err)
 	}
 	return out
@@ -635,22 +643,44 @@ func (c *coordinator) reach(ctx context.Context, ids []int) []int {
 	return ok
 }
 
-// send sends the atoms to site id in a message of kind k and round r (a
-// KindRound message the round's, prepare), and returns the bytes sent.
-func (c *coordinator) send(k Kind, r uint32, id int, aux uint64) (int64, error) {
+// sendAll sends the atoms to the sites ids in a message of kind k and
+// round r (a KindRound message the round's, prepare), encoded once and
+// addressed to each site with its aux field, then flushes the connection.
+// It returns the bytes sent; a site it cannot send to is logged and
+// skipped.
+func (c *coordinator) sendAll(k Kind, r uint32, ids []int, aux func(id int) uint64) (int64, error) {
 	sh, data := c.shape, c.atoms
 	if k == KindRound && len(c.sent) > len(c.atoms) {
 		sh, data = sh.withMoments(), c.sent
 	}
-	return c.sendMessage(id, &Message{Kind: k, Round: r, Client: uint32(id), Shape: sh, Aux: aux, Data: data})
+	frames, err := c.enc.Encode(&Message{Kind: k, Round: r, Shape: sh, Data: data}, c.maxPayload)
+	if err != nil {
+		return 0, err
+	}
+	var out int64
+	for _, id := range ids {
+		c.enc.Address(uint32(id), aux(id))
+		n, err := c.publish(id, frames)
+		out += n
+		if err != nil {
+			c.cfg.Log("%v of round %d to site %s: %v", k, r, c.sites[id].Name, err)
+		}
+	}
+	return out, c.nc.Flush()
 }
 
 // sendMessage sends m to site id and returns the bytes sent.
 func (c *coordinator) sendMessage(id int, m *Message) (int64, error) {
-	frames, err := Encode(m, c.maxPayload)
+	frames, err := c.enc.Encode(m, c.maxPayload)
 	if err != nil {
 		return 0, err
 	}
+	return c.publish(id, frames)
+}
+
+// publish publishes the frames to site id's inbox and returns the bytes
+// published.
+func (c *coordinator) publish(id int, frames [][]byte) (int64, error) {
 	var n int64
 	for _, f := range frames {
 		if err := c.nc.Publish(c.sites[id].Inbox, f); err != nil {
@@ -671,6 +701,9 @@ func (c *coordinator) gather(ctx context.Context, k Kind, r uint32, chosen []int
 	asm := map[int]*Assembler{}
 	for _, id := range chosen {
 		asm[id] = NewAssembler(k, r, uint32(id), sh)
+		if k == KindUpdate {
+			asm[id].Recycle(c.spare[id])
+		}
 	}
 	got := map[int]*Message{}
 	var in int64
@@ -746,16 +779,20 @@ func (c *coordinator) frame(k Kind, r uint32, m *nats.Msg, asm map[int]*Assemble
 	return id, done
 }
 
+// ids returns the ids of every site, in order.
+func (c *coordinator) ids() []int {
+	ids := make([]int, len(c.sites))
+	for id := range ids {
+		ids[id] = id
+	}
+	return ids
+}
+
 // final sends the final atoms to every site and waits, at most
 // Config.RoundTimeout, for their acknowledgements, which it counts.
 func (c *coordinator) final(ctx context.Context) (int, error) {
 	r := uint32(c.cfg.Rounds)
-	for id, s := range c.sites {
-		if _, err := c.send(KindFinal, r, id, 0); err != nil {
-			c.cfg.Log("final atoms to site %s: %v", s.Name, err)
-		}
-	}
-	if err := c.nc.Flush(); err != nil {
+	if _, err := c.sendAll(KindFinal, r, c.ids(), func(int) uint64 { return 0 }); err != nil {
 		c.cfg.Log("final atoms: %v", err)
 	}
 	timer := time.NewTimer(c.cfg.RoundTimeout)

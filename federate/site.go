@@ -92,13 +92,17 @@ type siteRun struct {
 	// of the last one completed or failed.
 	asm       *Assembler
 	cur, done uint64
+	// spare is the memory of the last round's atoms, which the next
+	// round's are assembled into.
+	spare []float64
 	// scaled: the federation's scaling has been applied to dom.X, and to
 	// test, the rows classify scores (cfg.TestX, or nil for dom.X).
 	scaled bool
 	test   *mat.Dense
-	// The frames of the last update sent, its round and a hash of the
-	// atoms it was computed from: a restarted coordinator that sends
-	// these atoms again gets the same update back.
+	// The frames of the last update sent (in enc's memory), its round
+	// and a hash of the atoms it was computed from: a restarted
+	// coordinator that sends these atoms again gets the same update back.
+	enc       Encoder
 	lastUp    [][]byte
 	lastRound uint32
 	lastIn    uint64
@@ -374,6 +378,7 @@ func (s *siteRun) loop(ctx context.Context) (*SiteResult, error) {
 				s.scale(msg)
 				continue
 			}
+			s.spare = msg.Data // a round's atoms are not kept past their round
 			if msg.Round == s.lastRound && s.lastUp != nil && HashValues(msg.Data) == s.lastIn {
 				s.resend()
 				continue
@@ -430,6 +435,9 @@ func (s *siteRun) frame(b []byte) *Message {
 		return nil
 	case s.asm == nil || key > s.cur:
 		s.asm, s.cur = NewAssembler(h.Kind, h.Round, h.Client, shape), key
+		if h.Kind == KindRound {
+			s.asm.Recycle(s.spare)
+		}
 	}
 	done, err := s.asm.Add(h, data)
 	if err != nil {
@@ -481,7 +489,8 @@ func (s *siteRun) train(m *Message) error {
 		}
 	}
 	base := HashValues(m.Data)
-	frames, err := Encode(&Message{Kind: KindUpdate, Round: m.Round, Client: m.Client, Shape: sh, Aux: math.Float64bits(loss), Base: base, Data: data}, int(s.nc.MaxPayload()))
+	s.lastUp = nil // its frames' memory is reused
+	frames, err := s.enc.Encode(&Message{Kind: KindUpdate, Round: m.Round, Client: m.Client, Shape: sh, Aux: math.Float64bits(loss), Base: base, Data: data}, int(s.nc.MaxPayload()))
 	if err != nil {
 		return err
 	}
