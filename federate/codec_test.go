@@ -307,3 +307,39 @@ func TestHashValues(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFraming encodes one round's atoms at the size of
+// Caltech-Office's (K = 3, n = 1000, d = 800, c = 10) in 1 MiB frames,
+// addresses them to 4 sites and assembles each site's copy into the
+// memory of the last, with the hash a site names its update by: the
+// framing work of a round outside NATS.
+func BenchmarkFraming(b *testing.B) {
+	sh := Shape{K: 3, N: 1000, D: 800, C: 10}
+	m := testMessage(sh)
+	m.Kind = KindRound
+	var enc Encoder
+	var spare []float64
+	b.SetBytes(4 * 8 * int64(len(m.Data)))
+	for range b.N {
+		frames, err := enc.Encode(m, 1<<20)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for site := range uint32(4) {
+			enc.Address(site, 0)
+			a := NewAssembler(KindRound, m.Round, site, sh)
+			a.Recycle(spare)
+			for _, f := range frames {
+				h, data, err := ParseFrame(f)
+				if err == nil {
+					_, err = a.Add(h, data)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			spare = a.Message().Data
+			HashValues(spare)
+		}
+	}
+}
