@@ -165,7 +165,6 @@ type coordinator struct {
 	scaler     *dataset.Scaler // the federation's scaling, nil for none
 	maxPayload int
 	reconnects uint64 // the connection's reconnections seen so far
-	resent     int64  // bytes of atoms sent again in the round under way (gather)
 	enc        Encoder
 	spare      map[int][]float64 // the last round's updates' memory, by site id
 	instance   string            // this coordinator process, named in its welcomes and announcements
@@ -535,8 +534,8 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 	if c.cfg.ShareMoments {
 		up = up.withMoments()
 	}
-	got, in, err := c.gather(ctx, KindUpdate, r, st.Chosen, up)
-	st.BytesIn, st.BytesOut, c.resent = in, st.BytesOut+c.resent, 0
+	got, tr, err := c.gather(ctx, KindUpdate, r, st.Chosen, up)
+	st.BytesIn, st.BytesOut = tr.in, st.BytesOut+tr.resent
 	if err != nil {
 		return st, err
 	}
@@ -691,11 +690,15 @@ func (c *coordinator) publish(id int, frames [][]byte) (int64, error) {
 	return n, nil
 }
 
+// traffic counts the bytes of a gather: received, and atoms sent again
+// after a reconnection.
+type traffic struct{ in, resent int64 }
+
 // gather collects the messages of kind k (KindUpdate or KindSummary) and
 // shape sh of round r from the chosen sites until all of them answered or
 // failed, or the round's time is up. It returns the complete messages by
-// site id and the bytes received. Joins are answered meanwhile.
-func (c *coordinator) gather(ctx context.Context, k Kind, r uint32, chosen []int, sh Shape) (map[int]*Message, int64, error) {
+// site id and the bytes moved. Joins are answered meanwhile.
+func (c *coordinator) gather(ctx context.Context, k Kind, r uint32, chosen []int, sh Shape) (map[int]*Message, traffic, error) {
 	timer := time.NewTimer(c.cfg.RoundTimeout)
 	defer timer.Stop()
 	asm := map[int]*Assembler{}
@@ -706,7 +709,7 @@ func (c *coordinator) gather(ctx context.Context, k Kind, r uint32, chosen []int
 		}
 	}
 	got := map[int]*Message{}
-	var in int64
+	var tr traffic
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for open := len(chosen); open > 0; {
@@ -723,10 +726,10 @@ func (c *coordinator) gather(ctx context.Context, k Kind, r uint32, chosen []int
 					}
 				}
 				c.cfg.Log("round %d: reconnected to the NATS server; sending the atoms again to %d sites", r, len(waiting))
-				c.resent += c.sendRound(r, c.reach(ctx, waiting))
+				tr.resent += c.sendRound(r, c.reach(ctx, waiting))
 			}
 		case m := <-c.ups:
-			in += int64(len(m.Data))
+			tr.in += int64(len(m.Data))
 			id, done := c.frame(k, r, m, asm)
 			if done {
 				got[id] = asm[id].Message()
@@ -743,12 +746,12 @@ func (c *coordinator) gather(ctx context.Context, k Kind, r uint32, chosen []int
 					c.cfg.Log("round %d: site %s missed the round (no %v within %v)", r, c.sites[id].Name, k, c.cfg.RoundTimeout)
 				}
 			}
-			return got, in, nil
+			return got, tr, nil
 		case <-ctx.Done():
-			return nil, in, ctx.Err()
+			return nil, tr, ctx.Err()
 		}
 	}
-	return got, in, nil
+	return got, tr, nil
 }
 
 // frame handles one frame of round r's messages of kind k. It returns the

@@ -24,11 +24,11 @@ func (c *coordinator) start(ctx context.Context, res *Result) error {
 				asked = append(asked, id)
 			}
 		}
-		got, in, err := c.gather(ctx, KindSummary, 0, asked, sh)
+		got, tr, err := c.gather(ctx, KindSummary, 0, asked, sh)
 		if err != nil {
 			return err
 		}
-		res.SummaryBytes = in
+		res.SummaryBytes = tr.in
 		for id := range c.sites {
 			if m := got[id]; m != nil {
 				s := &summary{data: m.Data, d: sh.D, c: c.shape.C}
@@ -40,7 +40,7 @@ func (c *coordinator) start(ctx context.Context, res *Result) error {
 				res.Summarized = append(res.Summarized, id)
 			}
 		}
-		c.cfg.Log("summaries from %d of %d sites (%d bytes)", len(sums), len(c.sites), in)
+		c.cfg.Log("summaries from %d of %d sites (%d bytes)", len(sums), len(c.sites), tr.in)
 	}
 	if c.cfg.Scaling == dataset.ScaleMinMax {
 		var all []summary
