@@ -159,8 +159,7 @@ type coordinator struct {
 	atoms      []float64
 	agg        *aggregator     // the aggregation and the server optimiser's state
 	moments    []float64       // the sites' mean second moments (ShareMoments), nil before the first round
-	sent       []float64       // the round's message: the atoms, or wire
-	wire       []float64       // the atoms followed by moments, once there are any
+	wire       []float64       // the atoms followed by moments, once there are any (prepare)
 	started    bool            // the atoms have started (after the summaries)
 	scaler     *dataset.Scaler // the federation's scaling, nil for none
 	maxPayload int
@@ -267,11 +266,7 @@ func (c *coordinator) open(ctx context.Context, res *Result) (*stateStore, error
 		res.Scaler = c.scaler
 	}
 	c.cfg.Log("resumed the federation of %d sites after round %d from the state in %s", len(c.sites), saved.Round, c.cfg.State)
-	all := make([]int, len(c.sites))
-	for id := range all {
-		all[id] = id
-	}
-	c.cfg.Log("%d of %d sites reachable", len(c.reach(ctx, all)), len(all))
+	c.cfg.Log("%d of %d sites reachable", len(c.reach(ctx, c.ids())), len(c.sites))
 	return store, nil
 }
 
@@ -543,7 +538,8 @@ func (c *coordinator) round(ctx context.Context, r uint32) (RoundStats, error) {
 	var labeled []bool
 	defer c.recycle(got)
 	st.Loss = 0
-	base, v := HashValues(c.sent), len(c.atoms)
+	_, sent := c.message()
+	base, v := HashValues(sent), len(c.atoms)
 	for _, id := range st.Chosen {
 		m := got[id]
 		switch {
@@ -594,16 +590,22 @@ func (c *coordinator) recycle(got map[int]*Message) {
 	}
 }
 
-// prepare sets the round's message: the atoms themselves, or, once there
-// are the sites' mean second moments (ShareMoments), a copy of the atoms
-// followed by them.
+// prepare copies the round's atoms and the sites' mean second moments
+// into wire, once there are moments (ShareMoments).
 func (c *coordinator) prepare() {
-	if c.moments == nil {
-		c.sent = c.atoms
-		return
+	if c.moments != nil {
+		c.wire = append(append(c.wire[:0], c.atoms...), c.moments...)
 	}
-	c.wire = append(append(c.wire[:0], c.atoms...), c.moments...)
-	c.sent = c.wire
+}
+
+// message returns the shape and values of the round's message (after
+// prepare): the atoms themselves, or, once there are the sites' mean
+// second moments, the atoms followed by them.
+func (c *coordinator) message() (Shape, []float64) {
+	if c.moments == nil {
+		return c.shape, c.atoms
+	}
+	return c.shape.withMoments(), c.wire
 }
 
 // sendRound sends the atoms of round r to the sites ids, each with its
@@ -643,14 +645,14 @@ func (c *coordinator) reach(ctx context.Context, ids []int) []int {
 }
 
 // sendAll sends the atoms to the sites ids in a message of kind k and
-// round r (a KindRound message the round's, prepare), encoded once and
+// round r (a KindRound message the round's, message), encoded once and
 // addressed to each site with its aux field, then flushes the connection.
 // It returns the bytes sent; a site it cannot send to is logged and
 // skipped.
 func (c *coordinator) sendAll(k Kind, r uint32, ids []int, aux func(id int) uint64) (int64, error) {
 	sh, data := c.shape, c.atoms
-	if k == KindRound && len(c.sent) > len(c.atoms) {
-		sh, data = sh.withMoments(), c.sent
+	if k == KindRound {
+		sh, data = c.message()
 	}
 	frames, err := c.enc.Encode(&Message{Kind: k, Round: r, Shape: sh, Data: data}, c.maxPayload)
 	if err != nil {
